@@ -1,0 +1,141 @@
+"""Content blocks: the parts a message is made of.
+
+Each block is a frozen dataclass with a ``type`` tag; ``to_dict``/``from_dict``
+round-trip losslessly through JSON-compatible dicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+
+@dataclass(frozen=True)
+class TextContent:
+    text: str
+    type: str = field(default="text", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(frozen=True)
+class ImageContent:
+    """An image; the bytes live in the blob table, keyed by ``sha256``."""
+
+    media_type: str
+    sha256: str
+    width: int
+    height: int
+    type: str = field(default="image", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "image",
+            "media_type": self.media_type,
+            "sha256": self.sha256,
+            "width": self.width,
+            "height": self.height,
+        }
+
+    def describe(self) -> str:
+        return f"{self.media_type} {self.width}x{self.height}"
+
+
+@dataclass(frozen=True)
+class ThinkingContent:
+    """Model reasoning. ``signature`` is only valid when sent back to the same model."""
+
+    text: str
+    signature: str | None = None
+    redacted: bool = False
+    type: str = field(default="thinking", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "thinking",
+            "text": self.text,
+            "signature": self.signature,
+            "redacted": self.redacted,
+        }
+
+
+@dataclass(frozen=True)
+class ToolCallContent:
+    """A tool call. ``raw_arguments`` is the JSON text as the model sent it;
+    ``arguments`` is its parsed form (empty when it did not parse)."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    raw_arguments: str = ""
+    type: str = field(default="tool_call", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "tool_call",
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "raw_arguments": self.raw_arguments,
+        }
+
+
+@dataclass(frozen=True)
+class ToolResultContent:
+    tool_call_id: str
+    content: tuple[TextContent | ImageContent, ...]
+    is_error: bool = False
+    type: str = field(default="tool_result", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "tool_result",
+            "tool_call_id": self.tool_call_id,
+            "content": [c.to_dict() for c in self.content],
+            "is_error": self.is_error,
+        }
+
+    @property
+    def text(self) -> str:
+        return "\n".join(c.text for c in self.content if isinstance(c, TextContent))
+
+
+Block = Union[TextContent, ImageContent, ThinkingContent, ToolCallContent, ToolResultContent]
+
+
+def block_from_dict(data: dict[str, Any]) -> Block:
+    kind = data.get("type")
+    if kind == "text":
+        return TextContent(text=data["text"])
+    if kind == "image":
+        return ImageContent(
+            media_type=data["media_type"],
+            sha256=data["sha256"],
+            width=int(data["width"]),
+            height=int(data["height"]),
+        )
+    if kind == "thinking":
+        return ThinkingContent(
+            text=data.get("text", ""),
+            signature=data.get("signature"),
+            redacted=bool(data.get("redacted", False)),
+        )
+    if kind == "tool_call":
+        return ToolCallContent(
+            id=data["id"],
+            name=data["name"],
+            arguments=dict(data.get("arguments") or {}),
+            raw_arguments=data.get("raw_arguments", ""),
+        )
+    if kind == "tool_result":
+        inner = tuple(block_from_dict(c) for c in data.get("content", []))
+        for c in inner:
+            if not isinstance(c, (TextContent, ImageContent)):
+                raise ValueError(f"tool result may hold only text and images, not {c.type}")
+        return ToolResultContent(
+            tool_call_id=data["tool_call_id"],
+            content=inner,  # type: ignore[arg-type]
+            is_error=bool(data.get("is_error", False)),
+        )
+    raise ValueError(f"unknown content block type: {kind!r}")

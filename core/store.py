@@ -1,0 +1,140 @@
+"""The persistence protocol core talks to; ``storage`` implements it on SQLite."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Sequence
+
+from core.entries import Entry
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A session row: its identity and its mutable registers."""
+
+    id: str
+    title: str | None
+    created_at: str
+    updated_at: str
+    leaf_id: str | None = None
+    title_set_by_user: bool = False
+    archived: bool = False
+    parent_session_id: str | None = None
+    parent_entry_id: str | None = None
+    cwd: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "leaf_id": self.leaf_id,
+            "title_set_by_user": self.title_set_by_user,
+            "archived": self.archived,
+            "parent_session_id": self.parent_session_id,
+            "parent_entry_id": self.parent_entry_id,
+            "cwd": self.cwd,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SessionInfo:
+        return cls(
+            id=data["id"],
+            title=data.get("title"),
+            created_at=data["created_at"],
+            updated_at=data.get("updated_at", data["created_at"]),
+            leaf_id=data.get("leaf_id"),
+            title_set_by_user=bool(data.get("title_set_by_user", False)),
+            archived=bool(data.get("archived", False)),
+            parent_session_id=data.get("parent_session_id"),
+            parent_entry_id=data.get("parent_entry_id"),
+            cwd=data.get("cwd"),
+        )
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """What a session list shows, without reading the whole session."""
+
+    info: SessionInfo
+    message_count: int
+    branch_count: int = 1
+    first_message: str = ""
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    session_id: str
+    entry_id: str
+    title: str | None
+    snippet: str
+    """Matched text with matches wrapped in ``\\x02``/``\\x03`` (start/end) markers."""
+    rank: float
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class Blob:
+    sha256: str
+    media_type: str
+    width: int
+    height: int
+    data: bytes = field(repr=False)
+
+
+class SessionStore(Protocol):
+    """Everything core needs from persistence. Every write is atomic."""
+
+    async def create_session(self, info: SessionInfo, entries: Sequence[Entry] = ()) -> None:
+        """Insert a session (and optionally its first entries) in one transaction."""
+
+    async def get_session(self, session_id: str) -> SessionInfo | None: ...
+
+    async def latest_session(self) -> SessionInfo | None:
+        """The most recently updated, unarchived session."""
+
+    async def list_sessions(
+        self, limit: int = 100, offset: int = 0, include_archived: bool = False
+    ) -> list[SessionSummary]: ...
+
+    async def append(
+        self,
+        session_id: str,
+        entries: Sequence[Entry],
+        leaf_id: str | None,
+        title: str | None = None,
+    ) -> None:
+        """Append entries and move the leaf (and set a derived title) atomically."""
+
+    async def set_leaf(self, session_id: str, leaf_id: str | None) -> None: ...
+
+    async def set_title(self, session_id: str, title: str, by_user: bool = True) -> None: ...
+
+    async def set_archived(self, session_id: str, archived: bool) -> None: ...
+
+    async def delete_session(self, session_id: str) -> None: ...
+
+    async def get_entry(self, entry_id: str) -> Entry | None: ...
+
+    async def path(self, leaf_id: str) -> list[Entry]:
+        """Entries from the root down to ``leaf_id`` (inclusive)."""
+
+    async def entries(self, session_id: str) -> list[Entry]:
+        """Every entry of a session, ordered by creation."""
+
+    async def children(self, entry_id: str | None, session_id: str) -> list[Entry]:
+        """Direct children ordered by creation (``None``: the session's roots)."""
+
+    async def set_label(self, session_id: str, entry_id: str, label: str | None) -> None: ...
+
+    async def labels(self, session_id: str) -> dict[str, str]: ...
+
+    async def put_blob(self, blob: Blob) -> None: ...
+
+    async def get_blob(self, sha256: str) -> Blob | None: ...
+
+    async def search(self, query: str, limit: int = 50) -> list[SearchHit]: ...
+
+    async def close(self) -> None: ...

@@ -1,0 +1,8 @@
+"""Persistence for Tangents: sessions, entries, labels, blobs and search in
+one SQLite file. Implements :class:`core.store.SessionStore`; never imports
+the TUI."""
+
+from storage.errors import StorageError
+from storage.store import SqliteStore
+
+__all__ = ["SqliteStore", "StorageError"]

@@ -1,0 +1,128 @@
+"""Named, append-only schema migrations.
+
+Each migration is one function in :data:`MIGRATIONS`, applied in order and
+recorded by name in the ``migrations`` table; ``PRAGMA user_version`` holds how
+many migrations the writing version knew. Never edit or reorder a migration
+that has shipped: append a new one.
+
+Statements run one by one with ``execute`` (``executescript`` would commit the
+surrounding transaction).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Callable
+
+from core.ids import now_iso
+from storage.errors import StorageError
+
+
+def m001_initial(conn: sqlite3.Connection) -> None:
+    statements = (
+        # message_count (user and assistant messages), branch_count (entries
+        # without children), first_message and model (of the latest assistant
+        # message) are kept in step by every append so a session list never
+        # reads entries. parent_* only remember where a fork came from: no
+        # foreign key, a fork outlives its parent.
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            title TEXT,
+            title_set_by_user INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            leaf_id TEXT,
+            archived INTEGER NOT NULL DEFAULT 0,
+            parent_session_id TEXT,
+            parent_entry_id TEXT,
+            cwd TEXT,
+            message_count INTEGER NOT NULL DEFAULT 0,
+            branch_count INTEGER NOT NULL DEFAULT 0,
+            first_message TEXT NOT NULL DEFAULT '',
+            model TEXT
+        )""",
+        "CREATE INDEX sessions_updated ON sessions (updated_at, id)",
+        # Deleting a session cascades to all its entries in one statement;
+        # SQLite checks the immediate parent_id constraint at the end of that
+        # statement, when parents and children are both gone.
+        """CREATE TABLE entries (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            parent_id TEXT REFERENCES entries (id),
+            type TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            payload TEXT NOT NULL
+        )""",
+        "CREATE INDEX entries_session ON entries (session_id, created_at)",
+        # Serves children (and a session's roots: parent_id IS NULL) in order,
+        # and the parent_id foreign key.
+        "CREATE INDEX entries_parent ON entries (parent_id, session_id, created_at)",
+        """CREATE TABLE labels (
+            entry_id TEXT PRIMARY KEY REFERENCES entries (id) ON DELETE CASCADE,
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            label TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX labels_session ON labels (session_id)",
+        """CREATE TABLE blobs (
+            sha256 TEXT PRIMARY KEY,
+            media_type TEXT NOT NULL,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            bytes BLOB NOT NULL
+        )""",
+        # One row per searchable entry; its rowid is the entry's rowid, so a
+        # session's rows are deleted by rowid instead of scanning the index.
+        """CREATE VIRTUAL TABLE entries_fts USING fts5 (
+            text, entry_id UNINDEXED, session_id UNINDEXED,
+            tokenize = 'unicode61 remove_diacritics 2'
+        )""",
+    )
+    for sql in statements:
+        conn.execute(sql)
+
+
+Migration = Callable[[sqlite3.Connection], None]
+
+MIGRATIONS: list[tuple[str, Migration]] = [
+    ("m001_initial", m001_initial),
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def check(conn: sqlite3.Connection, path: str | os.PathLike[str]) -> set[str]:
+    """The names of the migrations applied to the database behind ``conn``.
+
+    Raises :class:`StorageError` if a newer Tangents made it, or if it is some
+    other program's SQLite database.
+    """
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    applied = set()
+    if "migrations" in tables:
+        applied = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+    elif tables:
+        raise StorageError(path, "is an SQLite database, but not one of Tangents")
+    known = {name for name, _ in MIGRATIONS}
+    if version > SCHEMA_VERSION or not applied <= known:
+        raise StorageError(
+            path,
+            f"created by a newer version of Tangents (schema {version}, this version knows "
+            f"{SCHEMA_VERSION}); upgrade Tangents to open it",
+        )
+    return applied
+
+
+def migrate(conn: sqlite3.Connection, path: str | os.PathLike[str]) -> None:
+    """Apply the pending migrations; run inside a write transaction."""
+    applied = check(conn, path)
+    pending = [(name, fn) for name, fn in MIGRATIONS if name not in applied]
+    if not pending:
+        return
+    conn.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    for name, fn in pending:
+        fn(conn)
+        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, now_iso()))
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

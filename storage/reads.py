@@ -1,0 +1,131 @@
+"""Read operations: each one statement, run (with decoding) in aiosqlite's
+worker thread so a whole read costs one thread hand-off."""
+
+from __future__ import annotations
+
+import sqlite3
+from operator import itemgetter
+
+from core.entries import Entry
+from core.store import Blob, SearchHit, SessionInfo, SessionSummary
+from storage.fts import HIGHLIGHT_END, HIGHLIGHT_START, match_query
+from storage.rows import (
+    ENTRY_COLUMNS,
+    SESSION_COLUMNS,
+    entries_from_rows,
+    entry_from_row,
+    session_from_row,
+)
+
+SNIPPET_TOKENS = 16
+
+# Walks parent_id up from the leaf: one index lookup per step, so the cost is
+# proportional to the depth, not to the size of the session. Rows come out
+# leaf first; sorting them in Python (linear on reversed input) is cheaper
+# than an ORDER BY, which copies every payload into a sorter.
+_PATH = f"""
+WITH RECURSIVE up ({ENTRY_COLUMNS}, depth) AS (
+    SELECT {ENTRY_COLUMNS}, 0 FROM entries WHERE id = ?
+    UNION ALL
+    SELECT e.id, e.parent_id, e.session_id, e.type, e.created_at, e.payload, up.depth + 1
+    FROM entries AS e JOIN up ON e.id = up.parent_id
+)
+SELECT {ENTRY_COLUMNS}, depth FROM up
+"""
+
+
+def get_session(conn: sqlite3.Connection, session_id: str) -> SessionInfo | None:
+    row = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return session_from_row(row) if row else None
+
+
+def latest_session(conn: sqlite3.Connection) -> SessionInfo | None:
+    row = conn.execute(
+        f"SELECT {SESSION_COLUMNS} FROM sessions WHERE NOT archived"
+        " ORDER BY updated_at DESC, id DESC LIMIT 1"
+    ).fetchone()
+    return session_from_row(row) if row else None
+
+
+def list_sessions(
+    conn: sqlite3.Connection, limit: int, offset: int, include_archived: bool
+) -> list[SessionSummary]:
+    rows = conn.execute(
+        f"SELECT {SESSION_COLUMNS}, message_count, branch_count, first_message, model"
+        " FROM sessions WHERE ? OR NOT archived"
+        " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+        (include_archived, limit, offset),
+    ).fetchall()
+    return [
+        SessionSummary(
+            info=session_from_row(row),
+            message_count=row[10],
+            branch_count=row[11],
+            first_message=row[12],
+            model=row[13],
+        )
+        for row in rows
+    ]
+
+
+def get_entry(conn: sqlite3.Connection, entry_id: str) -> Entry | None:
+    row = conn.execute(f"SELECT {ENTRY_COLUMNS} FROM entries WHERE id = ?", (entry_id,)).fetchone()
+    return entry_from_row(row) if row else None
+
+
+def path(conn: sqlite3.Connection, leaf_id: str) -> list[Entry]:
+    rows = conn.execute(_PATH, (leaf_id,)).fetchall()
+    rows.sort(key=itemgetter(6), reverse=True)
+    return entries_from_rows(rows)
+
+
+def entries(conn: sqlite3.Connection, session_id: str) -> list[Entry]:
+    rows = conn.execute(
+        f"SELECT {ENTRY_COLUMNS} FROM entries WHERE session_id = ? ORDER BY created_at, id",
+        (session_id,),
+    )
+    return entries_from_rows(rows)
+
+
+def children(conn: sqlite3.Connection, entry_id: str | None, session_id: str) -> list[Entry]:
+    if entry_id is None:
+        rows = conn.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE session_id = ? AND parent_id IS NULL"
+            " ORDER BY created_at, id",
+            (session_id,),
+        )
+    else:
+        rows = conn.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM entries WHERE parent_id = ? AND session_id = ?"
+            " ORDER BY created_at, id",
+            (entry_id, session_id),
+        )
+    return entries_from_rows(rows)
+
+
+def labels(conn: sqlite3.Connection, session_id: str) -> dict[str, str]:
+    rows = conn.execute("SELECT entry_id, label FROM labels WHERE session_id = ?", (session_id,))
+    return dict(rows.fetchall())
+
+
+def get_blob(conn: sqlite3.Connection, sha256: str) -> Blob | None:
+    row = conn.execute(
+        "SELECT sha256, media_type, width, height, bytes FROM blobs WHERE sha256 = ?", (sha256,)
+    ).fetchone()
+    return Blob(row[0], row[1], row[2], row[3], bytes(row[4])) if row else None
+
+
+def search(conn: sqlite3.Connection, query: str, limit: int) -> list[SearchHit]:
+    """Best matches first (FTS5's bm25 ``rank``: lower is better)."""
+    match = match_query(query)
+    if match is None:
+        return []
+    rows = conn.execute(
+        "SELECT f.session_id, f.entry_id, s.title, f.snippet, f.rank, s.updated_at FROM ("
+        "  SELECT session_id, entry_id, rank,"
+        "   snippet(entries_fts, 0, ?, ?, '…', ?) AS snippet"
+        "  FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?"
+        ") AS f JOIN sessions AS s ON s.id = f.session_id ORDER BY f.rank",
+        (HIGHLIGHT_START, HIGHLIGHT_END, SNIPPET_TOKENS, match, limit),
+    )
+    return [SearchHit(*row) for row in rows]

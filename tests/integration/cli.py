@@ -1,0 +1,48 @@
+"""Run the real ``tangents`` program as a subprocess, the way a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+CANARY_ANTHROPIC = "sk-ant-CANARY-0123456789abcdef"
+CANARY_OPENAI = "sk-CANARY-0123456789abcdefghij"
+
+
+def tangents_command() -> list[str]:
+    found = shutil.which("tangents")
+    return [found] if found else [sys.executable, "-m", "tui.cli"]
+
+
+def run(*args: str, env: dict[str, str] | None = None, input: str | None = None,
+        timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        tangents_command() + list(args),
+        capture_output=True, text=True, input=input, timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def anthropic_env(base_url: str) -> dict[str, str]:
+    return {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": CANARY_ANTHROPIC}
+
+
+def openai_env() -> dict[str, str]:
+    return {"OPENAI_API_KEY": CANARY_OPENAI}
+
+
+def sessions(db: Path) -> list[dict[str, Any]]:
+    result = run("--db", str(db), "sessions", "list", "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def export(db: Path, session_id: str) -> dict[str, Any]:
+    result = run("--db", str(db), "sessions", "export", session_id, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)

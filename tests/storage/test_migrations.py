@@ -1,0 +1,59 @@
+"""Migrations: from an empty file and from every earlier schema, each step
+recorded; the list itself stays append-only in form."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from storage import SqliteStore
+from storage.migrations import MIGRATIONS, SCHEMA_VERSION
+
+
+def schema(path: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT name, sql FROM sqlite_master WHERE name != 'migrations' ORDER BY name").fetchall()
+
+
+def test_migrations_are_named_in_order_and_unique() -> None:
+    names = [name for name, _ in MIGRATIONS]
+    assert len(set(names)) == len(names) == SCHEMA_VERSION
+    for number, name in enumerate(names, start=1):
+        assert re.fullmatch(rf"m{number:03d}_[a-z0-9_]+", name), name
+    assert [fn.__name__ for _, fn in MIGRATIONS] == names
+
+
+@pytest.mark.parametrize("applied", range(len(MIGRATIONS)))
+async def test_upgrade_from_every_earlier_schema(tmp_path: Path, applied: int) -> None:
+    """A database left by an older version (its first ``applied`` migrations)
+    ends with the same schema as a new one, every migration recorded once."""
+    fresh = tmp_path / "fresh.db"
+    await (await SqliteStore.open(fresh)).close()
+
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old, isolation_level=None)
+    if applied:
+        conn.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        for name, fn in MIGRATIONS[:applied]:
+            fn(conn)
+            conn.execute("INSERT INTO migrations VALUES (?, '2020-01-01T00:00:00Z')", (name,))
+        conn.execute(f"PRAGMA user_version = {applied}")
+    conn.close()
+
+    store = await SqliteStore.open(old)
+    await store.close()
+    assert schema(old) == schema(fresh)
+    with sqlite3.connect(old) as conn:
+        names = [row[0] for row in conn.execute("SELECT name FROM migrations ORDER BY rowid")]
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert names == [name for name, _ in MIGRATIONS]
+
+
+async def test_a_new_database_passes_integrity_checks(db_path: Path) -> None:
+    await (await SqliteStore.open(db_path)).close()
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []

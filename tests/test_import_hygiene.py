@@ -1,0 +1,46 @@
+"""Layering and start-up cost: core and storage never import Textual, and nothing
+on the way to --help, --version or the first frame imports a provider SDK."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+SDKS = ("litellm", "anthropic", "openai")
+
+
+def modules_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sys.modules))"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    return set(out.split())
+
+
+def test_core_and_storage_never_import_textual() -> None:
+    loaded = modules_after(
+        "import pkgutil, importlib, core, storage\n"
+        "for pkg in (core, storage):\n"
+        "    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
+        "        importlib.import_module(info.name)"
+    )
+    assert "core.session" in loaded and "storage.store" in loaded
+    assert not {m for m in loaded if m == "textual" or m.startswith(("textual.", "tui"))}
+
+
+def test_core_imports_no_provider_sdk_until_a_request() -> None:
+    loaded = modules_after("import core.chat, core.session, core.context, core.settings, core.providers.base")
+    assert not loaded & set(SDKS)
+
+
+def test_help_and_version_import_no_sdk_and_no_textual() -> None:
+    for flag in ("--help", "--version"):
+        loaded = modules_after(
+            "import sys, contextlib, io\n"
+            "from tui.cli import main\n"
+            f"sys.argv = ['tangents', '{flag}']\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n        main()\n    except SystemExit:\n        pass"
+        )
+        assert "tui.cli" in loaded
+        assert not loaded & set(SDKS + ("textual",))

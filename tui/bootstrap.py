@@ -1,0 +1,86 @@
+"""What every mode does first: read settings, open the database, find the session.
+
+Kept free of Textual so print mode and the session commands start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from core.paths import default_config_path, default_db_path
+from core.session import Session, SessionError
+from core.settings import ConfigError, Settings, load_settings
+
+
+class UsageError(Exception):
+    """Bad input from the command line: printed as one line, exit code 2."""
+
+
+@dataclass
+class Launch:
+    """Everything a mode needs, resolved from the command line."""
+
+    settings: Settings
+    db_path: Path
+    model: str
+    thinking: str
+    api_base: str | None
+
+
+def resolve_launch(args: argparse.Namespace) -> Launch:
+    config = getattr(args, "config", None)
+    try:
+        settings = load_settings(
+            Path(config).expanduser() if config else default_config_path(), required=bool(config)
+        )
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    if getattr(args, "system", None):
+        settings = replace(settings, system=args.system)
+    db = getattr(args, "db", None)
+    db_path = Path(db).expanduser() if db else default_db_path()
+    model = getattr(args, "model", None) or settings.default_model()
+    thinking = getattr(args, "thinking", None) or settings.thinking
+    api_base = getattr(args, "api_base", None) or settings.api_base
+    return Launch(settings, db_path, model, thinking, api_base)
+
+
+async def open_store(db_path: Path):
+    """Open the SQLite store; a bad file raises :class:`UsageError` naming it."""
+    from storage.errors import StorageError
+    from storage.store import SqliteStore
+
+    try:
+        return await SqliteStore.open(db_path)
+    except StorageError as error:
+        raise UsageError(str(error)) from None
+
+
+async def resolve_session(store, args: argparse.Namespace, *, cwd: str | None = None) -> Session:
+    """New session, ``-c`` (latest), ``--session ID``, plus ``--from ENTRY_ID``."""
+    try:
+        if getattr(args, "session", None):
+            session = await Session.open(store, args.session)
+        elif getattr(args, "continue_", False):
+            session = await Session.latest(store) or await Session.create(store, cwd=cwd)
+        elif getattr(args, "from_entry", None):
+            entry = await store.get_entry(args.from_entry)
+            if entry is None:
+                raise UsageError(f"no entry with id {args.from_entry!r}")
+            session = await Session.open(store, entry.session_id)
+        else:
+            session = await Session.create(store, cwd=cwd or os.getcwd())
+        if getattr(args, "from_entry", None):
+            await session.move_leaf(args.from_entry)
+    except SessionError as error:
+        raise UsageError(str(error)) from None
+    return session
+
+
+def fail(message: str, code: int = 2) -> int:
+    print(f"tangents: {message}", file=sys.stderr)
+    return code
