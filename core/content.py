@@ -107,7 +107,12 @@ Block = Union[TextContent, ImageContent, ThinkingContent, ToolCallContent, ToolR
 def block_from_dict(data: dict[str, Any]) -> Block:
     kind = data.get("type")
     if kind == "text":
-        return TextContent(text=data["text"])
+        text = data["text"]
+        if not isinstance(text, str):
+            raise ValueError("text block: text must be a string")
+        block = object.__new__(TextContent)
+        block.__dict__.update(text=text, type="text")  # the hot path of decoding a path
+        return block
     if kind == "image":
         return ImageContent(
             media_type=data["media_type"],

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
 from core.ids import now_iso, uuid7
-from core.messages import Message
+from core.messages import Message, fast_construct
 
 EntryType = Literal["message", "compaction", "branch_summary", "model_change"]
 ENTRY_TYPES: tuple[str, ...] = ("message", "compaction", "branch_summary", "model_change")
@@ -134,13 +134,23 @@ class Entry:
         if kind not in _PAYLOAD_TYPES:
             raise ValueError(f"unknown entry type: {kind!r}")
         payload = _PAYLOAD_TYPES[kind].from_dict(data["payload"])
-        return cls(
-            id=data["id"],
-            parent_id=data.get("parent_id"),
-            session_id=data["session_id"],
-            type=kind,
-            created_at=data["created_at"],
-            payload=payload,
+        return cls.from_row(data["id"], data.get("parent_id"), data["session_id"], kind, data["created_at"], payload)
+
+    @classmethod
+    def from_row(
+        cls, id: str, parent_id: str | None, session_id: str, type: str, created_at: str, payload: Payload
+    ) -> Entry:
+        """An entry from trusted stored values (``type`` already checked), without ``__init__``."""
+        return fast_construct(
+            cls,
+            {
+                "id": id,
+                "parent_id": parent_id,
+                "session_id": session_id,
+                "type": type,
+                "created_at": created_at,
+                "payload": payload,
+            },
         )
 
 

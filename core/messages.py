@@ -15,6 +15,18 @@ from core.content import (
     block_from_dict,
 )
 
+def fast_construct(cls, values: dict[str, Any]):
+    """Build a frozen dataclass from already-valid field values without ``__init__``.
+
+    Decoding a 10,000-entry path builds tens of thousands of these; the frozen
+    ``__init__`` (one ``object.__setattr__`` per field) was most of the cost.
+    ``values`` must name every field; callers validate what needs validating.
+    """
+    instance = object.__new__(cls)
+    instance.__dict__.update(values)
+    return instance
+
+
 Role = Literal["system", "user", "assistant", "tool_result", "custom"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool_result", "custom")
 
@@ -83,16 +95,19 @@ class Usage:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:
         cost = data.get("cost") or {}
-        return cls(
-            input_tokens=int(data.get("input_tokens", 0)),
-            output_tokens=int(data.get("output_tokens", 0)),
-            cache_read_tokens=int(data.get("cache_read_tokens", 0)),
-            cache_write_tokens=int(data.get("cache_write_tokens", 0)),
-            reasoning_tokens=int(data.get("reasoning_tokens", 0)),
-            input_cost=float(cost.get("input", 0.0)),
-            output_cost=float(cost.get("output", 0.0)),
-            cache_read_cost=float(cost.get("cache_read", 0.0)),
-            cache_write_cost=float(cost.get("cache_write", 0.0)),
+        return fast_construct(
+            cls,
+            {
+                "input_tokens": int(data.get("input_tokens", 0)),
+                "output_tokens": int(data.get("output_tokens", 0)),
+                "cache_read_tokens": int(data.get("cache_read_tokens", 0)),
+                "cache_write_tokens": int(data.get("cache_write_tokens", 0)),
+                "reasoning_tokens": int(data.get("reasoning_tokens", 0)),
+                "input_cost": float(cost.get("input", 0.0)),
+                "output_cost": float(cost.get("output", 0.0)),
+                "cache_read_cost": float(cost.get("cache_read", 0.0)),
+                "cache_write_cost": float(cost.get("cache_write", 0.0)),
+            },
         )
 
 
@@ -175,17 +190,26 @@ class Message:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Message:
+        role = data["role"]
+        stop_reason = data.get("stop_reason")
+        if role not in ROLES:
+            raise ValueError(f"unknown role: {role!r}")
+        if stop_reason is not None and stop_reason not in STOP_REASONS:
+            raise ValueError(f"unknown stop reason: {stop_reason!r}")
         usage = data.get("usage")
-        return cls(
-            role=data["role"],
-            content=tuple(block_from_dict(b) for b in data.get("content", [])),
-            model=data.get("model"),
-            provider=data.get("provider"),
-            usage=Usage.from_dict(usage) if usage is not None else None,
-            stop_reason=data.get("stop_reason"),
-            error=data.get("error"),
-            custom_type=data.get("custom_type"),
-            meta=dict(data.get("meta") or {}),
+        return fast_construct(
+            cls,
+            {
+                "role": role,
+                "content": tuple([block_from_dict(b) for b in data.get("content", ())]),
+                "model": data.get("model"),
+                "provider": data.get("provider"),
+                "usage": Usage.from_dict(usage) if usage is not None else None,
+                "stop_reason": stop_reason,
+                "error": data.get("error"),
+                "custom_type": data.get("custom_type"),
+                "meta": dict(data["meta"]) if "meta" in data else {},
+            },
         )
 
 

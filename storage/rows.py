@@ -29,7 +29,7 @@ def entry_row(entry: Entry) -> tuple[Any, ...]:
 
 def entry_from_row(row: tuple[Any, ...]) -> Entry:
     kind = row[3]
-    return Entry(row[0], row[1], row[2], kind, row[4], payload_from_json(kind, _decode_json(row[5])[0]))
+    return Entry.from_row(row[0], row[1], row[2], kind, row[4], payload_from_json(kind, _decode_json(row[5])[0]))
 
 
 def entries_from_rows(rows: Iterable[tuple[Any, ...]]) -> list[Entry]:

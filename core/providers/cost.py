@@ -1,0 +1,71 @@
+"""Cost in USD, part by part, from litellm's bundled price map.
+
+``LITELLM_LOCAL_MODEL_COST_MAP=True`` (set by :mod:`core.providers.sdk`) makes
+``litellm.model_cost`` the copy shipped with the package: no network. Until
+litellm is imported anyway (the first non-Anthropic request), the same file is
+read directly: importing litellm takes seconds, far too long to price an
+Anthropic reply. Tiered prices (above 200k tokens, priority, batch) are not applied.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from core.messages import Usage
+from core.providers import sdk
+
+_BUNDLED_PRICES = "model_prices_and_context_window_backup.json"
+
+
+@cache
+def _bundled_prices() -> dict[str, Any]:
+    spec = importlib.util.find_spec("litellm")  # locates the package without importing it
+    if spec is None or spec.origin is None:
+        return {}
+    return json.loads((Path(spec.origin).parent / _BUNDLED_PRICES).read_text(encoding="utf-8"))
+
+
+def price_table() -> Mapping[str, Any]:
+    if "litellm" in sys.modules:
+        return sdk.litellm().model_cost
+    return _bundled_prices()
+
+
+def prices_for(model: str) -> Mapping[str, Any] | None:
+    """The price map entry for ``model``: tried as given, then without its provider prefix."""
+    table = price_table()
+    candidates = [model]
+    if "/" in model:
+        candidates.append(model.split("/", 1)[1])
+    for name in candidates:
+        entry = table.get(name)
+        if entry and "input_cost_per_token" in entry:
+            return entry
+    return None
+
+
+def cost_for(model: str, usage: Usage) -> Usage:
+    """``usage`` with its cost fields filled; all zero for a model with no known price.
+
+    Cache reads and writes without a price of their own cost as much as input.
+    """
+    prices = prices_for(model)
+    if prices is None:
+        return replace(usage, input_cost=0.0, output_cost=0.0, cache_read_cost=0.0, cache_write_cost=0.0)
+    input_price = float(prices.get("input_cost_per_token") or 0.0)
+    output_price = float(prices.get("output_cost_per_token") or 0.0)
+    read_price = prices.get("cache_read_input_token_cost")
+    write_price = prices.get("cache_creation_input_token_cost")
+    return replace(
+        usage,
+        input_cost=usage.input_tokens * input_price,
+        output_cost=usage.output_tokens * output_price,
+        cache_read_cost=usage.cache_read_tokens * float(input_price if read_price is None else read_price),
+        cache_write_cost=usage.cache_write_tokens * float(input_price if write_price is None else write_price),
+    )

@@ -1,0 +1,61 @@
+"""Shared fixtures: every test runs with its own home, data and config
+directories and without any provider key or endpoint from the developer's
+environment."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+# ``import fake_provider`` works from any test directory, whatever the import mode.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fake_provider import FakeProvider  # noqa: E402
+
+# Provider settings that must never leak in from the developer's shell.
+_PROVIDER_ENV = (
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+    "OPENAI_ORGANIZATION",
+    "AZURE_API_BASE",
+    "OLLAMA_API_BASE",
+    "OPENROUTER_API_BASE",
+    "LITELLM_LOG",
+    "LITELLM_PROXY_API_BASE",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point TANGENTS_HOME, XDG dirs and HOME into ``tmp_path``; drop every key."""
+    home = tmp_path / "home"
+    for name, sub in (
+        ("HOME", "home"),
+        ("TANGENTS_HOME", "tangents"),
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_CACHE_HOME", "cache"),
+        ("XDG_STATE_HOME", "state"),
+    ):
+        path = tmp_path / sub
+        path.mkdir(exist_ok=True)
+        monkeypatch.setenv(name, str(path))
+    for name in list(os.environ):
+        upper = name.upper()
+        if upper.endswith(("_API_KEY", "_API_TOKEN", "_SECRET_KEY")) or upper in _PROVIDER_ENV:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    return home
+
+
+@pytest.fixture
+def fake_provider() -> Iterator[FakeProvider]:
+    """A started fake provider server: ``.base_url``, ``.requests``, ``.script(...)``."""
+    with FakeProvider() as server:
+        yield server

@@ -1,0 +1,85 @@
+"""The offline demo model."""
+
+from __future__ import annotations
+
+import json
+
+from core.content import TextContent, ToolResultContent
+from core.messages import Message, user_text
+from core.providers.assemble import MessageBuilder
+from core.providers.base import ChatRequest, Done, TextDelta, ThinkingDelta, UsageEvent
+from core.providers.demo import DEFAULT_DELAY, LABEL, DemoProvider
+from core.providers.registry import get_provider
+
+
+async def run(*messages: Message, provider: DemoProvider | None = None):
+    provider = provider or DemoProvider(delay=0)
+    request = ChatRequest(model="demo", messages=messages)
+    builder = MessageBuilder("demo", provider.name)
+    events = []
+    async for event in provider.stream(request):
+        events.append(event)
+        builder.add(event)
+    return events, builder.finish()
+
+
+async def test_streams_thinking_then_markdown():
+    events, message = await run(user_text("hello demo"))
+    assert isinstance(events[0], ThinkingDelta)
+    assert len([e for e in events if isinstance(e, TextDelta)]) > 20
+    assert isinstance(events[-1], Done) and events[-1].stop_reason == "stop"
+    assert message.thinking and message.thinking[0].text
+    text = message.text
+    assert text.startswith("## ")
+    assert "\n- " in text
+    assert "```python\n" in text and text.rstrip().endswith("```")
+    assert 'You said: "hello demo"' in text
+    assert LABEL in text
+
+
+async def test_usage_is_free():
+    events, message = await run(user_text("cost?"))
+    (usage,) = [e.usage for e in events if isinstance(e, UsageEvent)]
+    assert usage.input_tokens > 0 and usage.output_tokens > 0
+    assert usage.cost == 0
+
+
+async def test_replies_are_deterministic():
+    first = await run(user_text("same"))
+    second = await run(user_text("same"))
+    assert first == second
+
+
+async def test_mentioning_tool_streams_a_read_file_call_then_answers():
+    _, message = await run(user_text("please use a tool"))
+    assert message.stop_reason == "tool_use"
+    (call,) = message.tool_calls
+    assert call.name == "read_file"
+    assert call.arguments == {"path": "README.md"}
+    assert json.loads(call.raw_arguments) == {"path": "README.md"}
+
+    result = Message(role="tool_result", content=(ToolResultContent(call.id, (TextContent("# Readme"),)),))
+    _, answer = await run(user_text("please use a tool"), message, result)
+    assert answer.stop_reason == "stop"
+    assert answer.tool_calls == []
+    assert "The tool returned 8 characters" in answer.text
+
+
+async def test_registry_serves_demo_names():
+    assert isinstance(get_provider("demo"), DemoProvider)
+    assert isinstance(get_provider("demo/anything"), DemoProvider)
+    assert get_provider("demo").label == "demo — offline, canned replies"
+
+
+async def test_later_turns_differ():
+    assistant = Message(role="assistant", content=(TextContent("earlier"),))
+    _, first = await run(user_text("a"))
+    _, later = await run(user_text("a"), assistant, user_text("a"))
+    assert first.text != later.text
+    assert later.text.startswith("## Demo reply 2")
+
+
+async def test_delay_is_configurable():
+    assert DemoProvider().delay == DEFAULT_DELAY > 0
+    events, message = await run(user_text("x"), provider=DemoProvider(delay=0.0005))
+    assert message.stop_reason == "stop"

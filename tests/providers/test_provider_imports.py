@@ -1,0 +1,46 @@
+"""Importing the providers must not import an SDK (or Textual): the first
+frame is drawn before any of them is needed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from core.providers.anthropic_provider import AnthropicProvider
+from core.providers.litellm_provider import LiteLLMProvider
+from core.providers.registry import get_provider
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import json, sys
+import core.providers
+import core.providers.registry, core.providers.retry, core.providers.assemble, core.providers.errors
+import core.providers.cost, core.providers.demo, core.providers.anthropic_provider, core.providers.litellm_provider
+from core.messages import Usage
+from core.providers.cost import cost_for
+from core.providers.registry import get_provider
+get_provider("anthropic/claude-sonnet-4-6"); get_provider("openai/gpt-4o"); get_provider("demo")
+priced = cost_for("anthropic/claude-sonnet-4-6", Usage(input_tokens=1000))  # prices without litellm
+loaded = [m for m in ("litellm", "anthropic", "openai", "textual", "httpx", "httpx2") if m in sys.modules]
+print(json.dumps({"loaded": loaded, "cost": priced.cost}))
+"""
+
+
+def test_importing_providers_loads_no_sdk():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    report = json.loads(out.stdout)
+    assert report["loaded"] == []
+    assert report["cost"] > 0
+
+
+def test_registry_routes_model_names():
+    assert isinstance(get_provider("anthropic/claude-sonnet-4-6"), AnthropicProvider)
+    assert isinstance(get_provider("openai/gpt-4o"), LiteLLMProvider)
+    assert isinstance(get_provider("ollama/llama3"), LiteLLMProvider)
+    assert isinstance(get_provider("openrouter/anthropic/claude-sonnet-4-6"), LiteLLMProvider)
+    assert get_provider("openai/gpt-4o") is get_provider("gpt-4o")
