@@ -8,18 +8,20 @@ appended to the session, so what was streamed is never lost.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, Sequence
 
 from core.context import Context
 from core.entries import Entry
 from core.messages import Message
-from core.providers.base import ChatRequest, ProviderError, StreamEvent
+from core.providers.base import ChatRequest, ProviderError, StreamEvent, ToolSpec
 from core.session import Session
 from core.settings import Settings
 
 EventHandler = Callable[[StreamEvent], None]
 WaitHandler = Callable[[float, ProviderError], Awaitable[None] | None]
+CompactHandler = Callable[[str], None]
+"""Told ``"auto"`` or ``"overflow"`` just before the conversation is compacted."""
 
 
 @dataclass(frozen=True)
@@ -43,12 +45,22 @@ def resolve_target(model: str, settings: Settings, api_base: str | None) -> Targ
 
 @dataclass
 class TurnResult:
-    entry: Entry
+    entry: Entry | None
+    """None only with ``defer_tool_calls`` when the reply has tool calls: the
+    caller appends ``pending`` together with the results (core.agent)."""
     error: ProviderError | None
     context: Context
+    pending: Message | None = None
+    compactions: tuple[Entry, ...] = ()
+    """Compaction entries this turn appended (automatic, or after a context overflow)."""
+    notes: tuple[str, ...] = ()
+    """For the user: turns left out to fit the window, a compaction that failed."""
 
     @property
     def message(self) -> Message:
+        if self.entry is None:
+            assert self.pending is not None
+            return self.pending
         return self.entry.payload  # type: ignore[return-value]
 
 
@@ -61,17 +73,34 @@ async def run_turn(
     api_base: str | None = None,
     on_event: EventHandler | None = None,
     on_wait: WaitHandler | None = None,
+    tools: Sequence[ToolSpec] = (),
+    defer_tool_calls: bool = False,
+    on_compact: CompactHandler | None = None,
+    _prelude: _Prelude | None = None,
 ) -> TurnResult:
     """Stream one reply to the session's path and append it.
 
     Cancellation (the user pressed Esc) appends what arrived, marked ``aborted``,
     then re-raises.
+
+    ``tools`` are offered to the model. With ``defer_tool_calls`` a finished
+    reply holding tool calls is not appended but returned as ``pending``, so the
+    caller can save it in one transaction with the calls' results; an aborted
+    one is saved with an error result for each call it started.
+
+    Compaction: first automatically when the context is over window -
+    reserve_tokens (``on_compact("auto")``); and when the provider still says
+    the context is too long, once more (``on_compact("overflow")``) before one
+    retry. ``_prelude`` is that retry's, internal.
     """
     from core.providers.assemble import MessageBuilder
     from core.providers.registry import get_provider
     from core.providers.retry import stream_with_retry
 
-    context = session.context(model, default_thinking=thinking, image_budget=settings.image_budget)
+    prelude = _prelude or await _compact_if_needed(session, settings, model, thinking, api_base, on_compact, on_wait)
+    context = session.context(
+        model, default_thinking=thinking, image_budget=settings.image_budget, token_budget=prelude.token_budget
+    )
     target = resolve_target(context.model, settings, api_base)
     images = {}
     for sha in context.image_shas:
@@ -86,6 +115,7 @@ async def run_turn(
         api_base=target.api_base,
         api_key=target.api_key,
         images=images,
+        tools=tuple(tools),
     )
     provider = get_provider(target.model)
     builder = MessageBuilder(model=context.model, provider=provider.name)
@@ -98,8 +128,116 @@ async def run_turn(
                 on_event(event)
     except asyncio.CancelledError:
         message = builder.finish_aborted()
-        await asyncio.shield(session.append(message))
+        if defer_tool_calls and message.tool_calls:
+            from core.tools.base import unrun_results
+
+            results = unrun_results(message.tool_calls, "not run: the user stopped the reply")
+            await asyncio.shield(session.append_many([message, results]))
+        else:
+            await asyncio.shield(session.append(message))
         raise
+    if _overflowed(builder, settings):
+        if _prelude is not None:  # this was the retry after compacting
+            _say_still_too_long(builder)
+        elif await _compact_after_overflow(session, settings, builder, prelude, api_base, on_compact, on_wait):
+            return await run_turn(
+                session, settings, model=model, thinking=thinking, api_base=api_base, on_event=on_event,
+                on_wait=on_wait, tools=tools, defer_tool_calls=defer_tool_calls, on_compact=on_compact,
+                _prelude=prelude,
+            )
     message = builder.finish()
+    done = {"compactions": tuple(prelude.compactions), "notes": tuple(prelude.notes) + context.notes}
+    if defer_tool_calls and message.tool_calls:
+        return TurnResult(entry=None, error=builder.error, context=context, pending=message, **done)
     entry = await session.append(message)
-    return TurnResult(entry=entry, error=builder.error, context=context)
+    return TurnResult(entry=entry, error=builder.error, context=context, **done)
+
+
+# --- compaction around a turn ------------------------------------------------
+
+
+@dataclass
+class _Prelude:
+    """What happened before the request: compactions, notes, the token budget."""
+
+    model: str
+    token_budget: int
+    compactions: list[Entry] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+async def _compact_if_needed(
+    session: Session,
+    settings: Settings,
+    model: str,
+    thinking: str,
+    api_base: str | None,
+    on_compact: CompactHandler | None,
+    on_wait: WaitHandler | None,
+) -> _Prelude:
+    """Automatic compaction when the context is over window - reserve. A failed
+    compaction does not stop the turn: the context builder's safety net drops
+    the oldest turns instead, and a note says so."""
+    from core.compactor import CompactionError, maybe_compact, token_budget
+
+    path_model = session.model(model, thinking)[0]
+    prelude = _Prelude(model=path_model, token_budget=token_budget(path_model, settings))
+    try:
+        entry = await maybe_compact(
+            session, settings, model=path_model, api_base=api_base, on_compact=on_compact, on_wait=on_wait
+        )
+    except CompactionError as error:
+        prelude.notes.append(f"automatic compaction failed: {error}")
+    else:
+        if entry is not None:
+            prelude.compactions.append(entry)
+    return prelude
+
+
+def _overflowed(builder, settings: Settings) -> bool:
+    """The provider said the context is too long, before any reply began."""
+    error = builder.error
+    return (
+        error is not None
+        and error.kind == "context_overflow"
+        and not builder.has_content
+        and settings.compaction.enabled
+    )
+
+
+async def _compact_after_overflow(
+    session: Session,
+    settings: Settings,
+    builder,
+    prelude: _Prelude,
+    api_base: str | None,
+    on_compact: CompactHandler | None,
+    on_wait: WaitHandler | None,
+) -> bool:
+    """Compact once after a context overflow; True when a retry makes sense.
+    When compacting fails, the builder's error says so."""
+    from core.compactor import CompactionError, compact
+
+    first: ProviderError = builder.error
+    if on_compact is not None:
+        on_compact("overflow")
+    try:
+        entry = await compact(
+            session, settings, model=prelude.model, api_base=api_base, trigger="overflow", on_wait=on_wait
+        )
+    except CompactionError as error:
+        builder.error = ProviderError(
+            "context_overflow", f"{first.detail}; compacting the conversation failed too: {error}",
+            status=first.status,
+        )
+        return False
+    prelude.compactions.append(entry)
+    return True
+
+
+def _say_still_too_long(builder) -> None:
+    error: ProviderError = builder.error
+    builder.error = ProviderError(
+        "context_overflow", f"still too long after compacting the conversation: {error.detail}",
+        status=error.status,
+    )

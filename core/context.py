@@ -121,22 +121,30 @@ def build_context(
     )
 
 
+def latest_compaction(path: Sequence[Entry]) -> tuple[int, int] | None:
+    """``(index of the latest compaction, index of its first kept entry)`` on the
+    path, or None. The kept tail starts right after the compaction when its
+    ``first_kept_id`` is not an earlier entry of the path."""
+    for index in range(len(path) - 1, -1, -1):
+        payload = path[index].payload
+        if isinstance(payload, Compaction):
+            for probe in range(index):
+                if path[probe].id == payload.first_kept_id:
+                    return index, probe
+            return index, index + 1
+    return None
+
+
 def _visible_messages(path: Sequence[Entry]) -> list[Message]:
     """Steps 2-3: compaction summary and kept tail, branch summaries, no custom/system."""
     start = 0
     summary: Message | None = None
-    for index in range(len(path) - 1, -1, -1):
-        payload = path[index].payload
-        if isinstance(payload, Compaction):
-            summary = Message(role="user", content=(TextContent(SUMMARY_PREFIX + payload.summary),))
-            kept_from = index + 1
-            for probe in range(index):
-                if path[probe].id == payload.first_kept_id:
-                    kept_from = probe
-                    break
-            start = kept_from
-            compaction_index = index
-            break
+    found = latest_compaction(path)
+    if found is not None:
+        compaction_index, start = found
+        payload = path[compaction_index].payload
+        assert isinstance(payload, Compaction)
+        summary = Message(role="user", content=(TextContent(SUMMARY_PREFIX + payload.summary),))
     out: list[Message] = [summary] if summary is not None else []
     for index in range(start, len(path)):
         entry = path[index]

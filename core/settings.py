@@ -75,6 +75,9 @@ class Settings:
     """Retries before the first token (rate limits, overload, server errors, lost connections)."""
     max_tool_steps: int = 25
     """Tool-loop rounds before the model must answer."""
+    extra_roots: tuple[str, ...] = ()
+    """Directories the built-in tools may use besides the working directory
+    (also ``--extra-root DIR``); relative ones are taken from the working directory."""
     branch_summary: str = "ask"
     """When leaving a branch: ask, always or never summarize it."""
     show_thinking: bool = True
@@ -82,6 +85,9 @@ class Settings:
     keymap: dict[str, str] = field(default_factory=dict)
     """Action id -> comma-separated keys, overriding the default bindings."""
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    context_windows: dict[str, int] = field(default_factory=dict)
+    """Model -> input tokens it accepts, for models litellm's table does not know
+    (local and custom endpoints) or to compact earlier than the real window."""
     endpoints: tuple[Endpoint, ...] = ()
     mcp_servers: tuple[McpServer, ...] = ()
     config_path: Path | None = None
@@ -168,6 +174,13 @@ def _from_mapping(data: dict[str, Any]) -> Settings:
             )
             for s in values["mcp_servers"]
         )
+    if "context_windows" in values:
+        values["context_windows"] = {str(k): int(v) for k, v in values["context_windows"].items()}
+    if "extra_roots" in values:
+        roots = values["extra_roots"]
+        if isinstance(roots, str) or not all(isinstance(r, str) for r in roots):
+            raise ValueError("extra_roots must be a list of directory paths")
+        values["extra_roots"] = tuple(roots)
     if "keymap" in values:
         values["keymap"] = {str(k): str(v) for k, v in values["keymap"].items()}
     if values.get("branch_summary", "ask") not in ("ask", "always", "never"):

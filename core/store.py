@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from core.entries import Entry
 
@@ -84,11 +84,26 @@ class Blob:
     data: bytes = field(repr=False)
 
 
+class ConflictError(ValueError):
+    """An id to be inserted is already in the database (a session imported twice)."""
+
+
 class SessionStore(Protocol):
     """Everything core needs from persistence. Every write is atomic."""
 
     async def create_session(self, info: SessionInfo, entries: Sequence[Entry] = ()) -> None:
         """Insert a session (and optionally its first entries) in one transaction."""
+
+    async def import_session(
+        self,
+        info: SessionInfo,
+        entries: Sequence[Entry],
+        labels: Mapping[str, str] | None = None,
+        blobs: Sequence[Blob] = (),
+    ) -> None:
+        """Insert a whole session (entries parent first), its labels and image
+        blobs in one transaction; :class:`ConflictError` if the session or any
+        entry id already exists, and then nothing is written."""
 
     async def get_session(self, session_id: str) -> SessionInfo | None: ...
 

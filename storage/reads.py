@@ -18,6 +18,8 @@ from storage.rows import (
 )
 
 SNIPPET_TOKENS = 16
+RANK_WINDOW = 1000
+"""Searches rank at most this many matches, the newest ones (see :func:`search`)."""
 
 # Walks parent_id up from the leaf: one index lookup per step, so the cost is
 # proportional to the depth, not to the size of the session. Rows come out
@@ -116,16 +118,30 @@ def get_blob(conn: sqlite3.Connection, sha256: str) -> Blob | None:
 
 
 def search(conn: sqlite3.Connection, query: str, limit: int) -> list[SearchHit]:
-    """Best matches first (FTS5's bm25 ``rank``: lower is better)."""
+    """Best matches first (FTS5's bm25 ``rank``: lower is better).
+
+    Ranking costs time in proportion to the number of matches (a common word
+    matches most messages), so when more than :data:`RANK_WINDOW` entries
+    match, only the newest ``RANK_WINDOW`` of them are ranked. Finding where
+    that window starts walks the index in rowid (write) order and stops
+    early; a rowid bound then keeps FTS5 from visiting older rows. Snippets
+    are made for the returned hits only.
+    """
     match = match_query(query)
     if match is None:
         return []
+    start = conn.execute(
+        "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (match, RANK_WINDOW - 1),
+    ).fetchone()
+    # Without a window the bound is left out: FTS5 ranks faster without one.
+    bound = "AND rowid >= ?" if start else ""
     rows = conn.execute(
         "SELECT f.session_id, f.entry_id, s.title, f.snippet, f.rank, s.updated_at FROM ("
         "  SELECT session_id, entry_id, rank,"
         "   snippet(entries_fts, 0, ?, ?, '…', ?) AS snippet"
-        "  FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?"
+        f"  FROM entries_fts WHERE entries_fts MATCH ? {bound} ORDER BY rank LIMIT ?"
         ") AS f JOIN sessions AS s ON s.id = f.session_id ORDER BY f.rank",
-        (HIGHLIGHT_START, HIGHLIGHT_END, SNIPPET_TOKENS, match, limit),
+        (HIGHLIGHT_START, HIGHLIGHT_END, SNIPPET_TOKENS, match, *(start or ()), limit),
     )
     return [SearchHit(*row) for row in rows]

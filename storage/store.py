@@ -8,7 +8,9 @@ one thread hand-off.
 
 Lookups of a missing session raise ``KeyError`` on writes (``None`` or empty
 on reads); an entry that does not fit the session's tree raises
-``ValueError``; a problem with the file itself raises :class:`StorageError`.
+``ValueError``; importing a session whose id (or an entry id) is already
+there raises :class:`~core.store.ConflictError`; a problem with the file
+itself raises :class:`StorageError`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import aiosqlite
 
@@ -60,6 +62,15 @@ class SqliteStore:
 
     async def create_session(self, info: SessionInfo, entries: Sequence[Entry] = ()) -> None:
         await self._write(writes.insert_session, info, tuple(entries))
+
+    async def import_session(
+        self,
+        info: SessionInfo,
+        entries: Sequence[Entry],
+        labels: Mapping[str, str] | None = None,
+        blobs: Sequence[Blob] = (),
+    ) -> None:
+        await self._write(writes.import_session, info, tuple(entries), dict(labels or {}), tuple(blobs))
 
     async def get_session(self, session_id: str) -> SessionInfo | None:
         return await self._run(reads.get_session, session_id)

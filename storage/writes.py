@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from core.entries import Entry
 from core.ids import now_iso
-from core.store import Blob, SessionInfo
+from core.store import Blob, ConflictError, SessionInfo
 from storage.fts import searchable_text
 from storage.rows import ENTRY_COLUMNS, entry_row
 
 FIRST_MESSAGE_CHARS = 500
+_ID_CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
 
 
 def insert_session(conn: sqlite3.Connection, info: SessionInfo, entries: Sequence[Entry]) -> None:
@@ -35,6 +36,31 @@ def insert_session(conn: sqlite3.Connection, info: SessionInfo, entries: Sequenc
     )
     _insert_entries(conn, info.id, entries)
     _check_leaf(conn, info.id, info.leaf_id)
+
+
+def import_session(
+    conn: sqlite3.Connection,
+    info: SessionInfo,
+    entries: Sequence[Entry],
+    labels: Mapping[str, str],
+    blobs: Sequence[Blob],
+) -> None:
+    """A whole session with its labels and blobs; refuses ids already present."""
+    if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (info.id,)).fetchone():
+        raise ConflictError(f"a session with id {info.id} already exists")
+    ids = [entry.id for entry in entries]
+    for start in range(0, len(ids), _ID_CHUNK):
+        chunk = ids[start : start + _ID_CHUNK]
+        found = conn.execute(
+            f"SELECT id, session_id FROM entries WHERE id IN ({','.join('?' * len(chunk))}) LIMIT 1", chunk
+        ).fetchone()
+        if found:
+            raise ConflictError(f"entry {found[0]} already exists (in session {found[1]})")
+    for blob in blobs:
+        put_blob(conn, blob)
+    insert_session(conn, info, entries)
+    for entry_id, label in labels.items():
+        set_label(conn, info.id, entry_id, label)
 
 
 def append(

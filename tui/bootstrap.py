@@ -41,6 +41,8 @@ def resolve_launch(args: argparse.Namespace) -> Launch:
         raise UsageError(str(error)) from None
     if getattr(args, "system", None):
         settings = replace(settings, system=args.system)
+    if getattr(args, "extra_roots", None):
+        settings = replace(settings, extra_roots=settings.extra_roots + tuple(args.extra_roots))
     db = getattr(args, "db", None)
     db_path = Path(db).expanduser() if db else default_db_path()
     model = getattr(args, "model", None) or settings.default_model()

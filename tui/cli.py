@@ -14,7 +14,8 @@ from typing import Sequence
 from core import __version__
 from core.entries import THINKING_LEVELS
 
-EXPORT_FORMATS = ("json", "markdown")
+EXPORT_FORMATS = ("json", "markdown", "openai", "mplp")
+IMPORT_FORMATS = ("auto", "tangents", "openai", "pi")  # core.formats.IMPORT_FORMATS plus auto
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -43,9 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--system", metavar="TEXT", help="system prompt")
     parser.add_argument("--thinking", choices=THINKING_LEVELS, help="thinking level")
     parser.add_argument("--allow-tools", metavar="NAMES", help="print mode: comma-separated side-effect tools allowed to run")
+    parser.add_argument("--extra-root", dest="extra_roots", metavar="DIR", action="append",
+                        help="let the tools use DIR besides the working directory (repeatable; setting: extra_roots)")
 
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sessions = commands.add_parser("sessions", help="list, search and export sessions")
+    sessions = commands.add_parser("sessions", help="list, search, export, import and compact sessions")
     _global_options(sessions, suppress=True)
     actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
 
@@ -55,16 +58,62 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--all", action="store_true", help="include archived sessions")
     listing.add_argument("--limit", type=int, default=100)
 
-    export = actions.add_parser("export", help="write a session to stdout")
+    export = actions.add_parser(
+        "export",
+        help="write a session to stdout",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Write a session to stdout.",
+        epilog=(
+            "formats:\n"
+            "  json      the whole tree, lossless (with image bytes): 'sessions import' gives it back\n"
+            "  markdown  the current branch, readable\n"
+            "  openai    the current branch as an OpenAI chat-completions messages array\n"
+            "  mplp      the current branch as an MPLP dialog document"
+        ),
+    )
     _global_options(export, suppress=True)
     export.add_argument("id", metavar="ID")
-    export.add_argument("--format", "-f", choices=EXPORT_FORMATS, default="json")
+    export.add_argument("--format", "-f", choices=EXPORT_FORMATS, default="json", help="output format (default: json)")
 
-    search = actions.add_parser("search", help="full-text search over every session")
+    importing = actions.add_parser(
+        "import",
+        help="read a session from a file (Tangents JSON, OpenAI messages, pi session)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Import a session from FILE ('-' for stdin) and print its new id and what it holds.",
+        epilog=(
+            "formats (auto-detected unless --format is given):\n"
+            "  tangents  a 'sessions export --format json' document: the same session, same ids\n"
+            "  openai    a chat-completions messages array (or an object with 'messages'): a linear session\n"
+            "  pi        a pi coding-agent session file (.jsonl): its tree, compactions, branch\n"
+            "            summaries, model changes and labels\n"
+            "\n"
+            "A file that cannot be imported whole is refused with the line and the reason;\n"
+            "nothing is written. A Tangents export whose session is already in the database is\n"
+            "refused too, unless --new-ids imports it as a copy under fresh ids."
+        ),
+    )
+    _global_options(importing, suppress=True)
+    importing.add_argument("file", metavar="FILE")
+    importing.add_argument("--format", "-f", choices=IMPORT_FORMATS, default="auto", help="input format (default: auto)")
+    importing.add_argument("--new-ids", action="store_true", help="give a Tangents export fresh session and entry ids (import a copy)")
+    importing.add_argument("--json", action="store_true", help="JSON output")
+
+    search = actions.add_parser(
+        "search",
+        help="full-text search over every session",
+        description="Full-text search over every session's messages and tool results: every word must match, "
+        "the last one as a prefix. Best matches first; when a query matches more than 1,000 messages, "
+        "the newest 1,000 are ranked.",
+    )
     _global_options(search, suppress=True)
     search.add_argument("query", metavar="QUERY")
     search.add_argument("--json", action="store_true", help="JSON output")
     search.add_argument("--limit", type=int, default=50)
+
+    compact = actions.add_parser("compact", help="summarize a session's older messages to free its context")
+    _global_options(compact, suppress=True)
+    compact.add_argument("id", metavar="ID")
+    compact.add_argument("--focus", metavar="TEXT", help="what the summary should pay most attention to")
 
     return parser
 

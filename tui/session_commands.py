@@ -1,4 +1,4 @@
-"""``tangents sessions ...``: list, search and export from the shell."""
+"""``tangents sessions ...``: list, search, export, import and compact from the shell."""
 
 from __future__ import annotations
 
@@ -6,10 +6,20 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 
-from core.export import to_json_document, to_markdown
+from core.formats import FormatError, ImportedSession, parse_import
+from core.formats.markdown import to_markdown
+from core.formats.mplp import to_mplp_dialog
+from core.formats.openai import to_openai_messages
+from core.formats.tangents_json import image_shas, to_json_document
 from core.sanitize import strip_control
-from tui.bootstrap import UsageError, fail, open_store, resolve_launch
+from core.store import ConflictError
+from tui.bootstrap import Launch, UsageError, fail, open_store, resolve_launch
+
+
+class ImportFailed(Exception):
+    """The file was read but cannot be imported: one line, exit code 1."""
 
 
 def run_sessions_command(args: argparse.Namespace) -> int:
@@ -17,20 +27,29 @@ def run_sessions_command(args: argparse.Namespace) -> int:
         return asyncio.run(_run(args))
     except UsageError as error:
         return fail(str(error))
+    except ImportFailed as error:
+        # The reason may quote the file's own text: no escape sequence reaches the terminal.
+        return fail(strip_control(f"{error} (nothing was imported)").replace("\n", " "), code=1)
     except BrokenPipeError:
         return 0
 
 
 async def _run(args: argparse.Namespace) -> int:
     launch = resolve_launch(args)
+    # A file to import is read and checked whole before the database is opened.
+    imported = _parse_file(args) if args.action == "import" else None
     store = await open_store(launch.db_path)
     try:
+        if imported is not None:
+            return await _import(store, imported, args)
         if args.action == "list":
             return await _list(store, args)
         if args.action == "export":
             return await _export(store, args)
         if args.action == "search":
             return await _search(store, args)
+        if args.action == "compact":
+            return await _compact(store, args, launch)
         raise UsageError(f"unknown action {args.action!r}")
     finally:
         await store.close()
@@ -74,11 +93,85 @@ async def _export(store, args: argparse.Namespace) -> int:
     if args.format == "json":
         entries = await store.entries(info.id)
         labels = await store.labels(info.id)
-        print(json.dumps(to_json_document(info, entries, labels), indent=2, ensure_ascii=False))
+        blobs = await _blobs(store, entries)
+        _print_json(to_json_document(info, entries, labels, blobs.values()))
+        return 0
+    path = await store.path(info.leaf_id) if info.leaf_id else []
+    if args.format == "openai":
+        _print_json(to_openai_messages(path, await _blobs(store, path)))
+    elif args.format == "mplp":
+        _print_json(to_mplp_dialog(info, path, await store.labels(info.id)))
     else:
-        path = await store.path(info.leaf_id) if info.leaf_id else []
         sys.stdout.write(_tty_safe(to_markdown(info, path)))
     return 0
+
+
+def _print_json(document) -> None:
+    print(_tty_safe(json.dumps(document, indent=2, ensure_ascii=False)))
+
+
+async def _blobs(store, entries) -> dict:
+    """The stored images the entries show, by sha256 (missing ones left out)."""
+    found = {}
+    for sha in image_shas(entries):
+        blob = await store.get_blob(sha)
+        if blob is not None:
+            found[sha] = blob
+    return found
+
+
+def _parse_file(args: argparse.Namespace) -> ImportedSession:
+    name = args.file
+    try:
+        data = sys.stdin.buffer.read() if name == "-" else Path(name).expanduser().read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{name}: no such file") from None
+    except OSError as error:
+        raise UsageError(f"{name}: cannot read it ({error.strerror or error})") from None
+    label = "stdin" if name == "-" else name
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ImportFailed(f"cannot import {label}: line {line}: not UTF-8 text") from None
+    try:
+        return parse_import(text, args.format, new_ids=args.new_ids)
+    except FormatError as error:
+        raise ImportFailed(f"cannot import {label}: {error}") from None
+
+
+async def _import(store, imported: ImportedSession, args: argparse.Namespace) -> int:
+    info = imported.info
+    try:
+        await store.import_session(info, imported.entries, imported.labels, imported.blobs)
+    except ConflictError as error:
+        hint = "; --new-ids imports a copy" if imported.format == "tangents" and not args.new_ids else ""
+        raise ImportFailed(f"cannot import {args.file}: {error}{hint}") from None
+    counts = imported.counts()
+    if args.json:
+        _print_json({"id": info.id, "format": imported.format, "title": info.title, **counts,
+                     "notes": list(imported.notes)})
+        return 0
+    for note in imported.notes:
+        print(f"note: {note}", file=sys.stderr)
+    title = strip_control(info.title or "(untitled)")
+    print(f"Imported session {info.id} ({imported.format}): {title}")
+    held = ", ".join(_count(counts[key], word) for key, word in _HELD)
+    found = ", ".join(_count(counts[key], word) for key, word in _FOUND)
+    print(f"  {_count(counts['entries'], 'entry')}: {held}; {found}")
+    return 0
+
+
+_HELD = (("messages", "message"), ("compactions", "compaction"), ("branch_summaries", "branch summary"),
+         ("model_changes", "model change"))
+_FOUND = (("branches", "branch"), ("labels", "label"), ("images", "image"))
+
+
+def _count(number: int, word: str) -> str:
+    if number == 1:
+        return f"1 {word}"
+    plural = word[:-1] + "ies" if word.endswith("y") else word + "es" if word.endswith(("ch", "sh")) else word + "s"
+    return f"{number} {plural}"
 
 
 async def _search(store, args: argparse.Namespace) -> int:
@@ -118,3 +211,32 @@ def _highlight(snippet: str, bold: bool) -> str:
         else:
             pieces.append(strip_control(part.replace("\x03", "")))
     return "".join(pieces)
+
+
+async def _compact(store, args: argparse.Namespace, launch: Launch) -> int:
+    """Summarize the session's current path now; the next turn sends the summary."""
+    from core.compactor import CompactionError, compact
+    from core.session import Session, SessionError
+
+    try:
+        session = await Session.open(store, args.id)
+    except SessionError as error:
+        raise UsageError(str(error)) from None
+    model = getattr(args, "model", None) or session.model(launch.model, launch.thinking)[0]
+
+    def on_wait(seconds: float, error) -> None:
+        print(f"tangents: {error.message}; retrying in {seconds:.0f} s", file=sys.stderr)
+
+    try:
+        entry = await compact(
+            session, launch.settings, model=model, focus=args.focus, api_base=launch.api_base, on_wait=on_wait
+        )
+    except CompactionError as error:
+        return fail(str(error), 1)
+    payload = entry.payload
+    print(
+        f"Compacted {payload.tokens_before:,} tokens of session {session.id} into a summary "
+        f"({len(payload.summary):,} characters, by {payload.details.get('model')}); "
+        f"kept from entry {payload.first_kept_id}."
+    )
+    return 0

@@ -22,6 +22,7 @@ def main(argv: list[str]) -> int:
         print(f"== {name}", flush=True)
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
         spec.loader.exec_module(module)
         module.main()
     return 0

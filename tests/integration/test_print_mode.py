@@ -177,3 +177,37 @@ def test_global_options_before_and_after_the_subcommand(fake_provider, db) -> No
     after = run("sessions", "list", "--db", str(db))
     assert before.returncode == after.returncode == 0
     assert before.stdout == after.stdout and "x" in before.stdout
+
+
+def test_configured_endpoint_takes_its_key_from_the_named_variable(fake_provider, db, tmp_path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "[[endpoints]]\n"
+        'name = "lab"\n'
+        f'base_url = "{fake_provider.base_url}/v1"\n'
+        'api_key_env = "LAB_SERVER_TOKEN"\n'
+        'models = ["qwen3"]\n'
+    )
+    fake_provider.script(Reply(text="from the lab server"))
+    result = run("--db", str(db), "--config", str(config), "-m", "lab/qwen3", "-p", "hi",
+                 env={"LAB_SERVER_TOKEN": "lab-secret-token-123"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "from the lab server\n"
+    request = fake_provider.last_request
+    assert request.body["model"] == "qwen3"
+    assert request.headers.get("authorization") == "Bearer lab-secret-token-123"
+    assert "lab-secret-token-123" not in config.read_text() + db.read_bytes().decode("latin-1")
+
+
+def test_thinking_level_is_sent_and_recorded(fake_provider, db) -> None:
+    fake_provider.script(Reply(text="done", thinking="let me think", signature="sig-1"))
+    result = run("--db", str(db), "-m", CLAUDE, "--thinking", "medium", "-p", "think",
+                 env=anthropic_env(fake_provider.base_url))
+    assert result.returncode == 0, result.stderr
+    assert fake_provider.last_request.body["thinking"]["budget_tokens"] == 8192
+    [listed] = sessions(db)
+    doc = export(db, listed["id"])
+    changes = [e["payload"] for e in doc["entries"] if e["type"] == "model_change"]
+    assert changes == [{"model": CLAUDE, "thinking": "medium"}]
+    answer = [e["payload"] for e in doc["entries"] if e["type"] == "message"][-1]
+    assert answer["content"][0] == {"type": "thinking", "text": "let me think", "signature": "sig-1", "redacted": False}

@@ -103,3 +103,19 @@ def test_any_text_makes_a_valid_query(text: str) -> None:
     conn.execute("CREATE VIRTUAL TABLE f USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2')")
     conn.execute("INSERT INTO f VALUES (?)", (text,))
     conn.execute("SELECT * FROM f WHERE f MATCH ?", (query,)).fetchall()
+
+
+async def test_only_the_newest_matches_are_ranked_when_there_are_many(store: SqliteStore, monkeypatch) -> None:
+    """Ranking every match of a common word is slow; past RANK_WINDOW matches,
+    the newest RANK_WINDOW are ranked."""
+    from storage import reads
+
+    monkeypatch.setattr(reads, "RANK_WINDOW", 3)
+    session_id = await new_session(store)
+    texts = ["oak oak oak oak", "oak and more words", "an oak", "oak tree", "last oak here"]
+    entries = await add_chain(store, session_id, texts)
+    hits = await store.search("oak")
+    assert {h.entry_id for h in hits} == {e.id for e in entries[2:]}, "the oldest, best match is out of the window"
+    assert len(await store.search("oak oak")) == 3
+    monkeypatch.setattr(reads, "RANK_WINDOW", 10)
+    assert (await store.search("oak"))[0].entry_id == entries[0].id

@@ -1,0 +1,320 @@
+"""The tool loop: ask the model, run the tools it calls, ask again.
+
+After an assistant turn with tool calls, the calls are checked (arguments
+parsed and validated against the tool's schema), approved when they have side
+effects, and run: consecutive calls of read-only tools run concurrently, a
+call with side effects runs alone, in order. The assistant message and the
+``tool_result`` message answering every one of its calls are appended in one
+transaction (``Session.append_many``), so the database never holds a call
+without its result. Then the model is asked again, until it answers without
+tool calls or ``max_tool_steps`` rounds have run.
+
+Cancellation (the user pressed Esc) stops the loop: a call that was running
+or not yet started gets an error result, the turn is saved with them, and
+``CancelledError`` propagates.
+
+Front ends pass callbacks: stream events (``on_event``, as for
+:func:`core.chat.run_turn`), tool card states (``on_tool`` on every change of a
+:class:`ToolActivity`; ``on_tool_start``/``on_tool_end`` when one starts
+running / ends), notices for the user (``on_notice``: an MCP server that did
+not start) and the approval callback (``approve``, see
+:data:`core.tools.base.ApproveFn`). Callbacks must not raise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Literal
+
+from core.chat import CompactHandler, EventHandler, TurnResult, WaitHandler, run_turn
+from core.content import TextContent, ToolCallContent, ToolResultContent
+from core.entries import Entry
+from core.messages import Message
+from core.session import Session
+from core.settings import Settings
+from core.tools.base import (
+    ApproveFn,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolOutput,
+    checked_arguments,
+    error_result,
+    unrun_results,
+)
+from core.tools.registry import ToolRegistry
+
+ToolState = Literal["pending", "running", "done", "error", "denied"]
+AgentStop = Literal["answered", "step_limit", "error", "incomplete"]
+
+CANCELLED_RUNNING = "cancelled: the user stopped the turn while this call was running"
+CANCELLED_PENDING = "not run: the user stopped the turn before this call started"
+_UNFINISHED_REPLY = {
+    "length": "the reply reached the output token limit, so this call may be incomplete",
+    "error": "the reply failed before it was complete",
+    "interrupted": "the reply was cut off before it was complete",
+}
+
+
+@dataclass
+class ToolActivity:
+    """One tool call as a card shows it. The same object is passed to every callback
+    for a call, updated in place; ``call.id`` identifies it."""
+
+    call: ToolCallContent
+    tool: Tool | None
+    """None when the model named a tool that does not exist."""
+    name: str
+    """The name to show (``server.tool`` for MCP tools)."""
+    state: ToolState = "pending"
+    """pending (waiting its turn or for approval) -> running -> done | error;
+    or pending -> error (bad arguments, refused path) | denied."""
+    preview: str | None = None
+    """What the user was asked to approve (for write_file, a diff)."""
+    started_at: float | None = None
+    """``time.monotonic()`` when it started running."""
+    ended_at: float | None = None
+    result: ToolResultContent | None = None
+
+    @property
+    def elapsed(self) -> float | None:
+        """Seconds it ran (so far, while running); None if it never ran."""
+        if self.started_at is None:
+            return None
+        return (self.ended_at if self.ended_at is not None else time.monotonic()) - self.started_at
+
+    @property
+    def finished(self) -> bool:
+        return self.state in ("done", "error", "denied")
+
+
+ToolHandler = Callable[[ToolActivity], None]
+NoticeHandler = Callable[[str], None]
+
+
+@dataclass
+class AgentResult:
+    turns: list[TurnResult]
+    """Every assistant turn, in order; each is saved (``entry`` set)."""
+    stop: AgentStop
+    """answered: the last turn has no tool calls; step_limit: max_tool_steps
+    rounds ran and the model still called tools (those calls got error results);
+    error: the provider failed (``error``); incomplete: the reply was cut off
+    (output limit, dropped connection)."""
+    steps: int
+    """Tool rounds run."""
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def final(self) -> TurnResult:
+        return self.turns[-1]
+
+    @property
+    def message(self) -> Message:
+        return self.final.message
+
+    @property
+    def error(self):  # ProviderError | None
+        return self.final.error
+
+
+class _Calls:
+    """Runs one assistant turn's tool calls."""
+
+    def __init__(
+        self,
+        calls: list[ToolCallContent],
+        tools: ToolRegistry,
+        ctx: ToolContext,
+        approve: ApproveFn | None,
+        on_tool: ToolHandler | None,
+        on_tool_start: ToolHandler | None,
+        on_tool_end: ToolHandler | None,
+    ) -> None:
+        self.tools = tools
+        self.ctx = ctx
+        self.approve = approve
+        self.on_tool = on_tool
+        self.on_tool_start = on_tool_start
+        self.on_tool_end = on_tool_end
+        self.activities = [
+            ToolActivity(call, tool := tools.get(call.name), tool.name if tool else tools.display_name(call.name))
+            for call in calls
+        ]
+
+    def emit(self, activity: ToolActivity) -> None:
+        if self.on_tool is not None:
+            self.on_tool(activity)
+
+    def finish(self, activity: ToolActivity, state: ToolState, result: ToolResultContent) -> None:
+        if activity.started_at is not None:
+            activity.ended_at = time.monotonic()
+        activity.state = state
+        activity.result = result
+        self.emit(activity)
+        if self.on_tool_end is not None:
+            self.on_tool_end(activity)
+
+    def results(self) -> Message:
+        return Message(role="tool_result", content=tuple(a.result for a in self.activities if a.result is not None))
+
+    async def run(self) -> None:
+        for activity in self.activities:
+            self.emit(activity)
+        pending = list(self.activities)
+        while pending:
+            batch = [pending.pop(0)]
+            if self._concurrent(batch[0]):
+                while pending and self._concurrent(pending[0]):
+                    batch.append(pending.pop(0))
+            if len(batch) == 1:
+                await self.one(batch[0])
+            else:
+                await asyncio.gather(*(self.one(a) for a in batch))
+
+    def cancel_rest(self) -> None:
+        for activity in self.activities:
+            if activity.result is None:
+                text = CANCELLED_RUNNING if activity.state == "running" else CANCELLED_PENDING
+                self.finish(activity, "error", error_result(activity.call, text))
+
+    @staticmethod
+    def _concurrent(activity: ToolActivity) -> bool:
+        return activity.tool is None or not activity.tool.side_effects
+
+    async def one(self, activity: ToolActivity) -> None:
+        call, tool = activity.call, activity.tool
+        if tool is None:
+            self.finish(activity, "error", error_result(call, self.tools.missing_reason(call.name)))
+            return
+        try:
+            arguments = checked_arguments(call, tool)
+            if tool.needs_approval and not self.tools.allowed_for_session(tool):
+                activity.preview = await tool.make_preview(arguments, self.ctx)
+                self.emit(activity)
+                denied = await self._ask(activity)
+                if denied is not None:
+                    self.finish(activity, "denied", error_result(call, denied))
+                    return
+            activity.state = "running"
+            activity.started_at = time.monotonic()
+            self.emit(activity)
+            if self.on_tool_start is not None:
+                self.on_tool_start(activity)
+            output = await tool.run(arguments, self.ctx)
+        except ToolError as error:
+            self.finish(activity, "error", error_result(call, str(error)))
+            return
+        except Exception as error:  # a bug in a tool must not end the conversation
+            self.finish(activity, "error", error_result(call, f"{tool.name} failed: {type(error).__name__}: {error}"))
+            return
+        if isinstance(output, str):
+            output = ToolOutput.text(output)
+        content = output.content
+        if not any(not isinstance(c, TextContent) or c.text for c in content):
+            content = (TextContent("(no output)"),)
+        result = ToolResultContent(call.id, content, output.is_error)
+        self.finish(activity, "error" if output.is_error else "done", result)
+
+    async def _ask(self, activity: ToolActivity) -> str | None:
+        """None when approved; else the text of the denial for the model."""
+        tool = activity.tool
+        assert tool is not None and activity.preview is not None
+        if self.approve is None:
+            return f"denied: {tool.name} needs the user's approval and nobody can be asked here"
+        approval = await self.approve(activity.call, tool, activity.preview)
+        if approval.decision == "deny":
+            said = f" The user said: {approval.message}" if approval.message else ""
+            return f"denied: the user did not allow this call.{said}"
+        if approval.decision == "session":
+            self.tools.allow_for_session(tool)
+        return None
+
+
+async def _save(session: Session, message: Message, results: Message) -> list[Entry]:
+    """The assistant turn and its results, in one transaction that a
+    cancellation of the caller does not interrupt."""
+    return await asyncio.shield(session.append_many([message, results]))
+
+
+async def run_agent(
+    session: Session,
+    settings: Settings,
+    *,
+    model: str,
+    thinking: str = "off",
+    api_base: str | None = None,
+    tools: ToolRegistry | None = None,
+    approve: ApproveFn | None = None,
+    on_event: EventHandler | None = None,
+    on_wait: WaitHandler | None = None,
+    on_tool: ToolHandler | None = None,
+    on_tool_start: ToolHandler | None = None,
+    on_tool_end: ToolHandler | None = None,
+    on_notice: NoticeHandler | None = None,
+    on_compact: CompactHandler | None = None,
+    max_steps: int | None = None,
+) -> AgentResult:
+    """Answer the session's path, running tools until the model is done.
+
+    The user's message must already be appended. Without ``tools`` this is one
+    :func:`run_turn`. ``max_steps`` defaults to ``settings.max_tool_steps``.
+    """
+    limit = settings.max_tool_steps if max_steps is None else max_steps
+    notices: list[str] = []
+
+    def notice(text: str) -> None:
+        notices.append(text)
+        if on_notice is not None:
+            on_notice(text)
+
+    specs = ()
+    if tools is not None:
+        for text in await tools.prepare():
+            notice(text)
+        specs = tools.specs()
+    ctx = tools.context(session.store) if tools is not None else None
+    turns: list[TurnResult] = []
+    steps = 0
+    while True:
+        turn = await run_turn(
+            session, settings, model=model, thinking=thinking, api_base=api_base,
+            on_event=on_event, on_wait=on_wait, tools=specs, defer_tool_calls=tools is not None,
+            on_compact=on_compact,
+        )
+        turns.append(turn)
+        if turn.entry is not None:  # no tool calls: already saved
+            return AgentResult(turns, _stop_of(turn), steps, notices)
+        assert tools is not None and ctx is not None
+        message = turn.message
+        calls = message.tool_calls
+        if message.stop_reason not in ("tool_use", "stop"):
+            why = _UNFINISHED_REPLY.get(message.stop_reason or "", "the reply did not finish")
+            turn.entry = (await _save(session, message, unrun_results(calls, f"not run: {why}")))[0]
+            return AgentResult(turns, _stop_of(turn), steps, notices)
+        if steps >= limit:
+            text = (
+                f"not run: the limit of {limit} tool steps (setting max_tool_steps) was reached; "
+                "answer with what you have, or ask the user to continue"
+            )
+            turn.entry = (await _save(session, message, unrun_results(calls, text)))[0]
+            return AgentResult(turns, "step_limit", steps, notices)
+        runner = _Calls(calls, tools, ctx, approve, on_tool, on_tool_start, on_tool_end)
+        try:
+            await runner.run()
+        except asyncio.CancelledError:
+            runner.cancel_rest()
+            turn.entry = (await _save(session, message, runner.results()))[0]
+            raise
+        turn.entry = (await _save(session, message, runner.results()))[0]
+        steps += 1
+
+
+def _stop_of(turn: TurnResult) -> AgentStop:
+    if turn.error is not None:
+        return "error"
+    if turn.message.stop_reason in ("length", "interrupted", "error"):
+        return "incomplete"
+    return "answered"

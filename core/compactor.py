@@ -1,0 +1,230 @@
+"""Compaction's I/O: ask a model for the summary, append the ``compaction`` entry.
+
+:func:`compact` is the manual ``/compact`` (and ``tangents sessions compact``);
+:func:`maybe_compact` runs before every turn and compacts when the context is
+over ``window - reserve_tokens``. The decisions are the pure functions of
+:mod:`core.compaction`; this module only talks to the provider and the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Callable, Literal
+
+from core import compaction as plan
+from core import compaction_prompts as prompts
+from core.compaction import Budget, Preparation
+from core.entries import Compaction, Entry
+from core.messages import Usage
+from core.providers.base import ChatRequest, ProviderError
+from core.providers.retry import OnWait
+from core.session import Session
+from core.settings import Settings
+from core.tokens import context_tokens, context_window, max_output_tokens, upper_bound_tokens
+
+Trigger = Literal["manual", "auto", "overflow"]
+
+CHARS_PER_TOKEN = 4
+"""The estimate used everywhere else, for fitting a transcript into the summarizing model's window."""
+MIN_TRANSCRIPT_CHARS = 8_000
+
+
+class CompactionError(Exception):
+    """A compaction that could not be done; the message says why, for the user."""
+
+
+class NothingToCompact(CompactionError):
+    """The path has nothing before its kept tail (or was just compacted)."""
+
+
+def budget(model: str, settings: Settings) -> Budget:
+    """Window, reserve and kept tail for ``model`` under ``settings``."""
+    return plan.budget_for(context_window(model, settings.context_windows), settings.compaction)
+
+
+def token_budget(model: str, settings: Settings) -> int:
+    """What a request may hold: window - reserve (the context builder's safety net)."""
+    return budget(model, settings).threshold
+
+
+async def compact(
+    session: Session,
+    settings: Settings,
+    *,
+    model: str,
+    focus: str | None = None,
+    api_base: str | None = None,
+    trigger: Trigger = "manual",
+    on_wait: OnWait | None = None,
+) -> Entry:
+    """Summarize the session's path up to its cut point and append a
+    ``compaction`` entry at the leaf. ``model`` is the conversation's model
+    (the summary uses ``compaction_model`` when set). A manual compaction of a
+    short conversation keeps only the latest turn.
+
+    Raises :class:`CompactionError` (nothing to compact, the summary request
+    failed); nothing is written then.
+    """
+    path = session.path
+    limits = budget(model, settings)
+    keep = limits.keep_recent_tokens
+    if trigger == "overflow":
+        # The provider's window is smaller than we thought: keep less.
+        keep = min(keep, context_tokens(path, model, exact=False) // 2)
+    preparation = plan.prepare_compaction(path, keep, manual=trigger != "auto")
+    if preparation is None:
+        raise NothingToCompact("nothing to compact: the conversation has no earlier part to summarize")
+    counting = asyncio.ensure_future(asyncio.to_thread(context_tokens, path, model))
+    try:
+        summary, details = await _summarize(settings, preparation, limits, model, focus, api_base, on_wait)
+        tokens_before = await counting
+    finally:
+        counting.cancel()
+    return await _append(session, preparation, summary, tokens_before, {**details, "trigger": trigger})
+
+
+async def maybe_compact(
+    session: Session,
+    settings: Settings,
+    *,
+    model: str,
+    api_base: str | None = None,
+    on_compact: Callable[[str], None] | None = None,
+    on_wait: OnWait | None = None,
+) -> Entry | None:
+    """Compact when automatic compaction is on and the context is over
+    ``window - reserve_tokens``; None when nothing was done.
+
+    A cheap upper bound is checked first, so litellm's counter (slow to
+    import) runs only near the limit. Raises :class:`CompactionError` when a
+    compaction was needed but failed.
+    """
+    if not settings.compaction.enabled:
+        return None
+    path = session.path
+    if not path or isinstance(path[-1].payload, Compaction):
+        return None
+    limits = budget(model, settings)
+    if upper_bound_tokens(path, model) <= limits.threshold:
+        return None
+    tokens = await asyncio.to_thread(context_tokens, path, model)
+    if not plan.should_compact(tokens, limits, settings.compaction):
+        return None
+    preparation = plan.prepare_compaction(path, limits.keep_recent_tokens)
+    if preparation is None:
+        return None
+    if on_compact is not None:
+        on_compact("auto")
+    summary, details = await _summarize(settings, preparation, limits, model, None, api_base, on_wait)
+    return await _append(session, preparation, summary, tokens, {**details, "trigger": "auto"})
+
+
+async def _append(
+    session: Session, preparation: Preparation, summary: str, tokens_before: int, details: dict
+) -> Entry:
+    payload = Compaction(
+        summary=summary,
+        first_kept_id=preparation.first_kept_id,
+        tokens_before=tokens_before,
+        details=details,
+    )
+    return await session.append(payload)
+
+
+def _summary_target(model: str, settings: Settings, api_base: str | None):
+    """The summarizing model and where its requests go. ``--api-base`` carries
+    over to a compaction model of the same provider only."""
+    from core.chat import resolve_target
+
+    summary_model = settings.compaction.compaction_model or model
+    same_provider = summary_model.split("/", 1)[0] == model.split("/", 1)[0]
+    return summary_model, resolve_target(summary_model, settings, api_base if same_provider else None)
+
+
+async def _summarize(
+    settings: Settings,
+    preparation: Preparation,
+    limits: Budget,
+    model: str,
+    focus: str | None,
+    api_base: str | None,
+    on_wait: OnWait | None,
+) -> tuple[str, dict]:
+    summary_model, target = _summary_target(model, settings, api_base)
+    max_out = max_output_tokens(summary_model)
+    history_tokens = max(256, min(int(0.8 * limits.reserve_tokens), max_out)) if max_out else None
+    prefix_tokens = max(256, min(int(0.5 * limits.reserve_tokens), max_out)) if max_out else None
+    # The transcript gets what the summarizing model's window leaves after the
+    # reply and the instructions (with the previous summary); the oldest parts go first.
+    window = context_window(summary_model, settings.context_windows)
+    instructions = len(prompts.SYSTEM) + len(
+        plan.summary_prompt("", previous_summary=preparation.previous_summary, focus=focus)
+    )
+    room = window - (history_tokens or limits.reserve_tokens) - instructions // CHARS_PER_TOKEN
+    max_chars = max(MIN_TRANSCRIPT_CHARS, room * CHARS_PER_TOKEN)
+
+    def request(prompt: str, max_tokens: int | None) -> ChatRequest:
+        return ChatRequest(
+            model=target.model,
+            messages=plan.request_messages(prompt),
+            system=prompts.SYSTEM,
+            max_tokens=max_tokens,
+            api_base=target.api_base,
+            api_key=target.api_key,
+        )
+
+    jobs = []
+    history = None
+    if preparation.history:
+        transcript = plan.serialize_transcript(preparation.history, max_chars)
+        prompt = plan.summary_prompt(transcript, previous_summary=preparation.previous_summary, focus=focus)
+        jobs.append(_complete(request(prompt, history_tokens), summary_model, settings, on_wait))
+    else:
+        history = preparation.previous_summary
+    if preparation.turn_prefix:
+        transcript = plan.serialize_transcript(preparation.turn_prefix, max_chars)
+        prompt = plan.turn_prefix_prompt(transcript, focus=focus)
+        jobs.append(_complete(request(prompt, prefix_tokens), summary_model, settings, on_wait))
+    tasks = [asyncio.ensure_future(job) for job in jobs]
+    try:
+        results = await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:  # one request failed or we were cancelled: stop the other
+            task.cancel()
+        raise
+    usage: Usage | None = None
+    for _, used in results:
+        if used is not None:
+            usage = used if usage is None else usage + used
+    texts = [text for text, _ in results]
+    if preparation.history:
+        history = texts.pop(0)
+    prefix = texts.pop(0) if preparation.turn_prefix else None
+    details: dict = {"model": summary_model, "focus": focus, "split_turn": preparation.cut.split_turn}
+    if usage is not None:
+        details["usage"] = usage.to_dict()
+    return plan.merge_summaries(history, prefix), details
+
+
+async def _complete(
+    request: ChatRequest, model: str, settings: Settings, on_wait: OnWait | None
+) -> tuple[str, Usage | None]:
+    """Stream one summary request to the end; its text and usage."""
+    from core.providers.assemble import MessageBuilder
+    from core.providers.registry import get_provider
+    from core.providers.retry import stream_with_retry
+
+    provider = get_provider(request.model)
+    builder = MessageBuilder(model=model, provider=provider.name)
+    async for event in stream_with_retry(provider, request, max_attempts=settings.retries + 1, on_wait=on_wait):
+        builder.add(event)
+    error: ProviderError | None = builder.error
+    if error is not None:
+        raise CompactionError(f"the summary request failed: {error.message}")
+    message = builder.finish()
+    if message.stop_reason == "interrupted":
+        raise CompactionError("the summary request was cut off before it finished")
+    text = builder.text.strip()
+    if not text:
+        raise CompactionError("the model returned an empty summary")
+    return text, message.usage

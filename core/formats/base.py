@@ -1,0 +1,232 @@
+"""What every importer shares: the error, the result, and small helpers
+(parent-first ordering, timestamps, images, line numbers inside JSON text)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import io
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Iterable, Sequence
+
+from core.entries import BranchSummary, Compaction, Entry
+from core.store import Blob, SessionInfo
+
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+MAX_IMAGE_PIXELS = 50_000_000
+IMAGE_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+
+
+class FormatError(Exception):
+    """A file that cannot be imported: where (``line``, 1-based, or ``None``
+    for the file as a whole) and why."""
+
+    def __init__(self, line: int | None, reason: str) -> None:
+        self.line = line
+        self.reason = reason
+        super().__init__(f"line {line}: {reason}" if line is not None else reason)
+
+
+@dataclass(frozen=True)
+class ImportedSession:
+    """A parsed file, ready for ``SessionStore.import_session``: entries are
+    ordered parent before child and reference only each other."""
+
+    format: str
+    info: SessionInfo
+    entries: tuple[Entry, ...]
+    labels: dict[str, str] = field(default_factory=dict)
+    blobs: tuple[Blob, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What the importer left out or changed, one sentence each."""
+
+    def counts(self) -> dict[str, int]:
+        kinds = Counter(entry.type for entry in self.entries)
+        parents = {entry.parent_id for entry in self.entries}
+        return {
+            "entries": len(self.entries),
+            "messages": kinds["message"],
+            "compactions": kinds["compaction"],
+            "branch_summaries": kinds["branch_summary"],
+            "model_changes": kinds["model_change"],
+            "branches": sum(1 for entry in self.entries if entry.id not in parents),
+            "labels": len(self.labels),
+            "images": len(self.blobs),
+        }
+
+
+class TreeError(ValueError):
+    """Entries that do not form a tree: a missing parent, or a cycle."""
+
+    def __init__(self, entry_id: str, reason: str) -> None:
+        self.entry_id = entry_id
+        super().__init__(f"entry {entry_id}: {reason}")
+
+
+def parent_first(entries: Sequence[Entry]) -> list[Entry]:
+    """``entries`` reordered so every parent comes before its children, keeping
+    the given order otherwise. :class:`TreeError` if a parent is missing or
+    the parent links form a cycle."""
+    by_id = {entry.id for entry in entries}
+    done: set[str] = set()
+    waiting: dict[str, list[Entry]] = {}
+    out: list[Entry] = []
+
+    def place(entry: Entry) -> None:
+        stack = [entry]
+        while stack:
+            current = stack.pop()
+            out.append(current)
+            done.add(current.id)
+            stack.extend(reversed(waiting.pop(current.id, [])))
+
+    for entry in entries:
+        if entry.parent_id is None or entry.parent_id in done:
+            place(entry)
+        elif entry.parent_id in by_id:
+            waiting.setdefault(entry.parent_id, []).append(entry)
+        else:
+            raise TreeError(entry.id, f"its parent {entry.parent_id} is not in the file")
+    if waiting:
+        stuck = next(iter(waiting.values()))[0]
+        raise TreeError(stuck.id, "its parent links form a cycle")
+    return out
+
+
+def referenced_ids(payload: Any) -> tuple[str | None, ...]:
+    """The entry ids an entry's payload points at (besides its parent)."""
+    if isinstance(payload, Compaction):
+        return (payload.first_kept_id,)
+    if isinstance(payload, BranchSummary):
+        return (payload.from_id,)
+    return ()
+
+
+def format_timestamp(moment: datetime) -> str:
+    """Tangents' timestamp form (UTC, microseconds), which sorts as text."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_timestamp(value: Any) -> str | None:
+    """An ISO 8601 string or Unix milliseconds as a Tangents timestamp; None if neither."""
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, (int, float)):
+            return format_timestamp(datetime.fromtimestamp(value / 1000, timezone.utc))
+        if isinstance(value, str) and value:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=timezone.utc)
+            return format_timestamp(moment)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def decode_base64(data: Any) -> bytes:
+    if not isinstance(data, str):
+        raise ValueError("image data must be a base64 string")
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("image data is not valid base64") from None
+
+
+def image_blob(data: bytes) -> Blob:
+    """A blob for image bytes, its type and size read from the header; bounded
+    like an attachment. ``ValueError`` says why the bytes are not usable."""
+    from PIL import Image
+
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ValueError(f"image too large ({len(data) / 1048576:.1f} MB; the limit is 20 MB)")
+    not_image = ValueError("image data is not a PNG, JPEG, GIF or WebP image")
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            media_type = IMAGE_TYPES.get(image.format or "")
+            width, height = image.size
+            if media_type is None:
+                raise not_image
+            if width * height > MAX_IMAGE_PIXELS:
+                raise ValueError(f"image has too many pixels ({width}x{height})")
+            image.verify()
+    except ValueError:
+        raise
+    except Exception:  # PIL raises many types for bad data
+        raise not_image from None
+    return Blob(hashlib.sha256(data).hexdigest(), media_type, width, height, data)
+
+
+def data_url_blob(url: str) -> Blob:
+    """A blob from a ``data:image/...;base64,...`` URL."""
+    match = re.match(r"data:([\w.+-]+/[\w.+-]+)?((?:;[^,;]*)*?);base64,(.*)\Z", url, re.DOTALL)
+    if not match:
+        raise ValueError("image URL is not a base64 data URL")
+    return image_blob(decode_base64(match.group(3).strip()))
+
+
+# --- line numbers inside JSON text ------------------------------------------
+
+_decode = json.JSONDecoder().raw_decode
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, pos: int) -> int:
+    return _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+
+
+def line_of(text: str, path: Iterable[str | int]) -> int | None:
+    """The 1-based line where the value at ``path`` (keys and indexes) starts
+    in the JSON ``text``; None if it cannot be found."""
+    try:
+        pos = _skip(text, 0)
+        for key in path:
+            if isinstance(key, int):
+                if text[pos] != "[":
+                    return None
+                pos = _skip(text, pos + 1)
+                for _ in range(key):
+                    _, pos = _decode(text, pos)
+                    pos = _skip(text, pos)
+                    if text[pos] != ",":
+                        return None
+                    pos = _skip(text, pos + 1)
+                if text[pos] == "]":
+                    return None
+            else:
+                if text[pos] != "{":
+                    return None
+                pos = _skip(text, pos + 1)
+                while True:
+                    name, pos = _decode(text, pos)
+                    pos = _skip(text, pos)
+                    if text[pos] != ":":
+                        return None
+                    pos = _skip(text, pos + 1)
+                    if name == key:
+                        break
+                    _, pos = _decode(text, pos)
+                    pos = _skip(text, pos)
+                    if text[pos] != ",":
+                        return None
+                    pos = _skip(text, pos + 1)
+    except (IndexError, ValueError):
+        return None
+    return text.count("\n", 0, pos) + 1
+
+
+def json_error(error: json.JSONDecodeError, text: str) -> FormatError:
+    """A decoding error as a :class:`FormatError`, saying when the text just stops."""
+    truncated = error.pos >= len(text.rstrip()) or (
+        error.msg.startswith("Unterminated string") and '"' not in text[error.pos + 1:]
+    )
+    reason = f"not valid JSON ({error.msg}, column {error.colno})"
+    if truncated:
+        reason += "; the file ends too early (truncated?)"
+    return FormatError(error.lineno, reason)
+

@@ -1,0 +1,288 @@
+"""OpenAI chat-completions ``messages``: export of the current branch, import
+of a conversation as a linear session.
+
+Export is a faithful transcript, not a request: every user, assistant,
+system and tool message on the branch in order (so the system prompt comes
+first when it was set first), assistant ``tool_calls``, one ``role: tool``
+message per result. Branch summaries become the user message the model saw;
+compactions (the compacted messages are all there), custom notes, model
+changes and thinking are left out, as chat-completions has no place for them.
+Images go as data URLs when their bytes are at hand, else as a text note;
+images a tool returned follow its tool messages in one user message (tool
+messages hold only text). A tool error's text starts with ``Error:``.
+
+Import takes an array of messages (or an object with a ``messages`` array,
+like a request body) and chains them: ``system``/``developer``, ``user``,
+``assistant`` (text, ``tool_calls``, ``reasoning_content`` as thinking) and
+``tool`` (each must answer an earlier tool call). Data-URL images are stored;
+remote image URLs become a text note. Fields Tangents has no place for are
+kept in the message's ``meta["openai"]``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any, Mapping, Sequence
+
+from core.content import Block, ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.context import BRANCH_PREFIX
+from core.entries import BranchSummary, Entry
+from core.formats.base import FormatError, ImportedSession, data_url_blob, json_error, line_of
+from core.ids import now_iso, uuid7
+from core.messages import Message
+from core.session import derive_title
+from core.store import Blob, SessionInfo
+
+# --- export -----------------------------------------------------------------
+
+
+def to_openai_messages(path: Sequence[Entry], blobs: Mapping[str, Blob] | None = None) -> list[dict[str, Any]]:
+    """The branch ending at the path's last entry as chat-completions messages.
+
+    ``blobs`` maps an image's sha256 to its bytes; images without bytes become
+    a text note.
+    """
+    blobs = blobs or {}
+    out: list[dict[str, Any]] = []
+    carried: list[dict[str, Any]] = []  # images from tool results, sent after them
+    for entry in path:
+        payload = entry.payload
+        if isinstance(payload, BranchSummary):
+            message: Message | None = Message(role="user", content=(TextContent(BRANCH_PREFIX + payload.summary),))
+        elif isinstance(payload, Message):
+            message = payload
+        else:
+            continue
+        if message.role == "custom":
+            continue
+        if message.role != "tool_result" and carried:
+            out.append({"role": "user", "content": carried})
+            carried = []
+        if message.role == "tool_result":
+            carried += _tool_results(message, blobs, out)
+        elif message.role == "assistant":
+            _assistant(message, out)
+        else:
+            parts = _parts(message.content, blobs)
+            if parts:
+                out.append({"role": message.role, "content": _compact(parts)})
+    if carried:
+        out.append({"role": "user", "content": carried})
+    return out
+
+
+def _assistant(message: Message, out: list[dict[str, Any]]) -> None:
+    text = "".join(b.text for b in message.content if isinstance(b, TextContent))
+    calls = [
+        {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": call.raw_arguments or json.dumps(call.arguments)},
+        }
+        for call in message.tool_calls
+    ]
+    if not text and not calls:
+        return  # only thinking, or nothing: not a chat-completions message
+    wire: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        wire["tool_calls"] = calls
+    out.append(wire)
+
+
+def _tool_results(message: Message, blobs: Mapping[str, Blob], out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    carried: list[dict[str, Any]] = []
+    for result in message.tool_results:
+        lines = [result.text] if result.text else []
+        for image in (c for c in result.content if isinstance(c, ImageContent)):
+            part = _image(image, blobs)
+            if part["type"] == "image_url":
+                lines.append(f"[image {image.describe()} attached below]")
+                carried.append(part)
+            else:
+                lines.append(part["text"])
+        text = "\n".join(lines)
+        if result.is_error:
+            text = f"Error: {text}"
+        out.append({"role": "tool", "tool_call_id": result.tool_call_id, "content": text})
+    return carried
+
+
+def _parts(blocks: Sequence[Block], blobs: Mapping[str, Blob]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for block in blocks:
+        if isinstance(block, TextContent) and block.text:
+            parts.append({"type": "text", "text": block.text})
+        elif isinstance(block, ImageContent):
+            parts.append(_image(block, blobs))
+    return parts
+
+
+def _compact(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    if all(p["type"] == "text" for p in parts):
+        return "\n".join(p["text"] for p in parts)
+    return parts
+
+
+def _image(image: ImageContent, blobs: Mapping[str, Blob]) -> dict[str, Any]:
+    blob = blobs.get(image.sha256)
+    if blob is None:
+        return {"type": "text", "text": f"[image unavailable: {image.describe()}]"}
+    url = f"data:{blob.media_type};base64,{base64.b64encode(blob.data).decode('ascii')}"
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+# --- import -----------------------------------------------------------------
+
+_KNOWN = {
+    "system": {"role", "content"},
+    "developer": {"role", "content"},
+    "user": {"role", "content"},
+    "assistant": {"role", "content", "tool_calls", "reasoning_content"},
+    "tool": {"role", "content", "tool_call_id"},
+}
+
+
+def from_openai_text(text: str) -> ImportedSession:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise json_error(error, text) from None
+    return from_openai_messages(document, text)
+
+
+def from_openai_messages(document: Any, text: str | None = None) -> ImportedSession:
+    """A linear session from a ``messages`` array (or an object holding one).
+    ``text`` (the JSON it came from) lets errors name their line."""
+    prefix: list[str | int] = []
+    if isinstance(document, dict) and isinstance(document.get("messages"), list):
+        prefix, document = ["messages"], document["messages"]
+    if not isinstance(document, list):
+        raise FormatError(1, "expected an array of chat-completions messages")
+    if not document:
+        raise FormatError(1, "the conversation holds no messages")
+    reader = _Reader(text, prefix)
+    session_id = uuid7()
+    entries: list[Entry] = []
+    blobs: dict[str, Blob] = {}
+    for index, item in enumerate(document):
+        try:
+            message = reader.message(item, index, blobs)
+        except (TypeError, ValueError, AttributeError) as error:  # a value of an unexpected shape
+            raise reader.fail(index, f"malformed message ({error})") from None
+        parent = entries[-1].id if entries else None
+        entries.append(Entry(uuid7(), parent, session_id, "message", now_iso(), message))
+    first_user = next((e.payload.text for e in entries if e.payload.role == "user"), "")  # type: ignore[union-attr]
+    info = SessionInfo(
+        id=session_id,
+        title=derive_title(first_user),
+        created_at=entries[0].created_at,
+        updated_at=entries[-1].created_at,
+        leaf_id=entries[-1].id,
+    )
+    return ImportedSession("openai", info, tuple(entries), {}, tuple(blobs.values()))
+
+
+class _Reader:
+    def __init__(self, text: str | None, prefix: list[str | int]) -> None:
+        self.text = text
+        self.prefix = prefix
+        self.calls: set[str] = set()
+
+    def fail(self, index: int, reason: str) -> FormatError:
+        line = line_of(self.text, self.prefix + [index]) if self.text is not None else None
+        return FormatError(line, f"message {index + 1}: {reason}")
+
+    def message(self, item: Any, index: int, blobs: dict[str, Blob]) -> Message:
+        if not isinstance(item, dict):
+            raise self.fail(index, "must be an object")
+        role = item.get("role")
+        if role not in _KNOWN:
+            raise self.fail(index, f"unknown role {role!r}" + (" (legacy function messages are not supported)" if role == "function" else ""))
+        if "function_call" in item:
+            raise self.fail(index, "legacy function_call is not supported; use tool_calls")
+        extra = {k: v for k, v in item.items() if k not in _KNOWN[role] or (k == "role" and v == "developer")}
+        meta = {"openai": extra} if extra else {}
+        if role == "tool":
+            call_id = item.get("tool_call_id")
+            if not isinstance(call_id, str) or not call_id:
+                raise self.fail(index, "a tool message needs a tool_call_id")
+            if call_id not in self.calls:
+                raise self.fail(index, f"tool_call_id {call_id!r} answers no earlier tool call")
+            inner = self.content(item.get("content"), index, blobs, images=False)
+            return Message(role="tool_result", content=(ToolResultContent(call_id, tuple(inner)),), meta=meta)  # type: ignore[arg-type]
+        if role == "assistant":
+            return self.assistant(item, index, blobs, meta)
+        blocks = self.content(item.get("content"), index, blobs, images=role == "user")
+        return Message(role="system" if role == "developer" else role, content=tuple(blocks), meta=meta)
+
+    def assistant(self, item: dict[str, Any], index: int, blobs: dict[str, Blob], meta: dict[str, Any]) -> Message:
+        blocks: list[Block] = []
+        reasoning = item.get("reasoning_content")
+        if reasoning is not None:
+            if not isinstance(reasoning, str):
+                raise self.fail(index, "reasoning_content must be a string")
+            blocks.append(ThinkingContent(reasoning))
+        blocks += self.content(item.get("content"), index, blobs, images=False)
+        calls = item.get("tool_calls") or []
+        if not isinstance(calls, list):
+            raise self.fail(index, "tool_calls must be an array")
+        for number, call in enumerate(calls, 1):
+            blocks.append(self.tool_call(call, index, number))
+        return Message(role="assistant", content=tuple(blocks), meta=meta)
+
+    def tool_call(self, call: Any, index: int, number: int) -> ToolCallContent:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            raise self.fail(index, f"tool call {number} needs a function object")
+        call_id, name, raw = call.get("id"), function.get("name"), function.get("arguments", "")
+        if not isinstance(call_id, str) or not call_id:
+            raise self.fail(index, f"tool call {number} needs an id")
+        if not isinstance(name, str) or not name:
+            raise self.fail(index, f"tool call {number} needs a function name")
+        if isinstance(raw, dict):
+            raw = json.dumps(raw, ensure_ascii=False)
+        if not isinstance(raw, str):
+            raise self.fail(index, f"tool call {number}: arguments must be a JSON string")
+        try:
+            parsed = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            parsed = {}  # kept verbatim in raw_arguments, as a model's bad JSON is
+        self.calls.add(call_id)
+        return ToolCallContent(call_id, name, parsed if isinstance(parsed, dict) else {}, raw)
+
+    def content(self, content: Any, index: int, blobs: dict[str, Blob], *, images: bool) -> list[Block]:
+        if content is None:
+            return []
+        if isinstance(content, str):
+            return [TextContent(content)] if content else []
+        if not isinstance(content, list):
+            raise self.fail(index, "content must be a string, an array of parts or null")
+        blocks: list[Block] = []
+        for number, part in enumerate(content, 1):
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind == "text" and isinstance(part.get("text"), str):
+                blocks.append(TextContent(part["text"]))
+            elif kind == "refusal" and isinstance(part.get("refusal"), str):
+                blocks.append(TextContent(part["refusal"]))
+            elif kind == "image_url":
+                blocks.append(self.image(part, index, number, blobs, images))
+            else:
+                raise self.fail(index, f"content part {number}: unsupported type {kind!r}")
+        return blocks
+
+    def image(self, part: dict[str, Any], index: int, number: int, blobs: dict[str, Blob], allowed: bool) -> Block:
+        image_url = part.get("image_url")
+        url = image_url.get("url") if isinstance(image_url, dict) else image_url
+        if not isinstance(url, str):
+            raise self.fail(index, f"content part {number}: image_url needs a url")
+        if not url.startswith("data:"):
+            return TextContent(f"[image: {url}]")
+        if not allowed:
+            raise self.fail(index, f"content part {number}: images are only supported in user messages")
+        try:
+            blob = data_url_blob(url)
+        except ValueError as error:
+            raise self.fail(index, f"content part {number}: {error}") from None
+        blobs.setdefault(blob.sha256, blob)
+        return ImageContent(blob.media_type, blob.sha256, blob.width, blob.height)

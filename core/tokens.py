@@ -1,0 +1,201 @@
+"""How big a model's context is, and how much of it a path uses.
+
+``context_window(model)`` reads litellm's bundled model table (the same file
+:mod:`core.providers.cost` prices with) without importing litellm.
+``context_tokens(path, model)`` takes what the provider reported for what it
+has already seen (the usage of the last complete assistant message on the
+path) and counts only what is new since, with litellm's token counter.
+litellm is imported only when something has to be counted, never at start;
+if it cannot count, the ~4-characters-a-token estimate is used instead.
+
+The first exact count imports litellm (seconds): a UI calls this from a
+worker thread, or passes ``exact=False`` for the cheap estimate.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.context import build_context, estimate_tokens, latest_compaction
+from core.entries import BranchSummary, Entry
+from core.messages import Message
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+"""For models litellm's table does not know (custom endpoints, new releases)."""
+DEMO_CONTEXT_WINDOW = 32_768
+IMAGE_TOKENS = 1_000
+"""An image whose size is unknown."""
+_IMAGE_MAX_EDGE = 1568
+"""Providers scale larger images down to about this long edge before counting."""
+_UNUSABLE_STOPS = ("aborted", "error")
+_MESSAGE_OVERHEAD = 4
+"""Role and separators, per message."""
+
+
+def _is_demo(model: str) -> bool:
+    return model == "demo" or model.startswith("demo/")
+
+
+def context_window(model: str, overrides: Mapping[str, int] | None = None) -> int:
+    """Input tokens ``model`` accepts: ``overrides`` (the ``context_windows``
+    setting) first, then litellm's table; 32k for the demo, 128k when unknown.
+    Reads the table once (~30 ms), without importing litellm."""
+    if overrides and model in overrides:
+        return int(overrides[model])
+    if _is_demo(model):
+        return DEMO_CONTEXT_WINDOW
+    info = model_info(model)
+    if info is not None:
+        window = info.get("max_input_tokens") or info.get("max_tokens")
+        if isinstance(window, int) and window > 0:
+            return window
+    return DEFAULT_CONTEXT_WINDOW
+
+
+def max_output_tokens(model: str) -> int | None:
+    """The most tokens ``model`` may write in one reply, when litellm's table knows."""
+    info = model_info(model)
+    if info is None:
+        return None
+    value = info.get("max_output_tokens") or info.get("max_tokens")
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def model_info(model: str) -> Mapping[str, Any] | None:
+    """The table entry for ``model``: tried as given, then without its provider prefix."""
+    from core.providers.cost import price_table
+
+    table = price_table()
+    candidates = [model]
+    if "/" in model:
+        candidates.append(model.split("/", 1)[1])
+    for name in candidates:
+        info = table.get(name)
+        if isinstance(info, dict):
+            return info
+    return None
+
+
+def image_tokens(image: ImageContent) -> int:
+    """About what a provider charges for an image: by its size (width x height /
+    750 after scaling the long edge down to ~1568 px), 1,000 when the size is unknown."""
+    width, height = image.width, image.height
+    if width <= 0 or height <= 0:
+        return IMAGE_TOKENS
+    scale = min(1.0, _IMAGE_MAX_EDGE / max(width, height))
+    return max(85, math.ceil(width * scale * height * scale / 750))
+
+
+# --- counting ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UsageSplit:
+    """What a path's context is made of, for counting."""
+
+    reported: int
+    """Tokens the provider reported for the last complete reply (prompt + reply); 0 if none."""
+    new: tuple[Message, ...]
+    """Messages sent since that reply (all visible messages when there is none)."""
+    system: str | None
+    """The system prompt when it is not covered by ``reported``."""
+
+
+def split_usage(path: Sequence[Entry], model: str) -> UsageSplit:
+    """Pure. Only replies after the latest compaction count: one before it
+    reported a context that no longer exists."""
+    found = latest_compaction(path)
+    floor = found[0] + 1 if found is not None else 0
+    for index in range(len(path) - 1, floor - 1, -1):
+        message = path[index].message
+        if (
+            message is not None
+            and message.role == "assistant"
+            and message.usage is not None
+            and message.usage.total_tokens > 0
+            and message.stop_reason not in _UNUSABLE_STOPS
+        ):
+            return UsageSplit(message.usage.total_tokens, _sent_messages(path[index + 1 :]), None)
+    context = build_context(path, model)
+    return UsageSplit(0, context.messages, context.system)
+
+
+def _sent_messages(entries: Sequence[Entry]) -> tuple[Message, ...]:
+    out: list[Message] = []
+    for entry in entries:
+        payload = entry.payload
+        if isinstance(payload, Message) and payload.role in ("user", "assistant", "tool_result"):
+            out.append(payload)
+        elif isinstance(payload, BranchSummary):
+            out.append(Message(role="user", content=(TextContent(payload.summary),)))
+    return tuple(out)
+
+
+def context_tokens(source: Any, model: str, *, exact: bool = True) -> int:
+    """Tokens the next request for ``source`` (a Session or a path of entries)
+    will use: the provider's reported usage plus a count of what is new since.
+
+    ``exact=False`` estimates the new part (~4 characters a token) and never imports litellm.
+    """
+    path: Sequence[Entry] = getattr(source, "path", source)
+    split = split_usage(path, model)
+    return split.reported + count_tokens(split.new, model, system=split.system, exact=exact)
+
+
+def count_tokens(
+    messages: Sequence[Message], model: str, *, system: str | None = None, exact: bool = True
+) -> int:
+    """Tokens of ``messages`` (and ``system``): text by litellm's counter for
+    ``model`` when ``exact``, images by size. Falls back to the estimate."""
+    if not messages and not system:
+        return 0
+    images = sum(image_tokens(image) for message in messages for image in message.images)
+    if exact and not _is_demo(model):
+        counted = _litellm_count(messages, model, system)
+        if counted is not None:
+            return counted + images
+    estimate = sum(estimate_tokens(m) for m in messages) + (len(system) // 4 + 4 if system else 0)
+    # estimate_tokens counts images as 1,000 each: count them by size instead.
+    flat = sum(IMAGE_TOKENS for message in messages for _ in message.images)
+    return estimate - flat + images
+
+
+def upper_bound_tokens(path: Sequence[Entry], model: str) -> int:
+    """Pure, cheap: at most this many tokens (no tokenizer makes more tokens
+    than characters). Lets callers skip an exact count when far from a limit."""
+    split = split_usage(path, model)
+    chars = sum(len(message_text(m)) + _MESSAGE_OVERHEAD for m in split.new)
+    images = sum(image_tokens(image) for m in split.new for image in m.images)
+    return split.reported + chars + images + len(split.system or "")
+
+
+def message_text(message: Message) -> str:
+    """Everything in a message that costs tokens, as text (images left out)."""
+    parts: list[str] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            parts.append(block.text)
+        elif isinstance(block, ThinkingContent):
+            parts.append(block.text)
+        elif isinstance(block, ToolCallContent):
+            parts.append(f"{block.name}({block.raw_arguments})")
+        elif isinstance(block, ToolResultContent):
+            parts.append(block.text)
+    return "\n".join(parts)
+
+
+def _litellm_count(messages: Sequence[Message], model: str, system: str | None) -> int | None:
+    wire = [{"role": "system", "content": system}] if system else []
+    wire += [
+        {"role": "assistant" if m.role == "assistant" else "user", "content": message_text(m)}
+        for m in messages
+    ]
+    try:
+        from core.providers import sdk
+
+        return int(sdk.litellm().token_counter(model=model, messages=wire))
+    except Exception:  # litellm missing, an unknown tokenizer, anything: estimate instead
+        return None

@@ -1,0 +1,451 @@
+"""The built-in tools: read_file, list_directory, search_text (read-only) and
+write_file, run_command (side effects: approval required).
+
+Every path goes through :meth:`Roots.resolve`, so nothing outside the working
+directory (and the extra roots the user allowed) is read or written. Outputs
+are bounded so one call cannot flood the context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import fnmatch
+import os
+import re
+import stat
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from core.content import TextContent
+from core.store import Blob
+from core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from core.tools.images import MAX_BYTES as MAX_IMAGE_BYTES
+from core.tools.images import image_blob, image_content, looks_like_image
+from core.tools.process import run_process
+
+READ_LINES = 2000
+"""Lines read_file returns when no end_line is given."""
+MAX_OUTPUT_CHARS = 60_000
+"""Most characters a read_file, list_directory or search_text result holds."""
+LINE_CHARS = 2000
+"""Longer lines are cut in read_file output."""
+MATCH_CHARS = 300
+"""Longer matching lines are cut in search_text output."""
+LIST_ENTRIES = 1000
+SEARCH_FILE_BYTES = 5 * 1024 * 1024
+"""search_text skips larger files."""
+SEARCH_SECONDS = 10.0
+"""search_text stops and reports what it found after this long."""
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
+COMMAND_OUTPUT_CAP = 30_000
+"""Bytes of run_command output kept (first and last halves)."""
+COMMAND_TIMEOUT = 120.0
+MAX_COMMAND_TIMEOUT = 3600
+DIFF_LINES = 2000
+"""Longer write_file previews are cut."""
+_BINARY_PROBE = 8192
+
+
+def _is_binary(head: bytes) -> bool:
+    return b"\x00" in head
+
+
+# --- read_file -------------------------------------------------------------------
+
+READ_FILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File path, relative to the working directory."},
+        "start_line": {"type": "integer", "minimum": 1, "description": "First line to return (1-based). Default 1."},
+        "end_line": {
+            "type": "integer",
+            "minimum": 1,
+            "description": f"Last line to return (inclusive). Default: {READ_LINES} lines from start_line.",
+        },
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+
+async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    path = ctx.roots.resolve(args["path"])
+    shown = ctx.roots.display(path)
+    start = args.get("start_line", 1)
+    end = args.get("end_line")
+    if end is not None and end < start:
+        raise ToolError(f"end_line ({end}) is before start_line ({start})")
+    result = await asyncio.to_thread(_read_sync, path, shown, start, end)
+    if isinstance(result, str):
+        return ToolOutput.text(result)
+    if ctx.store is None:
+        raise ToolError(f"{shown}: images cannot be returned here (no blob store)")
+    await ctx.store.put_blob(result)
+    note = TextContent(f"{shown}: {result.media_type} {result.width}x{result.height}, {len(result.data)} bytes")
+    return ToolOutput((note, image_content(result)))
+
+
+def _read_sync(path: Path, shown: str, start: int, end: int | None) -> str | Blob:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise ToolError(f"{shown}: no such file") from None
+    except OSError as error:
+        raise ToolError(f"{shown}: cannot read it ({error.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(f"{shown} is a directory; use list_directory")
+    if not stat.S_ISREG(info.st_mode):
+        raise ToolError(f"{shown} is not a regular file")
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_BINARY_PROBE)
+            if looks_like_image(head):
+                if info.st_size > MAX_IMAGE_BYTES:
+                    raise ToolError(f"{shown}: image too large ({info.st_size} bytes)")
+                return image_blob(shown, head + handle.read(MAX_IMAGE_BYTES + 1 - len(head)))
+    except OSError as error:
+        raise ToolError(f"{shown}: cannot read it ({error.strerror})") from None
+    if _is_binary(head):
+        raise ToolError(f"{shown}: binary file ({info.st_size} bytes); not shown")
+    last = end if end is not None else start + READ_LINES - 1
+    lines: list[str] = []
+    size = 0
+    total = 0
+    cut_at: int | None = None
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, 1):
+            total = number
+            if number < start or number > last or cut_at is not None:
+                if number > last and info.st_size > 50 * 1024 * 1024:
+                    total = -1  # too large to count the rest
+                    break
+                continue
+            line = line.rstrip("\n")
+            if len(line) > LINE_CHARS:
+                line = line[:LINE_CHARS] + f" [... line cut, {len(line) - LINE_CHARS} more characters]"
+            numbered = f"{number:6}\t{line}"
+            if size + len(numbered) > MAX_OUTPUT_CHARS and lines:
+                cut_at = number
+                continue
+            lines.append(numbered)
+            size += len(numbered) + 1
+    if total == 0:
+        return f"{shown}: (empty file)"
+    if start > total > 0:
+        raise ToolError(f"start_line {start} is past the end of {shown} ({total} lines)")
+    shown_end = (cut_at - 1) if cut_at is not None else min(last, total if total > 0 else last)
+    body = "\n".join(lines)
+    of = f"{total}" if total > 0 else "many"
+    if start == 1 and cut_at is None and (total > 0 and last >= total):
+        return body
+    more = f"; continue with start_line={shown_end + 1}" if total < 0 or shown_end < total else ""
+    return f"{body}\n[lines {start}-{shown_end} of {of} in {shown}{more}]"
+
+
+# --- list_directory --------------------------------------------------------------
+
+LIST_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "Directory, relative to the working directory. Default '.'."},
+    },
+    "additionalProperties": False,
+}
+
+
+async def list_directory(args: dict[str, Any], ctx: ToolContext) -> str:
+    path = ctx.roots.resolve(args.get("path") or ".")
+    shown = ctx.roots.display(path)
+    return await asyncio.to_thread(_list_sync, path, shown)
+
+
+def _list_sync(path: Path, shown: str) -> str:
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except FileNotFoundError:
+        raise ToolError(f"{shown}: no such directory") from None
+    except NotADirectoryError:
+        raise ToolError(f"{shown} is a file; use read_file") from None
+    except OSError as error:
+        raise ToolError(f"{shown}: cannot list it ({error.strerror})") from None
+    lines = [f"{shown}/ ({len(entries)} entries)"]
+    for entry in entries[:LIST_ENTRIES]:
+        try:
+            if entry.is_symlink():
+                lines.append(f"{entry.name} -> {os.readlink(entry.path)}")
+            elif entry.is_dir():
+                lines.append(f"{entry.name}/")
+            else:
+                lines.append(f"{entry.name}  {entry.stat().st_size} bytes")
+        except OSError:
+            lines.append(f"{entry.name}  (unreadable)")
+    if len(entries) > LIST_ENTRIES:
+        lines.append(f"[... {len(entries) - LIST_ENTRIES} more entries not shown]")
+    return "\n".join(lines)
+
+
+# --- search_text -----------------------------------------------------------------
+
+SEARCH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Python regular expression, matched against each line."},
+        "path": {"type": "string", "description": "File or directory to search. Default '.'."},
+        "glob": {"type": "string", "description": "Only files whose name or relative path match, e.g. '*.py'."},
+        "ignore_case": {"type": "boolean", "description": "Case-insensitive match. Default false."},
+        "max_results": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Default 100."},
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+async def search_text(args: dict[str, Any], ctx: ToolContext) -> str:
+    try:
+        regex = re.compile(args["pattern"], re.IGNORECASE if args.get("ignore_case") else 0)
+    except re.error as error:
+        raise ToolError(f"invalid regular expression {args['pattern']!r}: {error}") from None
+    path = ctx.roots.resolve(args.get("path") or ".")
+    return await asyncio.to_thread(
+        _search_sync, ctx, regex, path, args.get("glob"), args.get("max_results", 100)
+    )
+
+
+def _search_sync(ctx: ToolContext, regex: re.Pattern[str], path: Path, glob: str | None, limit: int) -> str:
+    deadline = time.monotonic() + SEARCH_SECONDS
+    shown_root = ctx.roots.display(path)
+    if not path.exists():
+        raise ToolError(f"{shown_root}: no such file or directory")
+    out: list[str] = []
+    size = 0
+    matched_files = 0
+    notes: list[str] = []
+
+    def files() -> Any:
+        if path.is_file():
+            yield path
+            return
+        for dirpath, dirnames, filenames in os.walk(path):
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+            for name in sorted(filenames):
+                yield Path(dirpath, name)
+
+    for file in files():
+        if time.monotonic() > deadline:
+            notes.append(f"stopped after {SEARCH_SECONDS:g} s; narrow the path or the pattern")
+            break
+        rel = ctx.roots.display(file)
+        if glob and not (fnmatch.fnmatch(file.name, glob) or fnmatch.fnmatch(rel, glob)):
+            continue
+        real = Path(os.path.realpath(file))
+        if real != file and not ctx.roots.contains(real):
+            continue  # a link leading outside the roots
+        try:
+            if not real.is_file() or real.stat().st_size > SEARCH_FILE_BYTES:
+                continue
+            with open(real, "rb") as handle:
+                if _is_binary(handle.read(_BINARY_PROBE)):
+                    continue
+            handle_text = open(real, encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found_here = False
+        with handle_text:
+            for number, line in enumerate(handle_text, 1):
+                if not regex.search(line):
+                    continue
+                line = line.rstrip("\n")
+                if len(line) > MATCH_CHARS:
+                    line = line[:MATCH_CHARS] + " [...]"
+                entry = f"{rel}:{number}: {line}"
+                found_here = True
+                out.append(entry)
+                size += len(entry) + 1
+                if len(out) >= limit or size > MAX_OUTPUT_CHARS:
+                    break
+        matched_files += found_here
+        if len(out) >= limit or size > MAX_OUTPUT_CHARS:
+            notes.append(f"stopped at {len(out)} matches; narrow the pattern, path or glob for the rest")
+            break
+    if not out:
+        return f"no matches for {regex.pattern!r} in {shown_root}" + (f" ({notes[0]})" if notes else "")
+    summary = f"[{len(out)} matches in {matched_files} files]"
+    return "\n".join(out + [summary] + [f"[{n}]" for n in notes])
+
+
+# --- write_file ------------------------------------------------------------------
+
+WRITE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File path, relative to the working directory."},
+        "content": {"type": "string", "description": "The whole new content of the file."},
+    },
+    "required": ["path", "content"],
+    "additionalProperties": False,
+}
+
+
+def _old_text(path: Path, shown: str) -> str | None:
+    """The file's current text; None when it does not exist."""
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise ToolError(f"{shown}: cannot read it ({error.strerror})") from None
+    if _is_binary(data[:_BINARY_PROBE]):
+        return f"[binary file, {len(data)} bytes]\n"
+    return data.decode("utf-8", errors="replace")
+
+
+async def write_file_preview(args: dict[str, Any], ctx: ToolContext) -> str:
+    path = ctx.roots.resolve(args["path"])
+    shown = ctx.roots.display(path)
+    old = await asyncio.to_thread(_old_text, path, shown)
+    new = args["content"]
+    if old == new:
+        return f"write_file {shown}: no changes"
+    diff = list(
+        difflib.unified_diff(
+            (old or "").splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile="/dev/null" if old is None else f"a/{shown}",
+            tofile=f"b/{shown}",
+        )
+    )
+    diff = [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in diff]
+    if len(diff) > DIFF_LINES:
+        diff = diff[:DIFF_LINES] + [f"[... {len(diff) - DIFF_LINES} more diff lines]\n"]
+    head = f"write_file {shown} ({'new file' if old is None else 'replace'}, {len(new.encode())} bytes)\n"
+    return head + "".join(diff)
+
+
+async def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
+    path = ctx.roots.resolve(args["path"])
+    shown = ctx.roots.display(path)
+    return await asyncio.to_thread(_write_sync, path, shown, args["content"])
+
+
+def _write_sync(path: Path, shown: str, content: str) -> str:
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory")
+    data = content.encode("utf-8")
+    existed = path.exists()
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode) if existed else None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            if mode is not None:
+                os.chmod(tmp, mode)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError as error:
+        raise ToolError(f"{shown}: cannot write it ({error.strerror})") from None
+    lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    return f"{'replaced' if existed else 'created'} {shown}: {len(data)} bytes, {lines} lines"
+
+
+# --- run_command -----------------------------------------------------------------
+
+COMMAND_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "minLength": 1, "description": "Shell command, run with /bin/sh -c."},
+        "timeout_seconds": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": MAX_COMMAND_TIMEOUT,
+            "description": f"Kill the command after this many seconds. Default {COMMAND_TIMEOUT:g}.",
+        },
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+async def run_command_preview(args: dict[str, Any], ctx: ToolContext) -> str:
+    timeout = args.get("timeout_seconds", COMMAND_TIMEOUT)
+    return f"$ {args['command']}\n(in {ctx.cwd}, timeout {timeout:g} s)"
+
+
+def _run_command(cap: int) -> Any:
+    async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        timeout = float(args.get("timeout_seconds", COMMAND_TIMEOUT))
+        try:
+            result = await run_process(args["command"], cwd=str(ctx.cwd), timeout=timeout, cap=cap)
+        except OSError as error:
+            raise ToolError(f"cannot start the shell: {error.strerror or error}") from None
+        output = result.output if result.output.endswith("\n") or not result.output else result.output + "\n"
+        if result.timed_out:
+            status = f"[timed out after {timeout:g} s; the command and its child processes were killed]"
+        else:
+            status = f"[exit code {result.exit_code}]"
+        return ToolOutput.text(output + status, is_error=result.timed_out or result.exit_code != 0)
+
+    return run_command
+
+
+# --- the set ---------------------------------------------------------------------
+
+
+def builtin_tools(*, command_output_cap: int = COMMAND_OUTPUT_CAP) -> list[Tool]:
+    return [
+        Tool(
+            "read_file",
+            "Read a text file (numbered lines; use start_line/end_line for long files) or an image "
+            "(PNG, JPEG, GIF, WebP). Paths are relative to the working directory and must stay inside it.",
+            READ_FILE_SCHEMA,
+            read_file,
+        ),
+        Tool(
+            "list_directory",
+            "List a directory's entries: directories end with '/', files show their size, links their target.",
+            LIST_SCHEMA,
+            list_directory,
+        ),
+        Tool(
+            "search_text",
+            "Search files for a regular expression, line by line; returns path:line: text. Skips binary "
+            f"files, files over {SEARCH_FILE_BYTES // 1048576} MB and {', '.join(sorted(SKIP_DIRS))} directories.",
+            SEARCH_SCHEMA,
+            search_text,
+        ),
+        Tool(
+            "write_file",
+            "Create or replace a text file with the given content (parent directories are created). "
+            "The user approves each write after seeing the diff.",
+            WRITE_SCHEMA,
+            write_file,
+            side_effects=True,
+            preview=write_file_preview,
+        ),
+        Tool(
+            "run_command",
+            "Run a shell command in the working directory (stdin closed, stdout and stderr combined). "
+            f"Output beyond {command_output_cap} bytes is cut from the middle. On timeout the command and "
+            "every process it started are killed; processes left running when it exits are killed too. "
+            "The user approves each command.",
+            COMMAND_SCHEMA,
+            _run_command(command_output_cap),
+            side_effects=True,
+            preview=run_command_preview,
+        ),
+    ]

@@ -1,0 +1,58 @@
+"""Images returned by tools: sniffed, probed within fixed bounds, stored as blobs.
+
+Only the header is decoded (format, size) and the file verified, never fully
+decompressed: a hostile file costs at most ``MAX_BYTES``. PIL is imported on
+first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+
+from core.content import ImageContent
+from core.store import Blob
+from core.tools.base import ToolError
+
+MAX_BYTES = 20 * 1024 * 1024
+MAX_PIXELS = 50_000_000
+MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+
+
+def looks_like_image(head: bytes) -> bool:
+    """Magic bytes of the formats providers accept (PNG, JPEG, GIF, WebP)."""
+    return (
+        head.startswith(b"\x89PNG\r\n\x1a\n")
+        or head.startswith(b"\xff\xd8\xff")
+        or head.startswith((b"GIF87a", b"GIF89a"))
+        or (head.startswith(b"RIFF") and head[8:12] == b"WEBP")
+    )
+
+
+def image_blob(name: str, data: bytes) -> Blob:
+    """Check an image and make its blob; :class:`ToolError` saying why when it is unusable."""
+    if len(data) > MAX_BYTES:
+        raise ToolError(f"{name}: image too large ({len(data) / 1048576:.1f} MB; the limit is {MAX_BYTES // 1048576} MB)")
+    from PIL import Image
+
+    not_image = ToolError(f"{name}: not a readable PNG, JPEG, GIF or WebP image")
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            media_type = MEDIA_TYPES.get(image.format or "")
+            width, height = image.size
+            if media_type is None:
+                raise not_image
+            if width * height > MAX_PIXELS:
+                raise ToolError(f"{name}: too many pixels ({width}x{height}; the limit is 50 megapixels)")
+            image.verify()
+    except ToolError:
+        raise
+    except Image.DecompressionBombError:
+        raise ToolError(f"{name}: too many pixels (the limit is 50 megapixels)") from None
+    except Exception:  # PIL raises many types (OSError, SyntaxError, ValueError...) for bad files
+        raise not_image from None
+    return Blob(hashlib.sha256(data).hexdigest(), media_type, width, height, data)
+
+
+def image_content(blob: Blob) -> ImageContent:
+    return ImageContent(media_type=blob.media_type, sha256=blob.sha256, width=blob.width, height=blob.height)

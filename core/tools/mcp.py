@@ -1,0 +1,367 @@
+"""MCP servers as tool sources, through the ``mcp`` package's client.
+
+Each ``[[mcp_servers]]`` entry is started on demand, the first time tools are
+listed for a request (:meth:`McpManager.ensure_started`): a ``command`` (with
+``args`` and ``env``) is run as a subprocess speaking stdio, a ``url`` is
+reached over streamable HTTP. Its tools join the built-ins as ``server.tool``
+(sent to providers as ``server__tool``, see core.tools.registry), always with
+approval unless the config marks the server ``trusted``.
+
+A server that fails to start gives one clear notice (with the end of what it
+wrote on stderr) and is not retried until :meth:`McpManager.restart`; one that
+crashes later fails the call it was running with a clear error result and is
+restarted the next time tools are listed. The rest keeps working either way.
+
+Each connection is owned by one background task (the client's anyio task
+groups must be entered and left by the same task); calls from other tasks go
+through the connected client. Nothing from ``mcp`` is imported before a
+server is started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+from core import __version__
+from core.content import ImageContent, TextContent
+from core.settings import McpServer
+from core.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_problem
+from core.tools.images import image_blob, image_content
+
+STARTUP_TIMEOUT = 30.0
+"""Seconds a server has to start and list its tools."""
+CALL_TIMEOUT = 600.0
+"""Seconds one tool call may take."""
+STDERR_TAIL = 600
+"""Characters of a failed server's stderr quoted in its notice."""
+
+McpState = Literal["stopped", "running", "failed", "crashed"]
+
+
+class McpStartError(Exception):
+    """A server could not start; the message says which and why."""
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The first real exception inside (possibly nested) exception groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+class McpConnection:
+    """One configured server: its process or HTTP session, its tools, its state."""
+
+    def __init__(self, config: McpServer, cwd: Path) -> None:
+        self.config = config
+        self.cwd = cwd
+        self.state: McpState = "stopped"
+        self.error: str | None = None
+        self.tools: list[Tool] = []
+        self.skipped: list[str] = []
+        """Tools not offered (unusable schema), with why."""
+        self._client: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._errlog: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    async def start(self, timeout: float = STARTUP_TIMEOUT) -> None:
+        """Connect and list the tools; :class:`McpStartError` when that fails."""
+        if self.running:
+            return
+        await self.close()
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[list[Any]] = loop.create_future()
+        ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "not retrieved"
+        self._stop = asyncio.Event()
+        self._task = asyncio.create_task(self._own(ready, self._stop), name=f"mcp-server:{self.name}")
+        try:
+            listed = await asyncio.wait_for(asyncio.shield(ready), timeout)
+        except (TimeoutError, McpStartError) as error:
+            why = f"did not start within {timeout:g} s" if isinstance(error, TimeoutError) else str(error)
+            tail = self._stderr_tail()
+            await self.close()
+            self._failed(why + tail)
+            raise McpStartError(self.error) from None
+        except asyncio.CancelledError:
+            await asyncio.shield(self.close())
+            raise
+        self.tools, self.skipped = self._tools_from(listed)
+        self.state = "running"
+        self.error = None
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running" and self._task is not None and not self._task.done() and self._client is not None
+
+    async def close(self) -> None:
+        """Stop the server (stdio: stdin closed, then the process group killed)."""
+        task, self._task = self._task, None
+        if self._stop is not None:
+            self._stop.set()
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 10)
+            except Exception:  # slow to stop (or failed while stopping): cancel it
+                task.cancel()
+        self._client = None
+        if self.state == "running":
+            self.state = "stopped"
+        if self._errlog is not None:
+            self._errlog.close()
+            self._errlog = None
+
+    async def _own(self, ready: asyncio.Future[list[Any]], stop: asyncio.Event) -> None:
+        """The task that holds the connection open until ``stop`` is set."""
+        try:
+            from mcp import Client
+            from mcp.types import Implementation
+
+            async with Client(
+                self._transport(),
+                client_info=Implementation(name="tangents", version=__version__),
+            ) as client:
+                tools: list[Any] = []
+                cursor = None
+                for _ in range(100):
+                    page = await client.list_tools(cursor=cursor)
+                    tools.extend(page.tools)
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+                self._client = client
+                if not ready.done():
+                    ready.set_result(tools)
+                await stop.wait()
+        except BaseException as error:  # reported through `ready`, or recorded as a crash
+            if not ready.done():
+                ready.set_exception(McpStartError(self._explain(error)))
+            elif self.state == "running" and not stop.is_set():
+                self._crashed(error)
+            if isinstance(error, (KeyboardInterrupt, SystemExit)):
+                raise
+        finally:
+            self._client = None
+
+    def _transport(self) -> Any:
+        config = self.config
+        if config.command:
+            from mcp import StdioServerParameters
+            from mcp.client.stdio import stdio_client
+
+            self._errlog = tempfile.TemporaryFile()
+            params = StdioServerParameters(
+                command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=self.cwd
+            )
+            return stdio_client(params, errlog=self._errlog)
+        if config.url:
+            from mcp.client.streamable_http import streamable_http_client
+
+            return streamable_http_client(config.url)
+        raise McpStartError("the config gives neither a command nor a url")
+
+    # --- calls -----------------------------------------------------------------------
+
+    async def call(self, tool_name: str, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        client = self._client
+        if client is None or not self.running:
+            why = f": {self.error}" if self.error else ""
+            raise ToolError(f"MCP server '{self.name}' is not running{why}")
+        from mcp import MCPError
+        from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        try:
+            result = await client.call_tool(tool_name, arguments, read_timeout_seconds=CALL_TIMEOUT)
+        except MCPError as error:
+            if error.code == REQUEST_TIMEOUT:
+                raise ToolError(f"MCP server '{self.name}' did not answer {tool_name} within {CALL_TIMEOUT:g} s") from None
+            if error.code != CONNECTION_CLOSED:
+                raise ToolError(f"MCP server '{self.name}' refused {tool_name}: {error.message}") from None
+            raise self._crashed_during(tool_name, error) from None
+        except (OSError, EOFError) as error:
+            raise self._crashed_during(tool_name, error) from None
+        return await _convert(result, ctx, f"{self.name}.{tool_name}")
+
+    # --- helpers ---------------------------------------------------------------------
+
+    def _tools_from(self, listed: list[Any]) -> tuple[list[Tool], list[str]]:
+        tools: list[Tool] = []
+        skipped: list[str] = []
+        for item in listed:
+            schema = item.input_schema if isinstance(item.input_schema, dict) else {}
+            problem = schema_problem(schema)
+            if problem is None and schema.get("type", "object") != "object":
+                problem = "its arguments are not an object"
+            if problem is not None:
+                skipped.append(f"{self.name}.{item.name}: {problem}")
+                continue
+            schema = {"type": "object", **schema}
+            tools.append(
+                Tool(
+                    name=f"{self.name}.{item.name}",
+                    description=item.description or item.title or f"{item.name} (from MCP server {self.name})",
+                    parameters=schema,
+                    run=self._runner(item.name),
+                    side_effects=True,
+                    source=f"mcp:{self.name}",
+                    trusted=self.config.trusted,
+                )
+            )
+        return tools, skipped
+
+    def _runner(self, tool_name: str) -> Any:
+        async def run(arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+            return await self.call(tool_name, arguments, ctx)
+
+        return run
+
+    def _failed(self, why: str) -> None:
+        self.state = "failed"
+        self.error = why
+        self.tools = []
+
+    def _crashed_during(self, tool_name: str, error: BaseException) -> ToolError:
+        self._crashed(error)
+        return ToolError(
+            f"MCP server '{self.name}' stopped while running {tool_name} ({self.error}); "
+            "it will be restarted the next time tools are listed"
+        )
+
+    def _crashed(self, error: BaseException) -> None:
+        if self.state != "running":
+            return
+        self.state = "crashed"
+        self.error = self._explain(error) + self._stderr_tail()
+        self.tools = []
+        if self._stop is not None:
+            self._stop.set()  # let the owner task clean up the process
+
+    def _explain(self, error: BaseException) -> str:
+        error = _leaf(error)
+        command = self.config.command
+        if isinstance(error, McpStartError):
+            return str(error)
+        if isinstance(error, FileNotFoundError) and command:
+            return f"command not found: {command!r}"
+        if isinstance(error, PermissionError) and command:
+            return f"permission denied running {command!r}"
+        if isinstance(error, asyncio.CancelledError):
+            return "cancelled"
+        text = str(error).strip() or type(error).__name__
+        if text == "Connection closed" and command:
+            return "the process exited or closed its output"
+        if self.config.url and not command:
+            return f"cannot use {self.config.url}: {text}"
+        return text
+
+    def _stderr_tail(self) -> str:
+        log = self._errlog
+        if log is None:
+            return ""
+        try:
+            size = os.fstat(log.fileno()).st_size
+            data = os.pread(log.fileno(), STDERR_TAIL * 4, max(0, size - STDERR_TAIL * 4))
+        except (OSError, ValueError):
+            return ""
+        text = data.decode("utf-8", errors="replace").strip()
+        if not text:
+            return ""
+        return f"; its stderr ended with: {text[-STDERR_TAIL:]}"
+
+
+async def _convert(result: Any, ctx: ToolContext, label: str) -> ToolOutput:
+    """An MCP ``CallToolResult`` as our content blocks (images stored as blobs)."""
+    content: list[TextContent | ImageContent] = []
+    for block in result.content or []:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            content.append(TextContent(block.text))
+        elif kind == "image":
+            content.append(await _image(block.data, block.mime_type, ctx, label))
+        elif kind == "audio":
+            content.append(TextContent(f"[audio omitted: {block.mime_type}]"))
+        elif kind == "resource_link":
+            content.append(TextContent(f"[resource link: {block.uri}{' ' + block.name if block.name else ''}]"))
+        elif kind == "resource":
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            if text is not None:
+                content.append(TextContent(f"[resource {resource.uri}]\n{text}"))
+            else:
+                content.append(TextContent(f"[resource {resource.uri}: {resource.mime_type or 'binary'} data omitted]"))
+        else:
+            content.append(TextContent(f"[unsupported MCP content: {kind}]"))
+    if not content and result.structured_content is not None:
+        content.append(TextContent(json.dumps(result.structured_content, ensure_ascii=False)))
+    if not content:
+        content.append(TextContent("(no output)"))
+    return ToolOutput(tuple(content), bool(result.is_error))
+
+
+async def _image(data: str, mime_type: str, ctx: ToolContext, label: str) -> TextContent | ImageContent:
+    try:
+        raw = base64.b64decode(data, validate=False)
+        blob = image_blob(label, raw)
+    except (ValueError, ToolError) as error:
+        return TextContent(f"[image from {label} omitted: {error}]")
+    if ctx.store is None:
+        return TextContent(f"[image omitted: {blob.media_type} {blob.width}x{blob.height}]")
+    await ctx.store.put_blob(blob)
+    return image_content(blob)
+
+
+class McpManager:
+    """The configured servers; started on demand, stopped by :meth:`aclose`."""
+
+    def __init__(self, servers: Sequence[McpServer], cwd: Path) -> None:
+        self.connections = [McpConnection(server, cwd) for server in servers]
+
+    async def ensure_started(self) -> list[str]:
+        """Start servers never started or crashed since; notices for new failures."""
+        due = [c for c in self.connections if c.state in ("stopped", "crashed")]
+        if not due:
+            return []
+        outcomes = await asyncio.gather(*(c.start() for c in due), return_exceptions=True)
+        notices: list[str] = []
+        for connection, outcome in zip(due, outcomes):
+            if isinstance(outcome, asyncio.CancelledError):
+                raise outcome
+            if isinstance(outcome, BaseException):
+                notices.append(
+                    f"MCP server '{connection.name}' could not start: {connection.error or outcome}; "
+                    "its tools are unavailable"
+                )
+            else:
+                notices.extend(f"MCP tool {s} is not offered" for s in connection.skipped)
+        return notices
+
+    def tools(self) -> list[Tool]:
+        return [tool for c in self.connections if c.running for tool in c.tools]
+
+    def status(self) -> list[tuple[str, McpState, str | None]]:
+        """(name, state, error) of every configured server, for a status view."""
+        return [(c.name, c.state, c.error) for c in self.connections]
+
+    async def restart(self, name: str | None = None) -> list[str]:
+        """Stop (one or all) servers and start them again; notices for failures."""
+        for connection in self.connections:
+            if name is None or connection.name == name:
+                await connection.close()
+                connection.state = "stopped"
+                connection.error = None
+        return await self.ensure_started()
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(c.close() for c in self.connections), return_exceptions=True)

@@ -1,0 +1,145 @@
+"""Run a shell command for ``run_command``: own process group, timeout, capped output.
+
+The command runs as ``/bin/sh -c COMMAND`` in a new session (so a new process
+group), stdin from /dev/null, stdout and stderr together. On timeout or
+cancellation the whole group gets SIGTERM, then SIGKILL after a short grace, so
+background children die with it. When the shell exits normally, whatever it
+left running in its group is killed too: a tool call never leaves processes
+behind (and a leftover child holding the pipe cannot hang the call).
+
+Output beyond the cap is dropped from the middle: the first and last halves are
+kept, where a command's summary and its errors usually are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from dataclasses import dataclass
+
+KILL_GRACE = 0.5
+"""Seconds between SIGTERM and SIGKILL for the process group."""
+_POLL = 0.02
+_DRAIN = 1.0
+"""Seconds to read what is left in the pipe once the group is dead."""
+_SECRET_SUFFIXES = ("_API_KEY", "_API_TOKEN", "_SECRET_KEY")
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    exit_code: int | None
+    """None when killed (timeout)."""
+    output: str
+    timed_out: bool
+    omitted_bytes: int
+    elapsed: float
+
+
+class _Capped:
+    """Keeps the first and last ``cap // 2`` bytes of a stream."""
+
+    def __init__(self, cap: int) -> None:
+        self.half = max(1, cap // 2)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * self.half:
+                del self.tail[: len(self.tail) - self.half]
+
+    def text(self) -> tuple[str, int]:
+        tail = bytes(self.tail[-self.half :]) if self.tail else b""
+        omitted = self.total - len(self.head) - len(tail)
+        head_text = self.head.decode("utf-8", errors="replace")
+        if not omitted:
+            return head_text + tail.decode("utf-8", errors="replace"), 0
+        tail_text = tail.decode("utf-8", errors="replace")
+        return f"{head_text}\n[... {omitted} bytes of output omitted ...]\n{tail_text}", omitted
+
+
+def command_env() -> dict[str, str]:
+    """The environment for commands: ours, minus provider API keys."""
+    return {k: v for k, v in os.environ.items() if not k.upper().endswith(_SECRET_SUFFIXES)}
+
+
+def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def _end_group(process: asyncio.subprocess.Process, pgid: int) -> None:
+    """SIGTERM the group, wait a little for the shell, then SIGKILL the group."""
+    kill_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + KILL_GRACE
+    while process.returncode is None and time.monotonic() < deadline:
+        await asyncio.sleep(_POLL)
+    kill_group(pgid, signal.SIGKILL)
+    while process.returncode is None:
+        await asyncio.sleep(_POLL)
+
+
+async def run_process(command: str, *, cwd: str, timeout: float, cap: int) -> ProcessResult:
+    """Run ``command``; cancellation kills the process group, then re-raises."""
+    started = time.monotonic()
+    process = await asyncio.create_subprocess_exec(
+        "/bin/sh", "-c", command,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        cwd=cwd,
+        env=command_env(),
+        start_new_session=True,
+    )
+    pgid = process.pid  # the leader of its own new session and group
+    captured = _Capped(cap)
+    assert process.stdout is not None
+
+    async def read() -> None:
+        assert process.stdout is not None
+        while chunk := await process.stdout.read(65536):
+            captured.add(chunk)
+
+    reader = asyncio.create_task(read())
+    timed_out = False
+    try:
+        # Not process.wait(): on 3.11 it also waits for the pipe to close, which
+        # a background child holding stdout would delay until it exits.
+        deadline = started + timeout
+        while process.returncode is None:
+            if time.monotonic() >= deadline:
+                timed_out = True
+                await _end_group(process, pgid)
+                break
+            await asyncio.sleep(_POLL)
+        kill_group(pgid)  # anything the shell left running in its group
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), _DRAIN)
+        except TimeoutError:
+            reader.cancel()
+    except asyncio.CancelledError:
+        await asyncio.shield(_end_group(process, pgid))
+        reader.cancel()
+        raise
+    finally:
+        if not reader.done():
+            reader.cancel()
+    output, omitted = captured.text()
+    return ProcessResult(
+        exit_code=None if timed_out else process.returncode,
+        output=output,
+        timed_out=timed_out,
+        omitted_bytes=omitted,
+        elapsed=time.monotonic() - started,
+    )
