@@ -1,0 +1,1 @@
+"""Tiny deterministic apps and data for the chat view tests."""

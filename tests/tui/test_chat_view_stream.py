@@ -1,0 +1,294 @@
+"""A reply streamed through ReplyView: batched, segmented, finished with the saved entry."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import Input, Markdown
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence
+
+from core.content import TextContent, ThinkingContent, ToolCallContent
+from core.messages import Message, Usage
+from core.providers.base import (
+    Done,
+    ErrorEvent,
+    ProviderError,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    UsageEvent,
+)
+from tests.tui.snapshot_apps.chat_data import EntryMaker, assistant, chunks, reply_tokens, tool_result, user
+from tests.tui.test_chat_view import ChatTestApp, screen_text
+from tests.tui.test_chat_view_window import settle
+from tui.widgets._markdown_split import split_markdown
+from tui.widgets.reply_view import ReplyView
+from tui.widgets.segmented_markdown import MarkdownSegment, SegmentedMarkdown
+from tui.widgets.thinking_block import ThinkingBlock
+from tui.widgets.tool_call_card import ToolCallCard
+
+
+async def wait_rendered(pilot, reply: ReplyView) -> None:
+    """Let the render loop catch up with everything fed so far."""
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if not reply._pending:
+            break
+    await pilot.pause()
+
+
+def block_signature(markdown: Markdown) -> list[tuple[str, str]]:
+    """Block types and their text: what a reader sees, structure-wise."""
+    signature = []
+    for block in markdown.query(MarkdownBlock):
+        text = block.code if isinstance(block, MarkdownFence) else block._content.plain
+        signature.append((type(block).__name__, text))
+    return signature
+
+
+async def test_long_streamed_reply_is_segmented_and_finishes_with_the_full_text() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        make = EntryMaker()
+        await app.chat.set_entries([make(user("write a lot"))])
+        reply = app.chat.start_reply("demo/model")
+        tokens = reply_tokens(6_000)
+        for index, token in enumerate(tokens):
+            reply.feed(TextDelta(token))
+            if index % 50 == 0:
+                await asyncio.sleep(0)
+        text = "".join(tokens)
+        await wait_rendered(pilot, reply)
+        assert reply.source == text  # shown while streaming, before finish
+        entry = make(assistant(text, usage=Usage(output_tokens=6_000)))
+        await reply.finish(entry)
+        await pilot.pause()
+        [part] = reply.text_parts
+        assert part.source == text
+        segments = part.segments
+        assert len(segments) == len(split_markdown(text)) > 3
+        assert "".join(segment.source for segment in segments) == text
+        # Each segment shows what a fresh parse of its text shows.
+        for segment, source in zip(segments, split_markdown(text)):
+            fresh = MarkdownSegment(source)
+            await app.mount(fresh)
+            assert block_signature(segment) == block_signature(fresh)
+            await fresh.remove()
+        # The finished reply is a row of the chat now.
+        assert app.chat.message_widgets[-1] is reply and reply.entry_id == entry.id
+        assert app.chat.reply is None
+        assert "6,000 tokens" in str(reply.query_one(".message-header").render())
+
+
+async def test_far_segments_hide_their_blocks_and_come_back() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        reply = app.chat.start_reply("demo")
+        text = "".join(reply_tokens(8_000))
+        for piece in chunks(text, 400):
+            reply.feed(TextDelta(piece))
+            await asyncio.sleep(0)
+        await wait_rendered(pilot, reply)
+        await reply.finish(EntryMaker()(assistant(text)))
+        await settle(pilot, app)
+        segments = reply.text_parts[0].segments
+        hidden = [segment for segment in segments if segment.is_hidden]
+        assert hidden and segments[-1] not in hidden
+        assert all(not child.display for segment in hidden for child in segment.children)
+        heights = [segment.outer_size.height for segment in segments]
+        app.chat.scroll_home(animate=False)
+        await settle(pilot, app)
+        assert not segments[0].is_hidden
+        assert segments[0].outer_size.height == heights[0]
+        assert "Part 0" in screen_text(app)
+
+
+async def test_thinking_text_and_tool_calls_stream_then_match_the_entry() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 50)) as pilot:
+        make = EntryMaker()
+        reply = app.chat.start_reply("demo/model")
+        events = [
+            ThinkingDelta("Let me think"),
+            ThinkingDelta(" about files."),
+            ThinkingDelta(signature="sig"),
+            TextDelta("I will list "),
+            TextDelta("the files."),
+            ToolCallDelta(0, id="call_9", name="list_", arguments='{"pa'),
+            ToolCallDelta(0, name="files", arguments='th": "src"}'),
+            UsageEvent(Usage(input_tokens=10, output_tokens=20)),
+            Done("tool_use"),
+        ]
+        for event in events:
+            reply.feed(event)
+        await wait_rendered(pilot, reply)
+        card = reply.query_one(ToolCallCard)
+        assert card.tool_name == "list_files" and card.arguments_text == '{"path": "src"}'
+        assert reply.query_one(ThinkingBlock).text == "Let me think about files."
+        call = ToolCallContent("call_9", "list_files", {"path": "src"}, '{"path": "src"}')
+        message = Message(
+            role="assistant",
+            content=(ThinkingContent("Let me think about files.", "sig"), TextContent("I will list the files."), call),
+            model="demo/model",
+            usage=Usage(input_tokens=10, output_tokens=20),
+            stop_reason="tool_use",
+        )
+        entry = make(message)
+        await reply.finish(entry)
+        await pilot.pause()
+        # The same widgets, now showing the saved blocks.
+        assert reply.query_one(ToolCallCard) is card
+        assert '"path": "src"' in card.arguments_text and not card.live
+        # The result arrives as its own entry and lands in the card.
+        await app.chat.append_entry(make(tool_result("call_9", "a.py\nb.py")))
+        await pilot.pause()
+        assert card.result_text == "a.py\nb.py"
+        text = screen_text(app)
+        assert "⚙ list_files ✓" in text and "a.py" in text and "I will list the files." in text
+
+
+async def test_finish_with_different_content_shows_the_saved_message() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        reply = app.chat.start_reply("demo")
+        reply.feed(TextDelta("partial text that will be replaced"))
+        await wait_rendered(pilot, reply)
+        entry = EntryMaker()(assistant("the saved text", thinking="saved thinking"))
+        await reply.finish(entry)
+        await pilot.pause()
+        assert [type(part) for part in reply.children if isinstance(part, (ThinkingBlock, SegmentedMarkdown))] == [
+            ThinkingBlock,
+            SegmentedMarkdown,
+        ]
+        assert reply.source == "the saved text"
+        assert "partial text" not in screen_text(app)
+
+
+async def test_escape_sequences_split_across_deltas_never_show() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        reply = app.chat.start_reply("demo")
+        for piece in ["plain \x1b", "[31", "mred\x1b]8;;http", "s://x\x07link [bold]b[/bold]"]:
+            reply.feed(TextDelta(piece))
+            await wait_rendered(pilot, reply)
+        assert reply.source == "plain redlink [bold]b[/bold]"
+        text = screen_text(app)
+        assert "plain redlink [bold]b[/bold]" in text and "\x1b" not in text
+
+
+async def test_waiting_countdown_until_content_arrives() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        reply = app.chat.start_reply("demo")
+        reply.show_waiting(5, "rate limited [bold]x[/bold]\x1b[2J")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "⟳ rate limited [bold]x[/bold] — retrying in 5 s" in text
+        reply.feed(TextDelta("here it is"))
+        await wait_rendered(pilot, reply)
+        assert "retrying" not in screen_text(app)
+        assert "here it is" in screen_text(app)
+
+
+async def test_errors_show_at_once_and_are_reported_when_finished() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        make = EntryMaker()
+        reply = app.chat.start_reply("demo")
+        reply.feed(TextDelta("Half an ans"))
+        reply.feed(ErrorEvent(ProviderError("overloaded", "try later", status=529)))
+        await wait_rendered(pilot, reply)
+        assert "✗ error: the provider is overloaded (HTTP 529): try later · press r to retry" in screen_text(app)
+        entry = make(assistant("Half an ans", stop_reason="error", error="the provider is overloaded (HTTP 529)"))
+        await reply.finish(entry)
+        await pilot.pause()
+        assert app.errors == ["the provider is overloaded (HTTP 529)"]
+        assert "press r to retry" in screen_text(app)
+
+
+async def test_stopped_and_interrupted_replies_are_marked() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        make = EntryMaker()
+        for stop_reason, label in (("aborted", "■ stopped"), ("interrupted", "interrupted (connection lost)")):
+            reply = app.chat.start_reply("demo")
+            reply.feed(TextDelta(f"text {stop_reason}"))
+            await wait_rendered(pilot, reply)
+            await reply.finish(make(assistant(f"text {stop_reason}", stop_reason=stop_reason)))
+            await pilot.pause()
+            assert label in screen_text(app)
+
+
+async def test_typing_stays_possible_while_a_long_reply_streams() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        reply = app.chat.start_reply("demo")
+        app.query_one(Input).focus()
+        tokens = reply_tokens(4_000)
+
+        async def produce() -> None:
+            for token in tokens:
+                reply.feed(TextDelta(token))
+                await asyncio.sleep(0)
+
+        producer = asyncio.create_task(produce())
+        await pilot.press(*"hello")
+        assert app.query_one(Input).value == "hello"
+        await producer
+        await reply.finish(EntryMaker()(assistant("".join(tokens))))
+        assert reply.source == "".join(tokens)
+
+
+async def test_code_fences_keep_their_content_after_a_restyle() -> None:
+    """Textual issue 6518: streamed fences lost their code when recomposed."""
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        reply = app.chat.start_reply("demo")
+        text = "Example:\n\n```python\nprint('first')\nprint('second')\n```\n\nDone.\n"
+        for piece in chunks(text, 3):
+            reply.feed(TextDelta(piece))
+            await wait_rendered(pilot, reply)
+        fence = reply.query_one(MarkdownFence)
+        assert "print('second')" in str(fence._highlighted_code)
+        await fence.recompose()
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert "print('second')" in screen_text(app)
+
+
+async def test_full_collections_wait_while_a_reply_streams() -> None:
+    """Full garbage collections pause longer as a reply grows: they are deferred while it streams."""
+    import gc
+
+    assert gc.isenabled()
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        make = EntryMaker()
+        reply = app.chat.start_reply("demo")
+        await pilot.pause()
+        assert not gc.isenabled()
+        reply.feed(TextDelta("text"))
+        await wait_rendered(pilot, reply)
+        await reply.finish(make(assistant("text")))
+        assert gc.isenabled()
+        # A reply dropped without being finished (another branch shown) restores them too.
+        app.chat.start_reply("demo")
+        await pilot.pause()
+        assert not gc.isenabled()
+        await app.chat.set_entries([make(user("elsewhere"))])
+        await pilot.pause()
+        assert gc.isenabled()
+
+
+async def test_finish_right_after_start_shows_the_entry() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        make = EntryMaker()
+        reply = app.chat.start_reply("demo")
+        reply.feed(TextDelta("never rendered"))
+        await reply.finish(make(assistant("saved at once", stop_reason="aborted")))
+        await pilot.pause()
+        await pilot.pause()
+        assert reply.source == "saved at once"
+        assert app.chat.message_widgets == [reply] and app.chat.reply is None
+        assert "■ stopped" in screen_text(app)

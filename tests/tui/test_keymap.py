@@ -1,0 +1,120 @@
+"""Bindings: every action has an id, a description, a place in help and in the
+command palette, and can be remapped from the config."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.tui.helpers import app_of, running, screen_text, settle, type_text
+from tui import keymap
+from tui.app import TangentsApp
+from tui.bootstrap import UsageError
+from tui.cli import build_parser, main
+from tui.commands import ActionCommands
+from tui.launch import prepare_launch
+from tui.screens.chat import ChatScreen
+from tui.screens.help import HelpScreen
+from tui.screens.model_picker import ModelPicker
+from tui.widgets.prompt_input import PromptInput
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_config(text: str) -> None:
+    (Path(os.environ["TANGENTS_HOME"]) / "config.toml").write_text(text)
+
+
+def test_every_action_is_bound_with_its_id_and_description() -> None:
+    bound = {}
+    for cls in (TangentsApp, ChatScreen, PromptInput, HelpScreen, ModelPicker):
+        for binding in cls.BINDINGS:
+            bound.setdefault(binding.id, binding)
+    for action in keymap.ACTIONS:
+        binding = bound[action.id]
+        assert binding.description == action.description and binding.description
+        assert binding.key == action.keys
+
+
+def test_ids_are_unique_and_valid_toml_keys() -> None:
+    ids = [a.id for a in keymap.ACTIONS]
+    assert len(ids) == len(set(ids))
+    assert all(i.replace("_", "").isalnum() for i in ids)
+
+
+def test_markdown_table_is_generated_from_the_registry() -> None:
+    result = subprocess.run([sys.executable, "-m", "tui.keymap", "--markdown"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0
+    assert result.stdout == keymap.markdown_table()
+    for action in keymap.ACTIONS:
+        assert f"| `{action.id}` |" in result.stdout
+
+
+async def test_help_screen_lists_every_action_and_command() -> None:
+    async with running([], size=(120, 60)) as pilot:
+        await pilot.press("f1")
+        assert isinstance(pilot.app.screen, HelpScreen)
+        text = screen_text(pilot)
+        for action in keymap.ACTIONS:
+            assert action.description in text, action.id
+        for name in ("/model", "/system", "/image", "/title", "/help", "/quit"):
+            assert name in text
+        await pilot.press("escape")
+        assert isinstance(pilot.app.screen, ChatScreen)
+
+
+async def test_f1_toggles_help() -> None:
+    async with running([]) as pilot:
+        await pilot.press("f1")
+        await pilot.press("f1")
+        assert isinstance(pilot.app.screen, ChatScreen)
+
+
+async def test_command_palette_offers_every_palette_action() -> None:
+    async with running([]) as pilot:
+        screen = pilot.app.screen
+        provider = ActionCommands(screen)
+        offered = [hit.text for hit in [h async for h in provider.discover()]]
+        expected = [a.description for a in keymap.ACTIONS if a.palette and a.scope in ("app", "chat", "input")]
+        assert offered == expected
+
+
+async def test_command_palette_runs_an_action() -> None:
+    async with running([]) as pilot:
+        before = pilot.app.screen.show_thinking
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "hide thinking")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ChatScreen)
+        assert pilot.app.screen.show_thinking is not before
+
+
+async def test_keymap_from_config_remaps_keys() -> None:
+    write_config('[keymap]\nsend = "ctrl+s"\nhelp = "f2"\n')
+    async with running([]) as pilot:
+        await type_text(pilot, "one")
+        await pilot.press("enter")
+        await type_text(pilot, "two")
+        assert pilot.app.screen.query_one(PromptInput).text == "one\ntwo", "enter is a plain newline now"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        path = app_of(pilot).conversation.session.path
+        assert [e.message.text for e in path if e.message and e.message.role == "user"] == ["one\ntwo"]
+        await pilot.press("f2")
+        assert isinstance(pilot.app.screen, HelpScreen)
+        assert "ctrl+s" in screen_text(pilot)
+
+
+def test_unknown_keymap_ids_are_a_start_up_error(capsys) -> None:
+    write_config('[keymap]\nsned = "ctrl+s"\n')
+    with pytest.raises(UsageError, match="unknown action"):
+        prepare_launch(build_parser().parse_args([]))
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "sned" in err and err.count("\n") == 1

@@ -1,0 +1,168 @@
+"""Opening the app: which session, which model, what is shown first."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.entries import ModelChange
+from textual import events
+
+from tests.tui.helpers import app_of, running, screen_text, send, settle
+from tui.cli import build_parser
+from tui.bootstrap import open_store
+from tui.launch import build_app, prepare_launch
+from core.content import TextContent
+from core.messages import Message, user_text
+from core.session import Session
+from tui.cli import main
+from tui.widgets.prompt_input import PromptInput
+
+
+def messages(app) -> list[tuple[str, str]]:
+    return [(e.message.role, e.message.text) for e in app.conversation.session.path if e.message is not None]
+
+
+async def test_new_session_is_empty_and_input_focused() -> None:
+    async with running([]) as pilot:
+        app = app_of(pilot)
+        assert isinstance(app.focused, PromptInput)
+        assert app.conversation.session.path == []
+        assert not app.conversation.session.persisted, "an untouched session leaves nothing behind"
+        text = screen_text(pilot)
+        assert "demo (offline)" in text
+
+
+async def test_continue_opens_the_latest_session_top_to_bottom() -> None:
+    async with running([]) as pilot:
+        await send(pilot, "first question")
+        session_id = app_of(pilot).conversation.session.id
+    async with running(["-c"]) as pilot:
+        app = app_of(pilot)
+        assert app.conversation.session.id == session_id
+        assert [role for role, _ in messages(app)] == ["user", "assistant"]
+        assert "first question" in screen_text(pilot)
+        assert isinstance(app.focused, PromptInput)
+
+
+async def test_session_flag_opens_that_session() -> None:
+    async with running([]) as pilot:
+        await send(pilot, "in the first session")
+        first = app_of(pilot).conversation.session.id
+    async with running([]) as pilot:
+        await send(pilot, "in the second session")
+    async with running(["--session", first]) as pilot:
+        assert app_of(pilot).conversation.session.id == first
+        assert messages(app_of(pilot))[0] == ("user", "in the first session")
+
+
+async def test_model_thinking_and_system_flags_apply_to_the_first_message() -> None:
+    async with running(["--model", "demo", "--thinking", "high", "--system", "Be brief."]) as pilot:
+        await send(pilot, "hi")
+        path = app_of(pilot).conversation.session.path
+        assert path[0].message is not None and path[0].message.role == "system"
+        assert path[0].message.text == "Be brief."
+        changes = [e.payload for e in path if isinstance(e.payload, ModelChange)]
+        assert changes == [ModelChange("demo", "high")]
+        assert "thinking high" in screen_text(pilot)
+
+
+async def test_continue_keeps_the_sessions_model_unless_told_otherwise(monkeypatch) -> None:
+    async with running(["--model", "demo", "--thinking", "low"]) as pilot:
+        await send(pilot, "hi")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")  # default model would change
+    async with running(["-c"]) as pilot:
+        conversation = app_of(pilot).conversation
+        assert (conversation.model, conversation.thinking) == ("demo", "low")
+
+
+async def test_without_any_key_the_welcome_explains_how_to_set_one() -> None:
+    async with running([]) as pilot:
+        text = screen_text(pilot)
+        assert "No API key is set" in text
+        assert "ANTHROPIC_API_KEY" in text and "OPENAI_API_KEY" in text and "--api-base" in text
+        assert app_of(pilot).conversation.model == "demo"
+
+
+async def test_with_a_key_the_welcome_is_short(monkeypatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789")
+    async with running([]) as pilot:
+        text = screen_text(pilot)
+        assert "No API key" not in text
+        assert "anthropic/claude" in text
+
+
+async def test_welcome_goes_away_after_the_first_message() -> None:
+    async with running([]) as pilot:
+        await send(pilot, "hello")
+        assert not pilot.app.screen.query_one("#welcome").display
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["--session", "nope"], "no session with id 'nope'"),
+        (["--config", "/nonexistent/config.toml"], "config file not found"),
+    ],
+)
+def test_start_up_errors_are_one_line_and_exit_2(argv, expected, capsys) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert expected in err
+    assert err.count("\n") == 1
+
+
+def test_a_bad_database_is_refused_before_the_app_starts(tmp_path, capsys) -> None:
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not a database" * 100)
+    assert main(["--db", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and err.count("\n") == 1
+    assert bad.read_bytes() == b"this is not a database" * 100
+
+
+def test_nothing_on_the_way_to_the_first_frame_imports_a_provider_sdk(tmp_path) -> None:
+    """Run in a fresh interpreter: the app draws its first frame, then we look."""
+    import subprocess
+
+    code = """
+import asyncio, sys
+from tests.tui.helpers import running
+
+async def main():
+    async with running([]) as pilot:
+        await pilot.pause()
+        loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("litellm", "anthropic", "openai"))
+        print("LOADED", loaded)
+
+asyncio.run(main())
+"""
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert "LOADED []" in result.stdout, result.stdout
+
+
+async def test_a_message_sent_while_a_long_session_loads_lands_after_it() -> None:
+    """The path is shown after the first frame; what is sent meanwhile goes after it."""
+    args = build_parser().parse_args(["-c"])
+    launch = prepare_launch(args)
+    store = await open_store(launch.db_path)
+    session = await Session.create(store)
+    await session.append_many([user_text(f"q{i}") if i % 2 == 0 else Message("assistant", (TextContent(f"a{i}"),)) for i in range(400)])
+    await store.close()
+    app, store = await build_app(args, launch)
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            for key in ["l", "a", "t", "e", "enter"]:
+                app.post_message(events.Key(key, "\r" if key == "enter" else key))
+            await settle(pilot)
+            path = app.conversation.session.path
+            assert len(path) == 403  # 400, the model change, "late" and its reply
+            assert messages(app)[-2] == ("user", "late")
+            assert app.screen.chat_view.entries == path
+    finally:
+        await store.close()

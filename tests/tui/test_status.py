@@ -1,0 +1,127 @@
+"""The footer, thinking visibility and level, and the model picker."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from fake_provider import Reply
+from tests.tui.helpers import app_of, running, screen_text, send, settle, type_text
+from tui.screens.chat import ChatScreen
+from tui.screens.model_picker import ModelPicker
+from tui.widgets.footer import StatusFooter, context_text, format_cost, format_tokens
+
+
+def footer(pilot):
+    return pilot.app.screen.query_one(StatusFooter).state
+
+
+async def test_footer_shows_model_thinking_context_tokens_and_cost(fake_provider, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
+    argv = ["--model", "openai/gpt-4o", "--api-base", f"{fake_provider.base_url}/v1"]
+    fake_provider.script(
+        Reply(text="one", usage={"input_tokens": 1000, "output_tokens": 200}),
+        Reply(text="two", usage={"input_tokens": 3000, "output_tokens": 500}),
+    )
+    async with running(argv) as pilot:
+        await send(pilot, "first")
+        await send(pilot, "second")
+        state = footer(pilot)
+        assert state.window == 128_000
+        assert state.context_tokens == 3500
+        assert state.tokens == 4700
+        assert state.cost > 0
+        text = screen_text(pilot)
+        assert "openai/gpt-4o" in text and "thinking off" in text
+        assert "ctx 3.5k/128k (3%)" in text
+        assert "4.7k tok" in text
+
+
+async def test_demo_is_labelled_offline_and_has_no_window() -> None:
+    async with running([]) as pilot:
+        await send(pilot, "hi")
+        assert "demo (offline) │ thinking off │ ctx " in screen_text(pilot)
+        assert footer(pilot).window is None
+
+
+def test_footer_formats() -> None:
+    assert [format_tokens(n) for n in (0, 999, 1234, 12_345, 200_000, 1_000_000, 1_500_000)] == [
+        "0", "999", "1.2k", "12k", "200k", "1M", "1.5M"
+    ]
+    assert format_cost(0.001234) == "$0.0012" and format_cost(12.5) == "$12.50"
+    assert context_text(None, None) == "ctx 0/?"
+    assert context_text(50_000, 200_000) == "ctx 50k/200k (25%)"
+
+
+async def test_toggle_thinking_hides_thinking_and_is_remembered() -> None:
+    async with running([]) as pilot:
+        view = pilot.app.screen.chat_view
+        assert view.show_thinking is True
+        await pilot.press("ctrl+t")
+        assert view.show_thinking is False
+        state = json.loads((Path(os.environ["TANGENTS_HOME"]) / "state.json").read_text())
+        assert state == {"show_thinking": False}
+    async with running([]) as pilot:
+        assert pilot.app.screen.chat_view.show_thinking is False
+        await pilot.press("ctrl+t")
+        assert pilot.app.screen.chat_view.show_thinking is True
+
+
+async def test_thinking_level_cycles_and_applies_to_the_next_message() -> None:
+    async with running([]) as pilot:
+        levels = []
+        for _ in range(5):
+            await pilot.press("shift+tab")
+            levels.append(app_of(pilot).conversation.thinking)
+        assert levels == ["low", "medium", "high", "off", "low"]
+        assert "thinking low" in screen_text(pilot)
+        await send(pilot, "hi")
+        change = next(e.payload for e in app_of(pilot).conversation.session.path if e.type == "model_change")
+        assert (change.model, change.thinking) == ("demo", "low")
+
+
+async def test_model_picker_lists_models_with_keys_and_picks_one(monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
+    async with running(["--model", "demo"]) as pilot:
+        await pilot.press("ctrl+l")
+        picker = pilot.app.screen
+        assert isinstance(picker, ModelPicker)
+        await settle(pilot)
+        assert "openai/gpt-4o-mini" in picker.models
+        assert "demo" in picker.models
+        assert not any(m.startswith("anthropic/") for m in picker.models), "no ANTHROPIC_API_KEY"
+        await type_text(pilot, "gpt-4o-mini")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ChatScreen)
+        assert app_of(pilot).conversation.model.startswith("openai/gpt-4o-mini")
+
+
+async def test_model_picker_accepts_a_name_it_does_not_know() -> None:
+    async with running([]) as pilot:
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        await type_text(pilot, "ollama/qwen3:8b")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app_of(pilot).conversation.model == "ollama/qwen3:8b"
+
+
+async def test_model_picker_escape_changes_nothing() -> None:
+    async with running([]) as pilot:
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        await pilot.press("down", "escape")
+        assert isinstance(pilot.app.screen, ChatScreen)
+        assert app_of(pilot).conversation.model == "demo"
+
+
+async def test_model_picker_lists_configured_endpoints() -> None:
+    (Path(os.environ["TANGENTS_HOME"]) / "config.toml").write_text(
+        '[[endpoints]]\nname = "local"\nbase_url = "http://127.0.0.1:9/v1"\nmodels = ["llama3.1-8b"]\n'
+    )
+    async with running([]) as pilot:
+        await pilot.press("ctrl+l")
+        await settle(pilot)
+        assert pilot.app.screen.models == ["demo", "local/llama3.1-8b"]

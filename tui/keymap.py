@@ -1,0 +1,144 @@
+"""Every key binding of the app, in one registry.
+
+Each action has an id (the name used in the ``[keymap]`` table of the config),
+default keys, a description and the place it lives: ``app`` (anywhere),
+``chat`` (the chat screen), ``input`` (the message input), ``dialog`` (the
+help and model picker dialogs) or ``picker`` (the model picker). The screens
+and the input build their ``BINDINGS`` from here; the chat view's widgets
+declare their own (with ids), which :func:`all_actions` collects as scope
+``message``. The help screen, the command palette and the README table
+(``python -m tui.keymap --markdown``) are generated from this, so none of
+them can drift.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import sys
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal, Mapping
+
+from textual.binding import Binding
+
+Scope = Literal["app", "chat", "input", "dialog", "picker", "message"]
+
+
+@dataclass(frozen=True)
+class Action:
+    id: str
+    keys: str
+    """Comma-separated Textual key names."""
+    action: str
+    """The Textual action run in the scope's namespace."""
+    description: str
+    scope: Scope
+    priority: bool = False
+    """Checked before the focused widget sees the key. Never for the input's
+    own keys: a priority key runs before the keys typed ahead of it have
+    reached the input, so Enter could send half a word."""
+    palette: bool = True
+    """Offered in the command palette (keys that only make sense typed are not)."""
+
+
+ACTIONS: tuple[Action, ...] = (
+    Action("send", "enter", "submit", "Send the message (or run the /command)", "input", palette=False),
+    Action("newline", "ctrl+j,alt+enter,shift+enter", "newline", "Insert a newline", "input", palette=False),
+    Action("complete", "tab", "complete", "Complete the /command or model name", "input", palette=False),
+    Action("open_editor", "ctrl+e", "open_editor", "Edit the draft in $EDITOR", "input"),
+    Action("stop", "escape", "stop", "Stop the reply (or go back to the input)", "chat"),
+    Action("retry", "ctrl+r", "retry", "Retry the last reply (or regenerate it)", "chat"),
+    Action("retry_message", "r", "retry_message", "Retry the focused failed reply", "chat", palette=False),
+    Action("focus_messages", "ctrl+up", "focus_messages", "Move to the messages (then up/down between them)", "chat"),
+    Action("toggle_thinking", "ctrl+t", "toggle_thinking", "Show or hide thinking blocks", "chat"),
+    Action("cycle_thinking", "shift+tab", "cycle_thinking", "Cycle the thinking level: off, low, medium, high", "chat"),
+    Action("pick_model", "ctrl+l", "pick_model", "Choose the model", "chat"),
+    Action("scroll_up", "pageup", "scroll_up", "Scroll the conversation up", "chat", priority=True, palette=False),
+    Action("scroll_down", "pagedown", "scroll_down", "Scroll the conversation down", "chat", priority=True, palette=False),
+    Action("help", "f1", "help", "Show keys and commands", "app", priority=True),
+    Action("command_palette", "ctrl+p", "command_palette", "Open the command palette", "app", priority=True, palette=False),
+    Action("quit", "ctrl+q", "quit", "Quit", "app", priority=True),
+    Action("close", "escape", "close", "Close the dialog", "dialog", palette=False),
+    Action("picker_down", "down", "cursor_down", "Next model in the list", "picker", palette=False),
+    Action("picker_up", "up", "cursor_up", "Previous model in the list", "picker", palette=False),
+)
+
+BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
+
+
+def bindings(scope: Scope) -> list[Binding]:
+    """The ``BINDINGS`` of one scope; ``show=False`` because our footer shows its own hints."""
+    return [
+        Binding(a.keys, a.action, a.description, show=False, priority=a.priority, id=a.id)
+        for a in ACTIONS
+        if a.scope == scope
+    ]
+
+
+@cache
+def widget_actions() -> tuple[Action, ...]:
+    """Bindings with ids that the chat view's widgets (``tui.widgets``) declare."""
+    import tui.widgets
+
+    found: dict[str, Action] = {}
+    for info in sorted(pkgutil.iter_modules(tui.widgets.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"tui.widgets.{info.name}")
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ != module.__name__:
+                continue
+            for binding in cls.__dict__.get("BINDINGS", ()):
+                if isinstance(binding, Binding) and binding.id and binding.id not in BY_ID:
+                    found.setdefault(
+                        binding.id,
+                        Action(binding.id, binding.key, binding.action, binding.description, "message", palette=False),
+                    )
+    return tuple(found.values())
+
+
+def all_actions() -> tuple[Action, ...]:
+    return ACTIONS + widget_actions()
+
+
+def unknown_ids(keymap: Mapping[str, str]) -> list[str]:
+    """Ids in ``keymap`` that no binding has (the widgets' are only looked up,
+    which imports them, when the registry alone does not know an id)."""
+    unknown = set(keymap) - set(BY_ID)
+    if unknown:
+        unknown -= {a.id for a in widget_actions()}
+    return sorted(unknown)
+
+
+def keys_for(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
+    """The keys an action has with ``keymap`` (the config's overrides) applied."""
+    if keymap and keymap.get(action_id):
+        return keymap[action_id]
+    if action_id in BY_ID:
+        return BY_ID[action_id].keys
+    return next(a.keys for a in widget_actions() if a.id == action_id)
+
+
+def display_keys(keys: str) -> str:
+    return ", ".join(k.strip() for k in keys.split(",") if k.strip())
+
+
+def markdown_table(keymap: Mapping[str, str] | None = None) -> str:
+    lines = ["| Action id | Keys | Where | What it does |", "|---|---|---|---|"]
+    for a in all_actions():
+        keys = " ".join(f"`{k}`" for k in display_keys(keys_for(a.id, keymap)).split(", "))
+        lines.append(f"| `{a.id}` | {keys} | {a.scope} | {a.description} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv not in ([], ["--markdown"]):
+        print("usage: python -m tui.keymap [--markdown]", file=sys.stderr)
+        return 2
+    sys.stdout.write(markdown_table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

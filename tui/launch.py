@@ -1,0 +1,98 @@
+"""``tangents`` without ``-p``: resolve settings, database and session, then run
+the app. Start-up errors (bad config, unusable database, unknown session) are
+printed as one line before Textual takes the terminal (exit code 2).
+
+Nothing on the way to the first frame imports a provider SDK: they load on the
+first request. This module imports only the standard library and core at
+first, so the terminal probe below starts before Textual is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import os
+import sys
+import threading
+
+from tui.bootstrap import Launch, UsageError, fail, open_store, resolve_launch, resolve_session
+
+
+def run_app(args: argparse.Namespace) -> int:
+    try:
+        probe = probe_terminal_graphics()
+        launch = prepare_launch(args)
+        return asyncio.run(_run(args, launch, probe))
+    except UsageError as error:
+        return fail(str(error))
+    except KeyboardInterrupt:
+        return 130
+
+
+def prepare_launch(args: argparse.Namespace) -> Launch:
+    """Settings for the app, with the checks only the app needs."""
+    from tui import keymap
+
+    if getattr(args, "resume", False):
+        raise UsageError("--resume: the session picker is not available yet; use -c or --session ID")
+    launch = resolve_launch(args)
+    unknown = keymap.unknown_ids(launch.settings.keymap)
+    if unknown:
+        known = ", ".join(a.id for a in keymap.ACTIONS)
+        raise UsageError(
+            f"{launch.settings.config_path}: [keymap] has unknown action(s) {', '.join(unknown)} (known: {known})"
+        )
+    return launch
+
+
+async def build_app(args: argparse.Namespace, launch: Launch):
+    """Open the store and the session and make the app: ``(app, store)``; the
+    caller closes the store after the app has run. Used by tests as well."""
+    from tui.app import create_app
+
+    store = await open_store(launch.db_path)
+    try:
+        session = await resolve_session(store, args, cwd=os.getcwd())
+    except BaseException:
+        await store.close()
+        raise
+    app = create_app(
+        session,
+        launch,
+        model=getattr(args, "model", None),
+        thinking=getattr(args, "thinking", None),
+        system=getattr(args, "system", None),
+    )
+    return app, store
+
+
+def probe_terminal_graphics() -> threading.Thread | None:
+    """Start asking the terminal which image protocol it speaks.
+
+    textual-image asks when first imported and waits up to 0.1 s for each of
+    its questions; it must be done before Textual takes the terminal. Asked in
+    a thread, the waiting overlaps the import of the rest of the app. The
+    modules both threads need (rich's) are imported here first, so the two
+    never import the same module at once; Pillow only the probe needs now."""
+    if not sys.__stdout__ or not sys.__stdout__.isatty() or "textual_image.renderable" in sys.modules:
+        return None
+    import rich.console  # noqa: F401
+    import rich.control  # noqa: F401
+
+    thread = threading.Thread(
+        target=importlib.import_module, args=("textual_image.renderable",), name="terminal-probe", daemon=True
+    )
+    thread.start()
+    return thread
+
+
+async def _run(args: argparse.Namespace, launch: Launch, probe: threading.Thread | None = None) -> int:
+    app, store = await build_app(args, launch)
+    try:
+        if probe is not None:
+            probe.join()
+        await app.run_async()
+        return app.return_code or 0
+    finally:
+        await store.close()

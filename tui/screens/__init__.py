@@ -1,0 +1,1 @@
+"""The app's screens; each one's .tcss lives beside it."""

@@ -1,0 +1,380 @@
+"""The chat screen: the current branch, the input, the footer; sending, replies
+in a worker, stopping and retrying them, slash commands and attachments.
+
+State that is not UI (the session and what the next message will use) lives
+in :class:`~tui.conversation.Conversation`; message rendering is the
+:class:`~tui.widgets.chat_view.ChatView`'s. The chat view (Markdown, images)
+is imported and filled just after the first frame, so the input is there at
+once; whatever needs it waits for :attr:`ChatScreen.loaded`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.notifications import SeverityLevel
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState
+
+from core.entries import Entry
+from core.providers.base import ProviderError
+from core.sanitize import strip_control
+from core.session import Session, SessionError
+from core.settings import write_state
+from tui import keymap, slash
+from tui.attachments import Attachment
+from tui.commands import ActionCommands
+from tui.conversation import Conversation
+from tui.models import DEMO, context_window, has_any_key
+from tui.screens.model_picker import ModelPicker
+from tui.screens.welcome import welcome_text
+from tui.widgets.composer import Composer
+from tui.widgets.footer import FooterState, StatusFooter
+from tui.widgets.prompt_input import PromptInput
+
+if TYPE_CHECKING:
+    from tui.widgets.assistant_message import AssistantMessage
+    from tui.widgets.chat_view import ChatView
+
+
+class ChatScreen(Screen[None]):
+    CSS_PATH = "chat.tcss"
+    BINDINGS = keymap.bindings("chat")
+    COMMANDS = {ActionCommands}
+    AUTO_FOCUS = "#prompt"
+
+    def __init__(self, conversation: Conversation, *, show_thinking: bool) -> None:
+        super().__init__()
+        self.conversation = conversation
+        self.show_thinking = show_thinking
+        self.windows: dict[str, int | None] = {}
+        self._reply_worker: Worker | None = None
+        self._loaded = asyncio.Event()
+        """Set once the chat view shows the session's path."""
+
+    @property
+    def session(self) -> Session:
+        return self.conversation.session
+
+    @property
+    def chat_view(self) -> ChatView:
+        """The messages; mounted once :attr:`loaded` is set."""
+        return self.query_one("#chat")  # type: ignore[return-value]
+
+    @property
+    def loaded(self) -> bool:
+        return self._loaded.is_set()
+
+    @property
+    def composer(self) -> Composer:
+        return self.query_one(Composer)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one("#prompt", PromptInput)
+
+    @property
+    def replying(self) -> bool:
+        return self._reply_worker is not None and self._reply_worker.is_running
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="welcome")
+        yield Vertical(id="chat-slot")
+        yield Composer(self.conversation.settings, lambda: self.conversation.model)
+        yield StatusFooter(id="footer")
+
+    def on_mount(self) -> None:
+        self._show_welcome()
+        self.refresh_footer()
+        self.call_after_refresh(self._load_path)
+
+    @work(group="load", exit_on_error=False)
+    async def _load_path(self) -> None:
+        """Make and fill the chat view after the first frame."""
+        from tui.widgets.chat_view import ChatView
+
+        view = ChatView(blob_loader=self.session.store.get_blob, show_thinking=self.show_thinking, id="chat")
+        try:
+            await self.query_one("#chat-slot").mount(view)
+            await view.set_entries(self.session.path)
+        finally:
+            self._loaded.set()
+        self._lookup_window(self.conversation.model)
+
+    # --- what is shown around the chat -----------------------------------
+
+    def _show_welcome(self) -> None:
+        welcome = self.query_one("#welcome", Static)
+        empty = not any(e.message is not None for e in self.session.path)
+        welcome.display = empty
+        if empty:
+            no_key = self.conversation.model == DEMO and not has_any_key() and not self.conversation.api_base
+            welcome.update(welcome_text(self.conversation.model, no_key=no_key, overrides=self.app_keymap))
+
+    @property
+    def app_keymap(self) -> dict[str, str]:
+        return self.conversation.settings.keymap
+
+    def refresh_footer(self) -> None:
+        totals = self.conversation.totals()
+        model = self.conversation.model
+        self.query_one("#footer", StatusFooter).state = FooterState(
+            model=model,
+            thinking=self.conversation.thinking,
+            context_tokens=totals.context_tokens,
+            window=self.windows.get(model),
+            tokens=totals.tokens,
+            cost=totals.cost,
+            hint=f"{self._key('help')} help · {self._key('command_palette')} commands",
+        )
+
+    def _key(self, action_id: str) -> str:
+        """The first key of an action, as the user's keymap has it."""
+        return keymap.display_keys(keymap.keys_for(action_id, self.app_keymap)).split(",")[0]
+
+    @work(thread=True, exclusive=True, group="window", exit_on_error=False)
+    def _lookup_window(self, model: str) -> None:
+        """The context window comes from litellm's table, read in a thread (once)."""
+        if model not in self.windows:
+            window = context_window(model)
+            self.app.call_from_thread(self._window_found, model, window)
+
+    def _window_found(self, model: str, window: int | None) -> None:
+        self.windows[model] = window
+        self.refresh_footer()
+
+    def notify_plain(self, message: str, *, severity: SeverityLevel = "information") -> None:
+        """Notifications never parse markup: they often quote files, models and errors."""
+        self.notify(strip_control(message), severity=severity, markup=False)
+
+    # --- sending -----------------------------------------------------------
+
+    @on(PromptInput.Submitted)
+    async def _submitted(self, event: PromptInput.Submitted) -> None:
+        """The input has already been emptied: whatever is not sent goes back."""
+        text = event.text
+        if slash.is_command(text):
+            if not await self.run_command(text):
+                self.prompt.restore(text)
+            return
+        message = slash.unescape(text)
+        if not message.strip() and not self.composer.attachments:
+            self.prompt.restore(text)
+            return
+        if self.replying:
+            self.notify_plain("A reply is still being written: press Esc to stop it first. Your draft is kept.")
+            self.prompt.restore(text)
+            return
+        self._reply_worker = self._send(message.strip("\n"), text, self.composer.take_attachments())
+
+    @work(exclusive=True, group="reply", exit_on_error=False)
+    async def _send(self, message: str, draft: str, attachments: list[Attachment]) -> None:
+        """Save the user's message, show it, and stream the reply. A worker, so
+        that no handler of this screen ever waits (for the path to load, for
+        the database) while the screen's own messages queue up behind it."""
+        await self._loaded.wait()
+        save = asyncio.ensure_future(self.conversation.send(message, attachments))
+        try:
+            entries = await asyncio.shield(save)
+        except asyncio.CancelledError:
+            # Stopped while saving: the save completes; show what it saved.
+            with contextlib.suppress(Exception):
+                await save
+            await self.chat_view.set_entries(self.session.path)
+            raise
+        except Exception as error:  # storage failures: say so and keep the draft
+            self.notify_plain(f"Could not save the message, draft kept: {error}", severity="error")
+            self.composer.restore(draft, attachments)
+            return
+        self._show_welcome()
+        for entry in entries:
+            await self.chat_view.append_entry(entry)
+        self.refresh_footer()
+        await self._stream_reply()
+
+    @work(exclusive=True, group="reply", exit_on_error=False)
+    async def _retry(self, entry_id: str | None) -> None:
+        await self._loaded.wait()
+        if not await self.conversation.prepare_retry(entry_id):
+            self.notify_plain("Nothing to retry: send a message first.")
+            return
+        await self.chat_view.set_entries(self.session.path)
+        self.prompt.focus()
+        await self._stream_reply()
+
+    async def _stream_reply(self) -> None:
+        """Stream one reply; Esc cancels the worker and run_turn saves what came."""
+        from core.chat import run_turn
+
+        conversation = self.conversation
+        reply = self.chat_view.start_reply(conversation.model)
+        leaf_before = self.session.leaf_id
+
+        def on_wait(seconds: float, error: ProviderError) -> None:
+            reply.show_waiting(seconds, strip_control(error.message))
+
+        try:
+            result = await run_turn(
+                self.session,
+                conversation.settings,
+                model=conversation.model,
+                thinking=conversation.thinking,
+                api_base=conversation.api_base,
+                on_event=reply.feed,
+                on_wait=on_wait,
+            )
+        except asyncio.CancelledError:
+            if self.session.leaf_id != leaf_before:
+                await reply.finish(self.session.path[-1])
+            else:
+                await self.chat_view.set_entries(self.session.path)
+            self.refresh_footer()
+            raise
+        await reply.finish(result.entry)
+        self.refresh_footer()
+        self._lookup_window(conversation.model)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "load" and event.state == WorkerState.ERROR:
+            self.notify_plain(f"Could not show the conversation: {event.worker.error}", severity="error")
+        if event.worker.group == "reply" and event.state == WorkerState.ERROR:
+            self.notify_plain(f"The reply failed: {event.worker.error}", severity="error")
+            if self.query("#chat"):
+                self.run_worker(self.chat_view.set_entries(self.session.path), group="resync")
+            self.refresh_footer()
+
+    # --- actions ------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop":
+            return self.replying or not self.prompt.has_focus
+        if action == "retry_message":
+            return self._focused_failed_reply() is not None
+        return True
+
+    def _focused_failed_reply(self) -> str | None:
+        """The entry id of the failed reply that has focus, if one has (the
+        chat view's rows carry the ``entry`` they show)."""
+        entry = getattr(self.focused, "entry", None)
+        message = entry.message if isinstance(entry, Entry) else None
+        if message is None or message.role != "assistant" or message.stop_reason != "error":
+            return None
+        return entry.id
+
+    def action_stop(self) -> None:
+        if self.replying and self._reply_worker is not None:
+            self._reply_worker.cancel()
+        else:
+            self.prompt.focus()
+
+    def action_retry(self) -> None:
+        self.retry()
+
+    def action_retry_message(self) -> None:
+        self.retry(self._focused_failed_reply())
+
+    def on_assistant_message_retry_requested(self, event: AssistantMessage.RetryRequested) -> None:
+        """The retry hint of a failed reply was clicked."""
+        self.retry(event.entry_id)
+
+    def retry(self, entry_id: str | None = None) -> None:
+        """Answer again: the reply ``entry_id`` (else the last one) gets a new sibling."""
+        if self.replying:
+            self.notify_plain("A reply is still being written: press Esc to stop it first.")
+            return
+        self._reply_worker = self._retry(entry_id)
+
+    def action_focus_messages(self) -> None:
+        if not self.loaded:
+            return
+        widgets = self.chat_view.message_widgets
+        if widgets:
+            widgets[-1].focus()
+
+    def action_toggle_thinking(self) -> None:
+        self.show_thinking = not self.show_thinking
+        if self.loaded:
+            self.chat_view.show_thinking = self.show_thinking
+        try:
+            write_state(show_thinking=self.show_thinking)
+        except OSError as error:
+            self.notify_plain(f"Could not remember this setting: {error}", severity="warning")
+        self.notify_plain("Thinking shown" if self.show_thinking else "Thinking hidden")
+
+    def action_cycle_thinking(self) -> None:
+        self.conversation.next_thinking_level()
+        self.refresh_footer()
+
+    def action_pick_model(self) -> None:
+        self.app.push_screen(ModelPicker(self.conversation.settings, self.conversation.model), self.set_model)
+
+    def set_model(self, model: str | None) -> None:
+        if not model:
+            return
+        self.conversation.model = model.strip()
+        self._show_welcome()
+        self.refresh_footer()
+        self._lookup_window(self.conversation.model)
+
+    def action_scroll_up(self) -> None:
+        if self.loaded:
+            self.chat_view.scroll_page_up()
+
+    def action_scroll_down(self) -> None:
+        if self.loaded:
+            self.chat_view.scroll_page_down()
+
+    # --- slash commands -------------------------------------------------------
+
+    async def run_command(self, text: str) -> bool:
+        """Run a /command; False when it could not be done (the draft comes back)."""
+        invocation = slash.parse(text)
+        name, arg = invocation.name, invocation.arg
+        if name not in slash.BY_NAME:
+            self.notify_plain(
+                f"Unknown command /{name}. /help lists them; start with // to send a message beginning with /.",
+                severity="warning",
+            )
+            return False
+        if name == "image":
+            if not arg:
+                self.notify_plain("Usage: /image PATH", severity="warning")
+                return False
+            self.composer.attach(Path(arg).expanduser(), restore=text)
+        elif name == "title":
+            if not arg:
+                self.notify_plain(f"Title: {self.session.title or '(untitled)'}")
+                return True
+            try:
+                await self.session.set_title(arg)
+            except SessionError as error:
+                self.notify_plain(str(error), severity="warning")
+                return False
+            self.notify_plain(f"Renamed to: {self.session.title}")
+        elif name == "model":
+            if arg:
+                self.set_model(arg)
+                self.notify_plain(f"The next message goes to {arg}")
+            else:
+                self.action_pick_model()
+        elif name == "system":
+            if arg:
+                self.conversation.pending_system = arg
+                self.notify_plain("System prompt set: it applies from the next message.")
+            else:
+                self.notify_plain(f"System prompt: {self.conversation.system or '(none)'}")
+        elif name == "detach":
+            self.composer.detach()
+        elif name == "help":
+            self.app.action_help()
+        elif name == "quit":
+            self.app.exit()
+        return True

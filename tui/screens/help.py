@@ -1,0 +1,79 @@
+"""The help dialog: every key binding (with the config's overrides applied)
+and every slash command, generated from the registries."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from core.sanitize import strip_control
+from tui import keymap, slash
+
+SCOPE_TITLES = {
+    "input": "In the message input",
+    "chat": "In the chat",
+    "app": "Anywhere",
+    "dialog": "In dialogs",
+    "picker": "In the model picker",
+    "message": "On a focused message",
+}
+
+
+def keys_table(overrides: Mapping[str, str]) -> Table:
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False, expand=True)
+    table.add_column(Text("Keys"), no_wrap=True)
+    table.add_column(Text("Action"))
+    table.add_column(Text("Id (for [keymap])"), style="dim", no_wrap=True)
+    for scope, title in SCOPE_TITLES.items():
+        table.add_row(Text(title, style="bold italic"), Text(""), Text(""))
+        for action in keymap.all_actions():
+            if action.scope == scope:
+                keys = strip_control(keymap.display_keys(keymap.keys_for(action.id, overrides)))
+                table.add_row(Text(keys, style="bold"), Text(action.description), Text(action.id))
+    return table
+
+
+def commands_table() -> Table:
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False, expand=True)
+    table.add_column(Text("Command"), no_wrap=True)
+    table.add_column(Text("What it does"))
+    for command in slash.COMMANDS:
+        usage = f"/{command.name} {command.args}".rstrip()
+        table.add_row(Text(usage, style="bold"), Text(command.description))
+    table.add_row(Text("//text", style="bold"), Text("Send a message that starts with /"))
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    CSS_PATH = "help.tcss"
+    BINDINGS = keymap.bindings("dialog")
+
+    def __init__(self, overrides: Mapping[str, str]) -> None:
+        super().__init__()
+        self.overrides = overrides
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body") as body:
+            body.border_title = "Keys and commands"
+            body.border_subtitle = "esc to close"
+            yield Static(keys_table(self.overrides), id="help-keys")
+            yield Static(commands_table(), id="help-commands")
+            yield Static(
+                Text(
+                    "ctrl+j inserts a newline in every terminal; alt+enter and shift+enter reach "
+                    "the app only where the terminal reports them (kitty keyboard protocol: kitty, "
+                    "WezTerm, foot, Ghostty).\n"
+                    "Paste the path of an image file to attach it.\n"
+                    "Change any key in the [keymap] table of config.toml: action id = \"keys\"."
+                ),
+                id="help-notes",
+            )
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -1,0 +1,103 @@
+"""Choosing a model: type to filter, Enter to pick (or to use the typed name
+as it is, for a model the list does not know).
+
+The list comes from litellm's model table, read in a thread worker when the
+dialog opens, never at start-up.
+"""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from core.sanitize import strip_control
+from core.settings import Settings
+from tui import keymap
+from tui.models import known_models, model_label
+
+SHOWN_LIMIT = 200
+"""Options rendered at once; typing narrows the rest."""
+
+
+class ModelPicker(ModalScreen[str | None]):
+    CSS_PATH = "model_picker.tcss"
+    BINDINGS = keymap.bindings("dialog") + keymap.bindings("picker")
+
+    def __init__(self, settings: Settings, current: str) -> None:
+        super().__init__()
+        self.settings = settings
+        self.current = current
+        self.models: list[str] = [current]
+        self.list_loading = True
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker-body") as body:
+            body.border_title = "Model"
+            body.border_subtitle = "enter to choose · esc to cancel"
+            yield Input(placeholder="filter, or type any model name (provider/model)", id="picker-filter")
+            yield OptionList(id="picker-list")
+            yield Static("loading the model list…", id="picker-status")
+
+    def on_mount(self) -> None:
+        self._show()
+        self._load()
+
+    @work(thread=True, exit_on_error=False, group="models")
+    def _load(self) -> None:
+        models = known_models(self.settings, [self.current])
+        self.app.call_from_thread(self._loaded, models)
+
+    def _loaded(self, models: list[str]) -> None:
+        self.models = models
+        self.list_loading = False
+        self._show()
+
+    @on(Input.Changed, "#picker-filter")
+    def _filter_changed(self) -> None:
+        self._show()
+
+    def _show(self) -> None:
+        query = self.query_one("#picker-filter", Input).value.strip().lower()
+        matches = [m for m in self.models if query in m.lower()]
+        options = self.query_one("#picker-list", OptionList)
+        options.clear_options()
+        options.add_options(Option(Content(strip_control(model_label(m))), id=m) for m in matches[:SHOWN_LIMIT])
+        shown = matches[:SHOWN_LIMIT]
+        for preferred in (query, self.current):
+            if preferred in shown:
+                options.highlighted = shown.index(preferred)
+                break
+        else:
+            options.highlighted = 0 if shown else None
+        status = f"{len(matches)} of {len(self.models)} models"
+        if len(matches) > SHOWN_LIMIT:
+            status += f" (first {SHOWN_LIMIT} shown; type to narrow)"
+        if self.list_loading:
+            status = "loading the model list…"
+        self.query_one("#picker-status", Static).update(Content(status))
+
+    @on(Input.Submitted, "#picker-filter")
+    def _submitted(self, event: Input.Submitted) -> None:
+        options = self.query_one("#picker-list", OptionList)
+        if options.highlighted is not None and options.option_count:
+            self.dismiss(options.get_option_at_index(options.highlighted).id)
+        elif event.value.strip():
+            self.dismiss(event.value.strip())
+
+    @on(OptionList.OptionSelected, "#picker-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cursor_down(self) -> None:
+        self.query_one("#picker-list", OptionList).action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.query_one("#picker-list", OptionList).action_cursor_up()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

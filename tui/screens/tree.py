@@ -1,0 +1,255 @@
+"""The session tree: every entry of a session, to jump anywhere in it.
+
+One cheap widget draws the rows (:class:`TreeView`, a ScrollView on the line
+API): only the visible lines are rendered, so a 10,000-entry session opens as
+fast as a short one. Rows come from :meth:`core.tree.SessionTree.rows`; the
+current path is marked, labels shown, long linear runs folded (Enter on a fold
+row unfolds it). Typing filters by text; ``tab``/``ctrl+f`` cycles all / user
+messages / labelled. Enter dismisses with the chosen entry id, Esc with None.
+All entry text is shown as ``Text``, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import ModalScreen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Input, Static
+
+from core.tree import ROW_FILTERS, RowFilter, SessionTree, TreeRow
+
+FILTER_NAMES: dict[str, str] = {"all": "all entries", "user": "user messages", "labelled": "labelled"}
+_KIND_TAGS: dict[str, str] = {
+    "user": "user",
+    "assistant": "asst",
+    "system": "sys",
+    "tool_result": "tool",
+    "custom": "note",
+    "compaction": "compact",
+    "branch_summary": "summary",
+    "model_change": "model",
+}
+
+
+class TreeView(ScrollView, can_focus=True):
+    """A list of :class:`TreeRow` drawn one line each, only the visible ones."""
+
+    COMPONENT_CLASSES = {
+        "tree-view--cursor",
+        "tree-view--current",
+        "tree-view--guide",
+        "tree-view--label",
+        "tree-view--user",
+        "tree-view--other",
+        "tree-view--fold",
+    }
+    DEFAULT_CSS = """
+    TreeView { background: $surface; }
+    TreeView > .tree-view--cursor { background: $primary 45%; text-style: bold; }
+    TreeView > .tree-view--current { color: $success; }
+    TreeView > .tree-view--guide { color: $text-muted; }
+    TreeView > .tree-view--label { color: $warning; text-style: bold; }
+    TreeView > .tree-view--user { color: $text; }
+    TreeView > .tree-view--other { color: $text-muted; }
+    TreeView > .tree-view--fold { color: $text-muted; text-style: italic; }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
+
+    class Chosen(Message):
+        """Enter or a click on a row."""
+
+        def __init__(self, row: TreeRow) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows: list[TreeRow] = []
+
+    def set_rows(self, rows: list[TreeRow], cursor: int = 0) -> None:
+        self.rows = rows
+        self.virtual_size = Size(self.size.width, len(rows))
+        self.cursor = max(0, min(cursor, len(rows) - 1))
+        self.refresh()
+
+    @property
+    def current_row(self) -> TreeRow | None:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, len(self.rows))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        if not self.rows:
+            return
+        self.refresh_line(old)
+        self.refresh_line(new)
+        self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True, immediate=True)
+
+    def refresh_line(self, index: int) -> None:
+        y = index - self.scroll_offset.y
+        if 0 <= y < self.size.height:
+            self.refresh(Region(0, y, self.size.width, 1))
+
+    def move(self, delta: int) -> None:
+        if self.rows:
+            self.cursor = max(0, min(len(self.rows) - 1, self.cursor + delta))
+
+    def go(self, index: int) -> None:
+        if self.rows:
+            self.cursor = max(0, min(len(self.rows) - 1, index))
+
+    def render_line(self, y: int) -> Strip:
+        index = y + self.scroll_offset.y
+        width = self.size.width
+        base = self.rich_style
+        if index >= len(self.rows):
+            return Strip([Segment(" " * width, base)], width)
+        text = self._line(self.rows[index])
+        text.truncate(width, overflow="ellipsis", pad=True)
+        if index == self.cursor:
+            text.stylize(self.get_component_rich_style("tree-view--cursor", partial=True))
+        return Strip(text.render(self.app.console)).apply_style(base).crop(0, width)
+
+    def _line(self, row: TreeRow) -> Text:
+        style = self.get_component_rich_style
+        text = Text(no_wrap=True, end="")
+        text.append(row.prefix, style("tree-view--guide", partial=True))
+        marker = "● " if row.is_leaf else ("• " if row.on_current_path else "  ")
+        current = style("tree-view--current", partial=True)
+        text.append(marker, current if row.on_current_path else Style())
+        if row.is_fold:
+            text.append(f"… {row.folded} more", style("tree-view--fold", partial=True))
+            return text
+        tag = _KIND_TAGS.get(row.kind, row.kind)
+        kind_style = style("tree-view--user" if row.kind == "user" else "tree-view--other", partial=True)
+        text.append(f"{tag}: ", kind_style + Style(bold=row.kind == "user"))
+        text.append(row.preview, current if row.on_current_path else kind_style)
+        if row.label:
+            text.append(f"  [{row.label}]", style("tree-view--label", partial=True))
+        return text
+
+    async def _on_click(self, event: events.Click) -> None:
+        index = event.y + self.scroll_offset.y
+        if 0 <= index < len(self.rows):
+            self.cursor = index
+            if event.chain >= 2:
+                self.post_message(self.Chosen(self.rows[index]))
+
+
+class TreeScreen(ModalScreen[str | None]):
+    """Dismisses with the chosen entry id, or None."""
+
+    CSS_PATH = "tree.tcss"
+    BINDINGS = [
+        Binding("escape", "close", "Close the tree", show=False, id="tree_close"),
+        Binding("enter", "choose", "Go to the selected entry", show=False, id="tree_choose"),
+        Binding("tab,ctrl+f", "cycle_filter", "Cycle the filter: all, user messages, labelled", show=False,
+                priority=True, id="tree_filter"),
+        Binding("up", "cursor(-1)", "Previous entry", show=False, id="tree_up"),
+        Binding("down", "cursor(1)", "Next entry", show=False, id="tree_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, priority=True, id="tree_page_up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, priority=True, id="tree_page_down"),
+        Binding("ctrl+home", "edge(0)", "First entry", show=False, id="tree_first"),
+        Binding("ctrl+end", "edge(1)", "Last entry", show=False, id="tree_last"),
+        Binding("ctrl+g", "to_leaf", "Back to the current position", show=False, id="tree_to_leaf"),
+    ]
+
+    def __init__(self, tree: SessionTree, *, filter: RowFilter = "all") -> None:
+        super().__init__()
+        self.session_tree = tree
+        self.row_filter: RowFilter = filter
+        self.expanded: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="tree-body") as body:
+            body.border_title = "Session tree"
+            body.border_subtitle = "enter: go · tab: filter · esc: close"
+            yield Input(placeholder="type to filter by text or label", id="tree-search")
+            yield TreeView(id="tree-view")
+            yield Static("", id="tree-status")
+
+    def on_mount(self) -> None:
+        self._show(select=self.session_tree.leaf_id)
+
+    @property
+    def tree_view(self) -> TreeView:
+        return self.query_one("#tree-view", TreeView)
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one("#tree-search", Input).value
+
+    def _show(self, select: str | None = None) -> None:
+        rows = self.session_tree.rows(self.row_filter, self.query_text, expanded=self.expanded)
+        view = self.tree_view
+        if select is None and view.current_row is not None:
+            select = view.current_row.entry_id
+        index = 0
+        if select is not None:
+            index = next((i for i, row in enumerate(rows) if row.entry_id == select), -1)
+            if index < 0:  # the selection was filtered out: the nearest row on the current path
+                index = next((i for i in range(len(rows) - 1, -1, -1) if rows[i].on_current_path), 0)
+        view.set_rows(rows, index)
+        status = Text(f"{len(rows)} rows · {len(self.session_tree)} entries · filter: {FILTER_NAMES[self.row_filter]}")
+        if self.query_text.strip():
+            status.append(" · matching “")
+            status.append(self.query_text.strip())
+            status.append("”")
+        self.query_one("#tree-status", Static).update(status)
+
+    @on(Input.Changed, "#tree-search")
+    def _search_changed(self) -> None:
+        self._show()
+
+    @on(Input.Submitted, "#tree-search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_choose()
+
+    @on(TreeView.Chosen)
+    def _chosen(self, event: TreeView.Chosen) -> None:
+        self._choose(event.row)
+
+    def action_choose(self) -> None:
+        row = self.tree_view.current_row
+        if row is not None:
+            self._choose(row)
+
+    def _choose(self, row: TreeRow) -> None:
+        if row.is_fold:
+            self.expanded.add(row.entry_id)
+            self._show(select=row.entry_id)
+            return
+        self.dismiss(row.entry_id)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_cycle_filter(self) -> None:
+        self.row_filter = ROW_FILTERS[(ROW_FILTERS.index(self.row_filter) + 1) % len(ROW_FILTERS)]
+        self._show()
+
+    def action_cursor(self, delta: int) -> None:
+        self.tree_view.move(delta)
+
+    def action_page(self, direction: int) -> None:
+        self.tree_view.move(direction * max(1, self.tree_view.size.height - 1))
+
+    def action_edge(self, end: int) -> None:
+        self.tree_view.go(len(self.tree_view.rows) - 1 if end else 0)
+
+    def action_to_leaf(self) -> None:
+        if self.session_tree.leaf_id is not None:
+            self._show(select=self.session_tree.leaf_id)

@@ -1,0 +1,41 @@
+"""The text shown above an empty conversation."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from textual.content import Content
+
+from core.sanitize import strip_control
+from tui import keymap
+from tui.models import model_label
+
+
+def _key(action_id: str, overrides: Mapping[str, str]) -> str:
+    return keymap.display_keys(keymap.keys_for(action_id, overrides)).split(",")[0]
+
+
+def welcome_text(model: str, *, no_key: bool, overrides: Mapping[str, str]) -> Content:
+    keys = Content.assemble(
+        "Type a message and press Enter. ",
+        (_key("newline", overrides), "bold"), " newline · ",
+        (_key("help", overrides), "bold"), " keys · ",
+        (_key("command_palette", overrides), "bold"), " commands · ",
+        ("/", "bold"), " slash commands · paste an image path to attach it",
+    )
+    if not no_key:
+        return Content.assemble(
+            ("Tangents", "bold $accent"), " · new conversation with ",
+            (strip_control(model_label(model)), "bold"), "\n", keys,
+        )
+    return Content.assemble(
+        ("Welcome to Tangents.", "bold $accent"), "\n\n",
+        "No API key is set, so you are talking to ", ("demo (offline)", "bold"),
+        ": a built-in model that answers without any network, to try every feature.\n\n",
+        "To talk to a real model, set a key and start again:\n",
+        ("  export ANTHROPIC_API_KEY=…", "bold"), "   Claude\n",
+        ("  export OPENAI_API_KEY=…", "bold"), "      GPT\n",
+        "or use a local OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio):\n",
+        ("  tangents --model openai/MODEL --api-base http://localhost:11434/v1", "bold"), "\n\n",
+        keys,
+    )

@@ -1,0 +1,21 @@
+"""What the chat view hands down to the widgets it builds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Literal
+
+from core.store import Blob
+
+BlobLoader = Callable[[str], Awaitable["Blob | None"]]
+"""Loads a blob's bytes by sha256 (``None`` when it is missing)."""
+
+ImageMode = Literal["auto", "halfcell", "unicode", "none"]
+"""How images are drawn: the best protocol the terminal supports (``auto``),
+coloured half blocks, unicode blocks, or not at all (caption only)."""
+
+
+@dataclass(frozen=True)
+class ViewContext:
+    blob_loader: BlobLoader | None = None
+    image_mode: ImageMode = "auto"

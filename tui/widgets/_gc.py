@@ -1,0 +1,42 @@
+"""Keep Python's full garbage collections out of a streaming reply.
+
+A long reply becomes thousands of widgets, and every widget is a web of
+reference cycles, so each full (generation 2) collection walks more objects
+and pauses the app for longer: at 20,000 tokens a single pause took 0.4-0.8 s,
+and the last tokens of a reply showed at half the speed of the first. While a
+reply streams, automatic collection is off and only the young generations are
+collected, after each render; when no reply streams any more, automatic
+collection is back as it was.
+"""
+
+from __future__ import annotations
+
+import gc
+
+_streams = 0
+_was_enabled = True
+
+
+def defer_full_collections() -> None:
+    """A reply starts streaming."""
+    global _streams, _was_enabled
+    if _streams == 0:
+        _was_enabled = gc.isenabled()
+        gc.disable()
+    _streams += 1
+
+
+def restore_collections() -> None:
+    """A reply stopped streaming (call once per :func:`defer_full_collections`)."""
+    global _streams
+    if _streams == 0:
+        return
+    _streams -= 1
+    if _streams == 0 and _was_enabled:
+        gc.enable()
+
+
+def collect_young() -> None:
+    """Collect the young generations (cheap: only objects made since the last call)."""
+    if _streams and _was_enabled:
+        gc.collect(1)

@@ -1,0 +1,197 @@
+"""A saved assistant message: thinking, Markdown text, tool call cards, and how it ended."""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from textual import events
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.message import Message as TextualMessage
+from textual.widget import Widget
+from textual.widgets import Static
+
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from core.entries import Entry
+from core.messages import Message, Usage
+from tui.widgets._context import ViewContext
+from tui.widgets._text import human_count, one_line
+from tui.widgets.image_view import ImageView
+from tui.widgets.message_widget import MessageWidget
+from tui.widgets.segmented_markdown import SegmentedMarkdown
+from tui.widgets.thinking_block import ThinkingBlock
+from tui.widgets.tool_call_card import ToolCallCard
+
+RETRY_HINT = "press r to retry"
+
+
+def usage_label(usage: Usage | None) -> str:
+    """``1,234 tokens · $0.0123`` for a header."""
+    if usage is None:
+        return ""
+    label = f"{human_count(usage.output_tokens)} tokens"
+    if usage.cost > 0:
+        label += f" · ${usage.cost:.4f}"
+    return label
+
+
+def status_of(message: Message) -> tuple[str, str] | None:
+    """The line that says how a reply ended (and its CSS class), if it did not simply stop."""
+    reason = message.stop_reason
+    if reason == "aborted":
+        return "■ stopped", "-stopped"
+    if reason == "interrupted":
+        return "⚠ interrupted (connection lost)", "-interrupted"
+    if reason == "error":
+        error = one_line(message.error, 300) or "unknown error"
+        return f"✗ error: {error} · {RETRY_HINT}", "-error"
+    if reason == "length":
+        return "… cut off at the output token limit", "-length"
+    return None
+
+
+def content_runs(content: Iterable[object]) -> list[object]:
+    """Content blocks with consecutive text blocks joined into one ``TextContent``."""
+    runs: list[object] = []
+    for block in content:
+        if isinstance(block, TextContent) and runs and isinstance(runs[-1], TextContent):
+            runs[-1] = TextContent(runs[-1].text + block.text)
+        else:
+            runs.append(block)
+    return runs
+
+
+class AssistantMessage(MessageWidget):
+    """An assistant message from the session: parts in the order the model produced them."""
+
+    DEFAULT_CSS = """
+    AssistantMessage {
+        margin: 0;
+        & > .message-header {
+            color: $text-muted;
+            text-style: dim;
+        }
+        & > .message-status {
+            margin: 0 0 1 0;
+            color: $text-muted;
+            &.-error {
+                color: $text-error;
+            }
+            &.-interrupted {
+                color: $text-warning;
+            }
+        }
+        & > .message-waiting {
+            color: $text-warning;
+            margin: 0 0 1 0;
+        }
+    }
+    """
+
+    class RetryRequested(TextualMessage):
+        """The user clicked the retry hint of a failed reply."""
+
+        def __init__(self, entry_id: str | None) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    def __init__(
+        self,
+        entry: Entry | None,
+        context: ViewContext | None = None,
+        results: Mapping[str, ToolResultContent] | None = None,
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(entry, context, id=id, classes=classes)
+        self._results: dict[str, ToolResultContent] = dict(results or {})
+        self._cards: dict[str, ToolCallCard] = {}
+        self._header = Static(markup=False, classes="message-header")
+        self._status = Static(markup=False, classes="message-status")
+        self._status.display = False
+
+    @property
+    def message(self) -> Message | None:
+        payload = self.entry.payload if self.entry is not None else None
+        return payload if isinstance(payload, Message) else None
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        message = self.message
+        if message is not None:
+            yield from self._build_parts(message)
+        yield self._status
+
+    def on_mount(self) -> None:
+        self._show_header()
+        self._show_status()
+
+    # --- building ------------------------------------------------------------
+
+    def _build_parts(self, message: Message) -> Iterable[Widget]:
+        for block in content_runs(message.content):
+            if isinstance(block, TextContent):
+                if block.text.strip():
+                    yield SegmentedMarkdown(block.text)
+            elif isinstance(block, ThinkingContent):
+                yield ThinkingBlock(block.text, redacted=block.redacted)
+            elif isinstance(block, ToolCallContent):
+                card = ToolCallCard(block, self._results.get(block.id), self.context)
+                self._cards[block.id] = card
+                yield card
+            elif isinstance(block, ImageContent):
+                yield ImageView(block, self.context)
+
+    def _header_text(self) -> Content:
+        message = self.message
+        model = one_line(message.model if message else "", 80) or "assistant"
+        usage = usage_label(message.usage if message else None)
+        return Content.assemble(("◆ ", "dim"), model, (f" · {usage}" if usage else ""))
+
+    def _show_header(self) -> None:
+        self._header.update(self._header_text())
+
+    def _show_status(self) -> None:
+        message = self.message
+        status = status_of(message) if message is not None else None
+        self._status.display = status is not None
+        if status is not None:
+            text, css_class = status
+            self._status.set_classes(f"message-status {css_class}")
+            self._status.update(Content(text))
+
+    # --- updates --------------------------------------------------------------
+
+    async def set_tool_result(self, result: ToolResultContent) -> None:
+        """Show a tool result in the card of its call."""
+        self._results[result.tool_call_id] = result
+        card = self._cards.get(result.tool_call_id)
+        if card is not None:
+            await card.set_result(result)
+
+    @property
+    def text_parts(self) -> list[SegmentedMarkdown]:
+        """The Markdown parts, in order."""
+        return [child for child in self.children if isinstance(child, SegmentedMarkdown)]
+
+    @property
+    def source(self) -> str:
+        """The Markdown text shown (all text parts)."""
+        return "".join(part.source for part in self.text_parts)
+
+    def update_visibility(self, top: int, bottom: int) -> None:
+        """Hide Markdown segments far outside screen rows ``top``..``bottom``."""
+        for part in self.text_parts:
+            part.update_visibility(top, bottom)
+
+    def _on_click(self, event: events.Click) -> None:
+        if event.widget is self._status and self._status.has_class("-error"):
+            event.stop()
+            self.post_message(self.RetryRequested(self.entry_id))

@@ -1,0 +1,155 @@
+"""Where the next message is written: the input, the images attached to it,
+the slash command hints, and the hand-over to $EDITOR.
+
+The chat screen reads the finished message from :class:`PromptInput.Submitted`
+(which bubbles up through here) and takes the attachments with
+:meth:`Composer.take_attachments`; what could not be sent comes back with
+:meth:`Composer.restore`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Callable, Sequence
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static, TextArea
+
+from core.sanitize import strip_control
+from core.settings import Settings
+from tui import slash
+from tui.attachments import Attachment, AttachmentError, load_image
+from tui.editor import EditorError, edit_text
+from tui.widgets.prompt_input import PromptInput
+
+
+class Composer(Vertical):
+    DEFAULT_CSS = """
+    Composer {
+        height: auto;
+        & > #attachments {
+            height: auto;
+            padding: 0 1;
+            color: $text-accent;
+        }
+        & > #slash-hint {
+            height: auto;
+            max-height: 8;
+            padding: 0 2;
+            background: $boost;
+        }
+    }
+    """
+
+    def __init__(self, settings: Settings, current_model: Callable[[], str], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.settings = settings
+        self.current_model = current_model
+        self.attachments: list[Attachment] = []
+        self.model_names: list[str] = []
+        """Completions for ``/model``, loaded the first time it is typed."""
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="attachments")
+        yield Static(id="slash-hint")
+        yield PromptInput(suggester=lambda text: slash.suggest(text, self.model_names), id="prompt")
+
+    def on_mount(self) -> None:
+        self._show_attachments()
+        self.query_one("#slash-hint").display = False
+
+    # --- attachments ---------------------------------------------------------
+
+    def take_attachments(self) -> list[Attachment]:
+        taken, self.attachments = self.attachments, []
+        self._show_attachments()
+        return taken
+
+    def restore(self, draft: str, attachments: Sequence[Attachment] = ()) -> None:
+        """Put back a message that could not be sent, ahead of anything new."""
+        self.prompt.restore(draft)
+        self.attachments = [*attachments, *self.attachments]
+        self._show_attachments()
+
+    def detach(self) -> None:
+        self.attachments = []
+        self._show_attachments()
+
+    def _show_attachments(self) -> None:
+        bar = self.query_one("#attachments", Static)
+        bar.display = bool(self.attachments)
+        if self.attachments:
+            labels = "  ".join(f"📎 {strip_control(a.label)}" for a in self.attachments)
+            bar.update(Content.assemble(labels, ("   /detach to remove", "$text-muted")))
+
+    @on(PromptInput.ImagePathPasted)
+    def _image_pasted(self, event: PromptInput.ImagePathPasted) -> None:
+        event.stop()
+        self.attach(event.path, paste=event.text)
+
+    @work(group="attach", exit_on_error=False)
+    async def attach(self, path: Path, *, paste: str | None = None, restore: str | None = None) -> None:
+        """Attach an image in the background. On failure nothing is lost: a
+        pasted path goes into the draft as text, a /image command comes back."""
+        try:
+            attachment = await asyncio.to_thread(load_image, path)
+        except AttachmentError as error:
+            self.notify(strip_control(f"Not attached: {error}"), severity="error", markup=False)
+            if paste is not None:
+                self.prompt.insert_text(paste)
+            elif restore is not None:
+                self.prompt.restore(restore)
+            return
+        if any(a.blob.sha256 == attachment.blob.sha256 for a in self.attachments):
+            self.notify(strip_control(f"{attachment.name} is already attached"), markup=False)
+            return
+        self.attachments.append(attachment)
+        self._show_attachments()
+
+    # --- slash command hints ---------------------------------------------------
+
+    @on(TextArea.Changed, "#prompt")
+    def _draft_changed(self) -> None:
+        text = self.prompt.text
+        hint = self.query_one("#slash-hint", Static)
+        commands = slash.matching(text)
+        hint.display = bool(commands)
+        if commands:
+            hint.update(
+                Content("\n").join(
+                    Content.assemble((f"/{c.name} {c.args}".rstrip(), "bold"), "  ", (c.description, "$text-muted"))
+                    for c in commands
+                )
+            )
+        if text.lstrip().lower().startswith("/model ") and not self.model_names:
+            self._load_model_names()
+
+    @work(thread=True, exclusive=True, group="models", exit_on_error=False)
+    def _load_model_names(self) -> None:
+        from tui.models import known_models
+
+        models = known_models(self.settings, [self.current_model()])
+        self.app.call_from_thread(setattr, self, "model_names", models)
+
+    # --- $EDITOR -------------------------------------------------------------------
+
+    @on(PromptInput.EditorRequested)
+    def _edit_draft(self, event: PromptInput.EditorRequested) -> None:
+        event.stop()
+        try:
+            edited = edit_text(self.app, self.prompt.draft)
+        except EditorError as error:
+            self.notify(strip_control(str(error)), severity="warning", markup=False)
+            return
+        if edited is None:
+            self.notify("The editor exited with an error: the draft is unchanged.", markup=False)
+            return
+        self.prompt.set_draft(edited.rstrip("\n"))

@@ -1,0 +1,78 @@
+"""The status line under the input: model, thinking level, context use, tokens
+and cost of the current branch, and the two keys worth knowing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import RenderResult
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from core.sanitize import strip_control
+from tui.models import model_label
+
+
+@dataclass(frozen=True)
+class FooterState:
+    model: str = ""
+    thinking: str = "off"
+    context_tokens: int | None = None
+    window: int | None = None
+    tokens: int = 0
+    cost: float = 0.0
+    hint: str = ""
+    """Right-aligned key hints, e.g. ``F1 help · ctrl+p commands``."""
+
+
+def format_tokens(count: int) -> str:
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        value = count / 1000
+        return f"{value:.1f}k" if value < 10 else f"{value:.0f}k"
+    value = count / 1_000_000
+    return f"{value:.1f}M".replace(".0M", "M")
+
+
+def format_cost(cost: float) -> str:
+    return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
+
+
+def context_text(used: int | None, window: int | None) -> str:
+    shown = format_tokens(used) if used is not None else "0"
+    if window is None:
+        return f"ctx {shown}/?"
+    percent = 100 * (used or 0) / window
+    return f"ctx {shown}/{format_tokens(window)} ({percent:.0f}%)"
+
+
+class StatusFooter(Widget):
+    DEFAULT_CSS = """
+    StatusFooter {
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+        color: $text-muted;
+    }
+    """
+
+    state: reactive[FooterState] = reactive(FooterState, layout=False)
+    """Set by the chat screen whenever any of it changes."""
+
+    def render(self) -> RenderResult:
+        s = self.state
+        sep = (" │ ", "$text-disabled")
+        left = Content.assemble(
+            (strip_control(model_label(s.model)), "bold $text"),
+            sep,
+            f"thinking {s.thinking}",
+            sep,
+            context_text(s.context_tokens, s.window),
+            sep,
+            f"{format_tokens(s.tokens)} tok · {format_cost(s.cost)}",
+        )
+        hint = Content(s.hint)
+        gap = self.content_size.width - left.cell_length - hint.cell_length
+        return Content.assemble(left, " " * gap, hint) if gap > 0 else left

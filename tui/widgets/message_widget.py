@@ -1,0 +1,74 @@
+"""The base of every row in the chat view."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.widget import Widget
+
+from core.entries import Entry
+from tui.widgets._context import ViewContext
+
+
+class MessageWidget(Widget, can_focus=True):
+    """One row of the chat: an entry of the current path.
+
+    Rows are focusable so that focus can move from message to message (to
+    branch, edit or regenerate from one). Focus is shown with an outline on
+    the left edge, which changes no layout; and gaining or losing focus
+    restyles this widget only, not its (possibly thousands of) descendants.
+    """
+
+    DEFAULT_CSS = """
+    MessageWidget {
+        height: auto;
+        padding: 0 1 0 1;
+        margin: 0 0 1 0;
+        &:focus {
+            outline-left: thick $accent;
+        }
+        &.-compacted {
+            opacity: 0.55;
+        }
+    }
+    """
+
+    BINDINGS = [
+        Binding("up", "focus_previous_message", "Previous message", show=False, id="chat.previous-message"),
+        Binding("down", "focus_next_message", "Next message", show=False, id="chat.next-message"),
+    ]
+
+    def __init__(
+        self,
+        entry: Entry | None,
+        context: ViewContext | None = None,
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.entry: Entry | None = entry
+        """The entry shown (``None`` for a reply still streaming)."""
+        self.context = context or ViewContext()
+
+    @property
+    def entry_id(self) -> str | None:
+        """The id of the entry shown."""
+        return self.entry.id if self.entry is not None else None
+
+    def watch_has_focus(self, has_focus: bool) -> None:
+        # Widget's own watcher restyles every descendant; the focus style lives on
+        # this widget alone, so restyle just it.
+        self.app.stylesheet.update_nodes([self], animate=False)
+
+    async def action_focus_previous_message(self) -> None:
+        """Move focus to the message above (the chat view mounts it if needed)."""
+        await self._focus_neighbor(-1)
+
+    async def action_focus_next_message(self) -> None:
+        """Move focus to the message below."""
+        await self._focus_neighbor(+1)
+
+    async def _focus_neighbor(self, direction: int) -> None:
+        focus_neighbor = getattr(self.parent, "focus_neighbor", None)
+        if focus_neighbor is not None:
+            await focus_neighbor(self, direction)

@@ -1,0 +1,403 @@
+"""The assistant reply being streamed at the bottom of the chat."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from typing import Callable, Iterable
+
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static
+from textual.worker import Worker
+
+from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent
+from core.entries import Entry
+from core.messages import Usage
+from core.providers.base import (
+    Done,
+    ErrorEvent,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    UsageEvent,
+)
+from tui.widgets import _gc
+from tui.widgets._context import ViewContext
+from tui.widgets._text import clean, one_line
+from tui.widgets.assistant_message import RETRY_HINT, AssistantMessage, content_runs, usage_label
+from tui.widgets.segmented_markdown import SegmentedMarkdown
+from tui.widgets.thinking_block import ThinkingBlock
+from tui.widgets.tool_call_card import ToolCallCard
+
+FRAME_SECONDS = 1 / 30
+"""At most one render of new stream events per frame."""
+_ESCAPE_STARTS = ("\x1b", "\x9b", "\x90", "\x98", "\x9d", "\x9e", "\x9f")
+_MAX_CARRY = 256
+
+
+def _incomplete_escape(tail: str) -> bool:
+    """Is ``tail`` (starting at an escape introducer) an unfinished control sequence?"""
+    if tail == "\x1b":
+        return True
+    if tail.startswith("\x1b[") or tail.startswith("\x9b"):
+        body = tail[2:] if tail.startswith("\x1b[") else tail[1:]
+        return not any("@" <= char <= "~" for char in body)
+    if tail[:2] in ("\x1b]", "\x1bP", "\x1bX", "\x1b^", "\x1b_") or tail[0] in "\x90\x98\x9d\x9e\x9f":
+        return not ("\x07" in tail or "\x1b\\" in tail or "\x9c" in tail)
+    return False
+
+
+def _kind(block: object) -> str:
+    if isinstance(block, TextContent):
+        return "text"
+    if isinstance(block, ThinkingContent):
+        return "thinking"
+    if isinstance(block, ToolCallContent):
+        return "tool"
+    if isinstance(block, ImageContent):
+        return "image"
+    return "other"
+
+
+class ReplyView(AssistantMessage):
+    """A live assistant message.
+
+    :meth:`feed` only queues events; a render loop applies everything queued at
+    most once per frame (text through segmented ``Markdown.get_stream``), so
+    feeding is cheap however fast tokens arrive. :meth:`finish` shows the saved
+    message: one update of the full text per segment, and how the reply ended.
+    """
+
+    DEFAULT_CSS = """
+    ReplyView > .message-header.-streaming {
+        color: $text-accent;
+    }
+    """
+
+    def __init__(
+        self,
+        model: str,
+        context: ViewContext | None = None,
+        *,
+        on_finished: Callable[[ReplyView, Entry], None] | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """
+        Args:
+            model: The model answering (shown in the header).
+            on_finished: Called (by the chat view) once the saved entry is shown.
+        """
+        super().__init__(None, context, id=id, classes=classes)
+        # State classes go on small widgets: a class change restyles every descendant.
+        self._header.add_class("-streaming")
+        self.model = model
+        self._on_finished = on_finished
+        self._pending: list[StreamEvent] = []
+        self._wake = asyncio.Event()
+        self._stream_ended = False
+        self._finished = False
+        self._worker: Worker[None] | None = None
+        self._parts: list[tuple[str, Widget]] = []
+        self._cards_by_index: dict[int, ToolCallCard] = {}
+        self._usage: Usage | None = None
+        self._carry = ""
+        self._text_hold = ""
+        self._broken = False
+        self._gc_deferred = False
+        self._mount_started = False
+        self._wait_deadline: float | None = None
+        self._wait_reason = ""
+        self._wait_timer: Timer | None = None
+        self._waiting = Static(markup=False, classes="message-waiting")
+        self._waiting.display = False
+        self.renders = 0
+        """How many times queued events were rendered (for benchmarks)."""
+        self.rendered_chars = 0
+        """How many characters of reply text have been rendered (for benchmarks)."""
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        yield self._waiting
+        yield self._status
+
+    async def on_mount(self) -> None:
+        super().on_mount()
+        self._mount_started = True
+        if self._finished:
+            # Finished before it was mounted (the view was still moving to the end).
+            await self._show_entry()
+            return
+        _gc.defer_full_collections()
+        self._gc_deferred = True
+        self._worker = self.run_worker(self._render_loop(), group="reply-render", exit_on_error=False)
+        self._update_waiting()
+
+    def on_unmount(self) -> None:
+        self._restore_collections()
+
+    def _restore_collections(self) -> None:
+        if self._gc_deferred:
+            self._gc_deferred = False
+            _gc.restore_collections()
+
+    # --- the public interface ------------------------------------------------
+
+    @property
+    def is_finished(self) -> bool:
+        """Has :meth:`finish` shown the saved entry?"""
+        return self._finished
+
+    def feed(self, event: StreamEvent) -> None:
+        """Queue a stream event; it is shown at the next frame."""
+        if self._finished or self._stream_ended:
+            return
+        self._pending.append(event)
+        self._wake.set()
+
+    def show_waiting(self, seconds: float, reason: str) -> None:
+        """Show a retry countdown: ``⟳ reason — retrying in N s``."""
+        self._wait_deadline = time.monotonic() + max(0.0, seconds)
+        self._wait_reason = one_line(reason, 200)
+        if self.is_mounted:
+            self._update_waiting()
+
+    async def finish(self, entry: Entry) -> None:
+        """Show the saved assistant message and how it ended (stopped, interrupted, error)."""
+        if self._finished:
+            return
+        self._stream_ended = True
+        self._wake.set()
+        self._finished = True
+        self.entry = entry
+        self._wait_deadline = None
+        if not self.is_attached:
+            self._restore_collections()
+            return  # removed (another path is shown): nothing to update
+        if not self._mount_started:
+            return  # being mounted: on_mount shows the entry
+        worker = self._worker
+        if worker is not None and not worker.is_finished:
+            try:
+                await worker.wait()
+            except Exception:  # cancelled or failed: the entry below is the truth anyway
+                self._broken = True
+        await self._show_entry()
+
+    async def _show_entry(self) -> None:
+        message = self.message
+        if message is not None:
+            await self._reconcile(list(content_runs(message.content)))
+        self._header.remove_class("-streaming")
+        self._restore_collections()
+        self._update_waiting()
+        self._show_header()
+        self._show_status()
+        if self._on_finished is not None and self.entry is not None:
+            self._on_finished(self, self.entry)
+
+    # --- rendering -------------------------------------------------------------
+
+    async def _render_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if self._pending:
+                events, self._pending = self._pending, []
+                try:
+                    await self._apply(events)
+                except Exception as error:  # never lose the reply to a rendering bug
+                    self._broken = True
+                    self.log.error("reply rendering failed", error)
+                self.renders += 1
+                _gc.collect_young()
+            if self._stream_ended:
+                if self._pending:
+                    self._wake.set()
+                    continue
+                return
+            await asyncio.sleep(FRAME_SECONDS)
+
+    async def _apply(self, events: list[StreamEvent]) -> None:
+        """Render a batch of events: consecutive deltas of one kind are joined first."""
+        content_arrived = False
+        for kind, batch in _batches(events):
+            if kind == "text":
+                text = "".join(event.text for event in batch)  # type: ignore[union-attr]
+                content_arrived = True
+                await self._write_text(text)
+            elif kind == "thinking":
+                content_arrived = True
+                await self._write_thinking(batch)  # type: ignore[arg-type]
+            elif kind == "tool":
+                content_arrived = True
+                for event in batch:
+                    await self._write_tool(event)  # type: ignore[arg-type]
+            elif kind == "usage":
+                self._usage = batch[-1].usage  # type: ignore[union-attr]
+                self._show_header()
+            elif kind == "error":
+                self._show_live_error(batch[-1])  # type: ignore[arg-type]
+        if content_arrived and self._wait_deadline is not None:
+            self._wait_deadline = None
+            self._update_waiting()
+
+    def _clean_stream(self, text: str) -> str:
+        """Clean streamed text, holding back an escape sequence split across deltas."""
+        text = self._carry + text
+        self._carry = ""
+        start = max(text.rfind(introducer) for introducer in _ESCAPE_STARTS)
+        if start != -1 and len(text) - start <= _MAX_CARRY and _incomplete_escape(text[start:]):
+            text, self._carry = text[:start], text[start:]
+        return clean(text)
+
+    async def _write_text(self, text: str) -> None:
+        text = self._clean_stream(text)
+        if not text:
+            return
+        part = self._parts[-1][1] if self._parts and self._parts[-1][0] == "text" else None
+        if part is None:
+            # Leading whitespace alone does not start a text part.
+            if not (self._text_hold + text).strip():
+                self._text_hold += text
+                return
+            text, self._text_hold = self._text_hold + text, ""
+            part = SegmentedMarkdown(live=True)
+            await self._add_part("text", part)
+        assert isinstance(part, SegmentedMarkdown)
+        segments = len(part.segments)
+        await part.write(text)
+        self.rendered_chars += len(text)
+        if len(part.segments) != segments:
+            self._refresh_visibility()
+
+    async def _write_thinking(self, batch: list[ThinkingDelta]) -> None:
+        for event in batch:
+            part = self._parts[-1][1] if self._parts and self._parts[-1][0] == "thinking" else None
+            if event.redacted:
+                await self._add_part("thinking", ThinkingBlock(redacted=True, live=True))
+                continue
+            if part is None or event.new_block or getattr(part, "redacted", False):
+                if not event.text and part is None and event.signature:
+                    continue
+                part = ThinkingBlock(live=True)
+                await self._add_part("thinking", part)
+            assert isinstance(part, ThinkingBlock)
+            part.append(event.text)
+
+    async def _write_tool(self, event: ToolCallDelta) -> None:
+        card = self._cards_by_index.get(event.index)
+        if card is None:
+            card = ToolCallCard(None, None, self.context, live=True)
+            self._cards_by_index[event.index] = card
+            await self._add_part("tool", card)
+        card.append_call(call_id=event.id, name=event.name, arguments=event.arguments)
+
+    async def _add_part(self, kind: str, widget: Widget) -> None:
+        self._parts.append((kind, widget))
+        await self.mount(widget, before=self._waiting)
+
+    def _show_live_error(self, event: ErrorEvent) -> None:
+        error = one_line(getattr(event.error, "message", str(event.error)), 300) or "unknown error"
+        self._status.display = True
+        self._status.set_classes("message-status -error")
+        self._status.update(Content(f"✗ error: {error} · {RETRY_HINT}"))
+
+    def _refresh_visibility(self) -> None:
+        height = self.screen.size.height if self.is_attached else 0
+        if height:
+            self.update_visibility(-height, 2 * height)
+
+    def _header_text(self) -> Content:
+        if self.message is not None:
+            return super()._header_text()
+        usage = usage_label(self._usage)
+        model = one_line(self.model, 80) or "assistant"
+        return Content.assemble(("◆ ", "dim"), model, (f" · {usage}" if usage else " · …"))
+
+    def _update_waiting(self) -> None:
+        deadline = self._wait_deadline
+        if deadline is None:
+            self._waiting.display = False
+            if self._wait_timer is not None:
+                self._wait_timer.stop()
+                self._wait_timer = None
+            return
+        if self._wait_timer is None:
+            self._wait_timer = self.set_interval(0.25, self._update_waiting)
+        remaining = math.ceil(deadline - time.monotonic())
+        when = f"retrying in {remaining} s" if remaining > 0 else "retrying…"
+        reason = f"{self._wait_reason} — " if self._wait_reason else ""
+        self._waiting.update(Content(f"⟳ {reason}{when}"))
+        self._waiting.display = True
+
+    # --- finishing ---------------------------------------------------------------
+
+    async def _reconcile(self, blocks: list[object]) -> None:
+        """Make the streamed parts show the saved blocks (or rebuild them from the blocks)."""
+        blocks = [b for b in blocks if not (isinstance(b, TextContent) and not b.text.strip())]
+        kinds = [_kind(block) for block in blocks]
+        if not self._broken and kinds == [kind for kind, _ in self._parts]:
+            for block, (_, widget) in zip(blocks, self._parts):
+                if isinstance(block, TextContent) and isinstance(widget, SegmentedMarkdown):
+                    await widget.finish(block.text)
+                elif isinstance(block, ThinkingContent) and isinstance(widget, ThinkingBlock):
+                    widget.finish(block.text, block.redacted)
+                elif isinstance(block, ToolCallContent) and isinstance(widget, ToolCallCard):
+                    widget.finish_call(block)
+                    self._cards[block.id] = widget
+                    if block.id in self._results:
+                        await widget.set_result(self._results[block.id])
+            return
+        # What was streamed does not match what was saved: show what was saved.
+        old = [widget for _, widget in self._parts]
+        self._parts = []
+        self._cards.clear()
+        message = self.message
+        new = list(self._build_parts(message)) if message is not None else []
+        with self.app.batch_update():
+            if old:
+                await self.remove_children(old)
+            if new:
+                await self.mount_all(new, before=self._waiting)
+        self._parts = [(_kind_of_widget(widget), widget) for widget in new]
+
+
+def _kind_of_widget(widget: Widget) -> str:
+    if isinstance(widget, SegmentedMarkdown):
+        return "text"
+    if isinstance(widget, ThinkingBlock):
+        return "thinking"
+    if isinstance(widget, ToolCallCard):
+        return "tool"
+    return "image"
+
+
+def _batches(events: Iterable[StreamEvent]) -> list[tuple[str, list[StreamEvent]]]:
+    """Consecutive events grouped by kind (thinking: a new block starts a new group)."""
+    batches: list[tuple[str, list[StreamEvent]]] = []
+    for event in events:
+        if isinstance(event, TextDelta):
+            kind = "text"
+        elif isinstance(event, ThinkingDelta):
+            kind = "thinking"
+        elif isinstance(event, ToolCallDelta):
+            kind = "tool"
+        elif isinstance(event, UsageEvent):
+            kind = "usage"
+        elif isinstance(event, ErrorEvent):
+            kind = "error"
+        elif isinstance(event, Done):
+            kind = "done"
+        else:
+            continue
+        if batches and batches[-1][0] == kind:
+            batches[-1][1].append(event)
+        else:
+            batches.append((kind, [event]))
+    return batches
