@@ -61,6 +61,8 @@ class MarkdownSplitter:
         self._fence: tuple[str, int] | None = None
         """Character and length of the open code fence, if any."""
         self._previous_blank = True
+        self._has_content = False
+        """Whether the segment has a non-blank line yet: a cut needs one before it."""
         self._candidate: int | None = None
         """Offset of a paragraph line that can start the next segment, if the line after it allows."""
 
@@ -95,6 +97,7 @@ class MarkdownSplitter:
         self._scan = 0
         self._fence = None
         self._previous_blank = True
+        self._has_content = False
         self._candidate = None
 
     def _find_cut(self) -> int | None:
@@ -114,6 +117,7 @@ class MarkdownSplitter:
                     return candidate
             blank = not line.strip()
             if self._fence is not None:
+                self._has_content = True
                 match = _FENCE.match(line)
                 if match is not None:
                     marker = match.group(1)
@@ -125,9 +129,15 @@ class MarkdownSplitter:
             match = _FENCE.match(line)
             if match is not None and not (match.group(1)[0] == "`" and "`" in match.group(2)):
                 self._fence = (match.group(1)[0], len(match.group(1)))
-            elif self._previous_blank and start >= self.segment_chars and starts_paragraph(line):
+            elif (
+                self._previous_blank
+                and self._has_content  # never leave a segment of blank lines behind
+                and start >= self.segment_chars
+                and starts_paragraph(line)
+            ):
                 self._candidate = start
             self._previous_blank = blank
+            self._has_content = self._has_content or not blank
 
 
 def split_markdown(text: str, segment_chars: int = SEGMENT_CHARS) -> list[str]:
