@@ -9,8 +9,8 @@ stray entries behind.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from core.context import system_prompt
 from core.entries import THINKING_LEVELS, Entry

@@ -33,7 +33,7 @@ def edit_text(app: App, text: str) -> str | None:
             handle.write(text)
         try:
             with app.suspend():
-                returncode = subprocess.run([*command, name]).returncode
+                returncode = subprocess.run([*command, name], check=False).returncode
         except SuspendNotSupported:
             raise EditorError("this terminal cannot hand over to an editor") from None
         except OSError as error:

@@ -17,9 +17,10 @@ import importlib
 import inspect
 import pkgutil
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal, Mapping
+from typing import Literal
 
 from textual.binding import Binding
 
@@ -40,23 +41,23 @@ class Action:
     own keys: a priority key runs before the keys typed ahead of it have
     reached the input, so Enter could send half a word."""
     palette: bool = True
-    """Offered in the command palette (keys that only make sense typed are not)."""
+    """Offered in the command palette (all but the palette's own key and the dialogs')."""
 
 
 ACTIONS: tuple[Action, ...] = (
-    Action("send", "enter", "submit", "Send the message (or run the /command)", "input", palette=False),
-    Action("newline", "ctrl+j,alt+enter,shift+enter", "newline", "Insert a newline", "input", palette=False),
-    Action("complete", "tab", "complete", "Complete the /command or model name", "input", palette=False),
+    Action("send", "enter", "submit", "Send the message (or run the /command)", "input"),
+    Action("newline", "ctrl+j,alt+enter,shift+enter", "newline", "Insert a newline", "input"),
+    Action("complete", "tab", "complete", "Complete the /command or model name", "input"),
     Action("open_editor", "ctrl+e", "open_editor", "Edit the draft in $EDITOR", "input"),
     Action("stop", "escape", "stop", "Stop the reply (or go back to the input)", "chat"),
     Action("retry", "ctrl+r", "retry", "Retry the last reply (or regenerate it)", "chat"),
-    Action("retry_message", "r", "retry_message", "Retry the focused failed reply", "chat", palette=False),
+    Action("retry_message", "r", "retry_message", "Retry the focused failed reply", "chat"),
     Action("focus_messages", "ctrl+up", "focus_messages", "Move to the messages (then up/down between them)", "chat"),
     Action("toggle_thinking", "ctrl+t", "toggle_thinking", "Show or hide thinking blocks", "chat"),
     Action("cycle_thinking", "shift+tab", "cycle_thinking", "Cycle the thinking level: off, low, medium, high", "chat"),
     Action("pick_model", "ctrl+l", "pick_model", "Choose the model", "chat"),
-    Action("scroll_up", "pageup", "scroll_up", "Scroll the conversation up", "chat", priority=True, palette=False),
-    Action("scroll_down", "pagedown", "scroll_down", "Scroll the conversation down", "chat", priority=True, palette=False),
+    Action("scroll_up", "pageup", "scroll_up", "Scroll the conversation up", "chat", priority=True),
+    Action("scroll_down", "pagedown", "scroll_down", "Scroll the conversation down", "chat", priority=True),
     Action("help", "f1", "help", "Show keys and commands", "app", priority=True),
     Action("command_palette", "ctrl+p", "command_palette", "Open the command palette", "app", priority=True, palette=False),
     Action("quit", "ctrl+q", "quit", "Quit", "app", priority=True),
@@ -121,6 +122,11 @@ def keys_for(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
 
 def display_keys(keys: str) -> str:
     return ", ".join(k.strip() for k in keys.split(",") if k.strip())
+
+
+def first_key(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
+    """The key to mention in hints: the first of the action's keys."""
+    return display_keys(keys_for(action_id, keymap)).split(",")[0]
 
 
 def markdown_table(keymap: Mapping[str, str] | None = None) -> str:

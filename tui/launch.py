@@ -20,11 +20,13 @@ from tui.bootstrap import Launch, UsageError, fail, open_store, resolve_launch, 
 
 
 def run_app(args: argparse.Namespace) -> int:
+    probe = probe_terminal_graphics()
     try:
-        probe = probe_terminal_graphics()
         launch = prepare_launch(args)
         return asyncio.run(_run(args, launch, probe))
     except UsageError as error:
+        if probe is not None:
+            probe.join()  # its questions' answers are read, not left for the shell
         return fail(str(error))
     except KeyboardInterrupt:
         return 130
@@ -77,7 +79,7 @@ def probe_terminal_graphics() -> threading.Thread | None:
     never import the same module at once; Pillow only the probe needs now."""
     if not sys.__stdout__ or not sys.__stdout__.isatty() or "textual_image.renderable" in sys.modules:
         return None
-    import rich.console  # noqa: F401
+    import rich.console
     import rich.control  # noqa: F401
 
     thread = threading.Thread(

@@ -9,7 +9,7 @@ in a thread worker after the first frame.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from core.settings import Settings
 

@@ -14,9 +14,9 @@ import io
 import os
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from textual.pilot import Pilot
 

@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 
 RUNS = 5
-READY = "Message (Enter sends"
+READY = "Message (enter sends"
 """The input's placeholder: on screen once the input is there and focused."""
 LAST_MESSAGE = "print(499)"
 """The end of the seeded session's last message."""
@@ -50,21 +50,25 @@ def time_to_marker(command: list[str], marker: str, env: dict[str, str], timeout
     quoted = " ".join("'" + part.replace("'", "'\\''") + "'" for part in command)
     try:
         start = time.perf_counter()
-        subprocess.run([*tmux, "-f", "/dev/null", "new-session", "-d", "-s", "b", "-x", "120", "-y", "40", quoted], env=env, check=True)
+        new_session = [*tmux, "-f", "/dev/null", "new-session", "-d", "-s", "b", "-x", "120", "-y", "40", quoted]
+        subprocess.run(new_session, env=env, check=True)
         while time.perf_counter() - start < timeout:
-            screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", "b"], capture_output=True, text=True).stdout
+            capture = [*tmux, "capture-pane", "-p", "-t", "b"]
+            screen = subprocess.run(capture, capture_output=True, text=True, check=False).stdout
             if marker in screen:
                 return time.perf_counter() - start
             time.sleep(0.005)
         raise RuntimeError(f"{marker!r} never appeared for {command}")
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        subprocess.run([*tmux, "kill-server"], capture_output=True, check=False)
+        socket_dir = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
+        (socket_dir / socket).unlink(missing_ok=True)  # tmux leaves it behind
 
 
 def seed_session(db: Path, messages: int) -> None:
     """A session of ``messages`` alternating user/assistant messages."""
-    from core.messages import Message, user_text
     from core.content import TextContent
+    from core.messages import Message, user_text
     from core.session import Session
     from storage.store import SqliteStore
 
@@ -120,7 +124,8 @@ def main() -> None:
     print(f"launch to first frame, median of {RUNS} runs in tmux 120x40")
     print(f"  {'minimal Textual app (floor)':<32} {floor * 1000:7.0f} ms")
     for name, seconds in results.items():
-        print(f"  {name:<32} {seconds * 1000:7.0f} ms   {seconds / floor:4.2f}x the floor (goal < 1.5x)")
+        goal = "" if name.startswith(" ") else " (goal < 1.5x)"
+        print(f"  {name:<32} {seconds * 1000:7.0f} ms   {seconds / floor:4.2f}x the floor{goal}")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -68,6 +68,12 @@ class Tmux:
 
     def kill(self) -> None:
         self._tmux("kill-server", check=False)
+        socket_file(self.socket).unlink(missing_ok=True)  # tmux leaves it behind
+
+
+def socket_file(name: str) -> Path:
+    """Where tmux keeps the socket of ``tmux -L name``."""
+    return Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / name
 
 
 def _quote(value: str) -> str:

@@ -14,8 +14,8 @@ import termios
 import time
 
 import pytest
-
 from fake_provider import Reply
+
 from tests.e2e.conftest import tangents_program
 
 pytestmark = pytest.mark.slow
@@ -80,7 +80,7 @@ def test_escape_sequences_in_a_reply_never_reach_the_terminal(fake_provider, app
     fake_provider.script(Reply(text=MALICIOUS, chunk_size=7))
     pty = Pty([tangents_program(), "--model", "openai/x", "--api-base", f"{fake_provider.base_url}/v1"], app_env)
     try:
-        pty.read_until(b"Message (Enter sends")
+        pty.read_until(b"Message (enter sends")
         before_reply = len(pty.output)
         pty.write(b"hi")
         time.sleep(0.2)

@@ -7,13 +7,13 @@ import subprocess
 import sys
 
 import pytest
-
 from fake_provider import Reply
+
 from tests.e2e.conftest import tangents_program
 
 pytestmark = pytest.mark.slow
 
-READY = "Message (Enter sends"
+READY = "Message (enter sends"
 
 
 def sessions(env: dict[str, str]) -> list[dict]:

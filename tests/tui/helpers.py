@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import io
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import AsyncIterator, Sequence
 
 from rich.console import Console
 from textual.pilot import Pilot

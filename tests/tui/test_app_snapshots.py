@@ -12,8 +12,8 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-
 from fake_provider import Fail
+
 from tests.tui.helpers import send
 from tui.cli import build_parser
 from tui.launch import build_app, prepare_launch
@@ -28,7 +28,7 @@ def scene(tmp_path: Path):
     def open_(name: str):
         app, store = asyncio.run(open_scene(SCENES[name], tmp_path))
         stores.append(store)
-        return dict(app=app, run_before=partial(drive, SCENES[name]), terminal_size=SCENES[name].size)
+        return {"app": app, "run_before": partial(drive, SCENES[name]), "terminal_size": SCENES[name].size}
 
     yield open_
     for store in stores:

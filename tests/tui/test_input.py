@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from contextlib import nullcontext
+from pathlib import Path
 
 from textual import events
 

@@ -47,7 +47,7 @@ def test_ids_are_unique_and_valid_toml_keys() -> None:
 
 
 def test_markdown_table_is_generated_from_the_registry() -> None:
-    result = subprocess.run([sys.executable, "-m", "tui.keymap", "--markdown"], capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run([sys.executable, "-m", "tui.keymap", "--markdown"], capture_output=True, text=True, cwd=ROOT, check=False)
     assert result.returncode == 0
     assert result.stdout == keymap.markdown_table()
     for action in keymap.ACTIONS:
@@ -118,3 +118,15 @@ def test_unknown_keymap_ids_are_a_start_up_error(capsys) -> None:
     assert main([]) == 2
     err = capsys.readouterr().err
     assert "sned" in err and err.count("\n") == 1
+
+
+async def test_command_palette_runs_an_input_action() -> None:
+    async with running([]) as pilot:
+        await type_text(pilot, "hi")
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "send the message")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        path = app_of(pilot).conversation.session.path
+        assert [e.message.text for e in path if e.message and e.message.role == "user"] == ["hi"]

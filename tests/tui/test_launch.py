@@ -6,18 +6,16 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from core.entries import ModelChange
 from textual import events
 
-from tests.tui.helpers import app_of, running, screen_text, send, settle
-from tui.cli import build_parser
-from tui.bootstrap import open_store
-from tui.launch import build_app, prepare_launch
 from core.content import TextContent
+from core.entries import ModelChange
 from core.messages import Message, user_text
 from core.session import Session
-from tui.cli import main
+from tests.tui.helpers import app_of, running, screen_text, send, settle
+from tui.bootstrap import open_store
+from tui.cli import build_parser, main
+from tui.launch import build_app, prepare_launch
 from tui.widgets.prompt_input import PromptInput
 
 
@@ -140,7 +138,7 @@ async def main():
 asyncio.run(main())
 """
     root = Path(__file__).resolve().parents[2]
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root, check=False)
     assert result.returncode == 0, result.stderr
     assert "LOADED []" in result.stdout, result.stdout
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from fake_provider import Fail, Reply, Stall
+
 from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.prompt_input import PromptInput

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from fake_provider import Reply
+
 from tests.tui.helpers import app_of, running, screen_text, send, settle, type_text
 from tui.screens.chat import ChatScreen
 from tui.screens.model_picker import ModelPicker

@@ -13,13 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.content import Content
-from textual.notifications import SeverityLevel
 from textual.containers import Vertical
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
 class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = keymap.bindings("chat")
-    COMMANDS = {ActionCommands}
+    COMMANDS: ClassVar = {ActionCommands}
     AUTO_FOCUS = "#prompt"
 
     def __init__(self, conversation: Conversation, *, show_thinking: bool) -> None:
@@ -126,6 +125,7 @@ class ChatScreen(Screen[None]):
     def refresh_footer(self) -> None:
         totals = self.conversation.totals()
         model = self.conversation.model
+        help_key, palette_key = (keymap.first_key(i, self.app_keymap) for i in ("help", "command_palette"))
         self.query_one("#footer", StatusFooter).state = FooterState(
             model=model,
             thinking=self.conversation.thinking,
@@ -133,12 +133,8 @@ class ChatScreen(Screen[None]):
             window=self.windows.get(model),
             tokens=totals.tokens,
             cost=totals.cost,
-            hint=f"{self._key('help')} help · {self._key('command_palette')} commands",
+            hint=f"{help_key} help · {palette_key} commands",
         )
-
-    def _key(self, action_id: str) -> str:
-        """The first key of an action, as the user's keymap has it."""
-        return keymap.display_keys(keymap.keys_for(action_id, self.app_keymap)).split(",")[0]
 
     @work(thread=True, exclusive=True, group="window", exit_on_error=False)
     def _lookup_window(self, model: str) -> None:

@@ -3,7 +3,7 @@ and every slash command, generated from the registries."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from rich.table import Table
 from rich.text import Text

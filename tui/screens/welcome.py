@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from textual.content import Content
 
@@ -11,16 +11,15 @@ from tui import keymap
 from tui.models import model_label
 
 
-def _key(action_id: str, overrides: Mapping[str, str]) -> str:
-    return keymap.display_keys(keymap.keys_for(action_id, overrides)).split(",")[0]
-
-
 def welcome_text(model: str, *, no_key: bool, overrides: Mapping[str, str]) -> Content:
+    def _key(action_id: str) -> str:
+        return keymap.first_key(action_id, overrides)
+
     keys = Content.assemble(
-        "Type a message and press Enter. ",
-        (_key("newline", overrides), "bold"), " newline · ",
-        (_key("help", overrides), "bold"), " keys · ",
-        (_key("command_palette", overrides), "bold"), " commands · ",
+        "Type a message and press ", (_key("send"), "bold"), ". ",
+        (_key("newline"), "bold"), " newline · ",
+        (_key("help"), "bold"), " keys · ",
+        (_key("command_palette"), "bold"), " commands · ",
         ("/", "bold"), " slash commands · paste an image path to attach it",
     )
     if not no_key:

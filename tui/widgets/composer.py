@@ -10,8 +10,8 @@ The chat screen reads the finished message from :class:`PromptInput.Submitted`
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,7 +21,7 @@ from textual.widgets import Static, TextArea
 
 from core.sanitize import strip_control
 from core.settings import Settings
-from tui import slash
+from tui import keymap, slash
 from tui.attachments import Attachment, AttachmentError, load_image
 from tui.editor import EditorError, edit_text
 from tui.widgets.prompt_input import PromptInput
@@ -65,6 +65,8 @@ class Composer(Vertical):
     def on_mount(self) -> None:
         self._show_attachments()
         self.query_one("#slash-hint").display = False
+        send, newline = (keymap.first_key(i, self.settings.keymap) for i in ("send", "newline"))
+        self.prompt.placeholder = f"Message ({send} sends, {newline} newline, / for commands)"
 
     # --- attachments ---------------------------------------------------------
 

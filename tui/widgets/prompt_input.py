@@ -7,8 +7,8 @@ when the message is sent: a TextArea re-wraps a long line on every keystroke
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from textual import events
 from textual.message import Message
@@ -68,7 +68,7 @@ class PromptInput(TextArea):
             tab_behavior="focus",
             compact=True,
             highlight_cursor_line=False,
-            placeholder="Message (Enter sends, ctrl+j newline, / for commands)",
+            placeholder="Message",
             id=id,
         )
         self.suggester = suggester
