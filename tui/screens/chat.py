@@ -250,11 +250,15 @@ class ChatScreen(Screen[None]):
     # --- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "stop":
-            return self.replying or not self.prompt.has_focus
-        if action == "retry_message":
-            return self._focused_failed_reply() is not None
-        return True
+        """An action ``name`` is offered when ``can_name()`` (if defined) says so."""
+        can = getattr(self, f"can_{action}", None)
+        return True if can is None else can()
+
+    def can_stop(self) -> bool:
+        return self.replying or not self.prompt.has_focus
+
+    def can_retry_message(self) -> bool:
+        return self._focused_failed_reply() is not None
 
     def _focused_failed_reply(self) -> str | None:
         """The entry id of the failed reply that has focus, if one has (the
@@ -331,46 +335,62 @@ class ChatScreen(Screen[None]):
     # --- slash commands -------------------------------------------------------
 
     async def run_command(self, text: str) -> bool:
-        """Run a /command; False when it could not be done (the draft comes back)."""
+        """Run a /command; False when it could not be done (the draft comes back).
+
+        ``/name`` runs the method ``command_name(arg, text)``."""
         invocation = slash.parse(text)
-        name, arg = invocation.name, invocation.arg
-        if name not in slash.BY_NAME:
+        handler = getattr(self, f"command_{invocation.name}", None) if invocation.name in slash.BY_NAME else None
+        if handler is None:
             self.notify_plain(
-                f"Unknown command /{name}. /help lists them; start with // to send a message beginning with /.",
+                f"Unknown command /{invocation.name}. /help lists them; start with // to send a message beginning with /.",
                 severity="warning",
             )
             return False
-        if name == "image":
-            if not arg:
-                self.notify_plain("Usage: /image PATH", severity="warning")
-                return False
-            self.composer.attach(Path(arg).expanduser(), restore=text)
-        elif name == "title":
-            if not arg:
-                self.notify_plain(f"Title: {self.session.title or '(untitled)'}")
-                return True
-            try:
-                await self.session.set_title(arg)
-            except SessionError as error:
-                self.notify_plain(str(error), severity="warning")
-                return False
-            self.notify_plain(f"Renamed to: {self.session.title}")
-        elif name == "model":
-            if arg:
-                self.set_model(arg)
-                self.notify_plain(f"The next message goes to {arg}")
-            else:
-                self.action_pick_model()
-        elif name == "system":
-            if arg:
-                self.conversation.pending_system = arg
-                self.notify_plain("System prompt set: it applies from the next message.")
-            else:
-                self.notify_plain(f"System prompt: {self.conversation.system or '(none)'}")
-        elif name == "detach":
-            self.composer.detach()
-        elif name == "help":
-            self.app.action_help()
-        elif name == "quit":
-            self.app.exit()
+        return await handler(invocation.arg, text)
+
+    async def command_image(self, arg: str, text: str) -> bool:
+        if not arg:
+            self.notify_plain("Usage: /image PATH", severity="warning")
+            return False
+        self.composer.attach(Path(arg).expanduser(), restore=text)
+        return True
+
+    async def command_title(self, arg: str, text: str) -> bool:
+        if not arg:
+            self.notify_plain(f"Title: {self.session.title or '(untitled)'}")
+            return True
+        try:
+            await self.session.set_title(arg)
+        except SessionError as error:
+            self.notify_plain(str(error), severity="warning")
+            return False
+        self.notify_plain(f"Renamed to: {self.session.title}")
+        return True
+
+    async def command_model(self, arg: str, text: str) -> bool:
+        if arg:
+            self.set_model(arg)
+            self.notify_plain(f"The next message goes to {arg}")
+        else:
+            self.action_pick_model()
+        return True
+
+    async def command_system(self, arg: str, text: str) -> bool:
+        if arg:
+            self.conversation.pending_system = arg
+            self.notify_plain("System prompt set: it applies from the next message.")
+        else:
+            self.notify_plain(f"System prompt: {self.conversation.system or '(none)'}")
+        return True
+
+    async def command_detach(self, arg: str, text: str) -> bool:
+        self.composer.detach()
+        return True
+
+    async def command_help(self, arg: str, text: str) -> bool:
+        self.app.action_help()
+        return True
+
+    async def command_quit(self, arg: str, text: str) -> bool:
+        self.app.exit()
         return True
