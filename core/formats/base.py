@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import io
 import json
 import re
 from collections import Counter
@@ -15,11 +13,8 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
 from core.entries import BranchSummary, Compaction, Entry
+from core.images import image_blob
 from core.store import Blob, SessionInfo
-
-MAX_IMAGE_BYTES = 20 * 1024 * 1024
-MAX_IMAGE_PIXELS = 50_000_000
-IMAGE_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
 
 class FormatError(Exception):
@@ -136,30 +131,6 @@ def decode_base64(data: Any) -> bytes:
         return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         raise ValueError("image data is not valid base64") from None
-
-
-def image_blob(data: bytes) -> Blob:
-    """A blob for image bytes, its type and size read from the header; bounded
-    like an attachment. ``ValueError`` says why the bytes are not usable."""
-    from PIL import Image
-
-    if len(data) > MAX_IMAGE_BYTES:
-        raise ValueError(f"image too large ({len(data) / 1048576:.1f} MB; the limit is 20 MB)")
-    not_image = ValueError("image data is not a PNG, JPEG, GIF or WebP image")
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            media_type = IMAGE_TYPES.get(image.format or "")
-            width, height = image.size
-            if media_type is None:
-                raise not_image
-            if width * height > MAX_IMAGE_PIXELS:
-                raise ValueError(f"image has too many pixels ({width}x{height})")
-            image.verify()
-    except ValueError:
-        raise
-    except Exception:  # PIL raises many types for bad data
-        raise not_image from None
-    return Blob(hashlib.sha256(data).hexdigest(), media_type, width, height, data)
 
 
 def data_url_blob(url: str) -> Blob:

@@ -49,11 +49,11 @@ from core.formats.base import (
     FormatError,
     ImportedSession,
     decode_base64,
-    image_blob,
     json_error,
     parse_timestamp,
 )
 from core.ids import now_iso, uuid7
+from core.images import image_blob
 from core.messages import Message, Usage
 from core.session import derive_title
 from core.store import Blob, SessionInfo

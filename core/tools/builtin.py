@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from core.content import TextContent
+from core.images import MAX_BYTES as MAX_IMAGE_BYTES
+from core.images import ImageError, image_blob, image_content, looks_like_image, too_large
 from core.store import Blob
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput
-from core.tools.images import MAX_BYTES as MAX_IMAGE_BYTES
-from core.tools.images import image_blob, image_content, looks_like_image
 from core.tools.process import run_process
 
 READ_LINES = 2000
@@ -104,8 +104,10 @@ def _read_sync(path: Path, shown: str, start: int, end: int | None) -> str | Blo
             head = handle.read(_BINARY_PROBE)
             if looks_like_image(head):
                 if info.st_size > MAX_IMAGE_BYTES:
-                    raise ToolError(f"{shown}: image too large ({info.st_size} bytes)")
-                return image_blob(shown, head + handle.read(MAX_IMAGE_BYTES + 1 - len(head)))
+                    raise too_large(shown, info.st_size)
+                return image_blob(head + handle.read(MAX_IMAGE_BYTES + 1 - len(head)), shown)
+    except ImageError as error:
+        raise ToolError(str(error)) from None
     except OSError as error:
         raise ToolError(f"{shown}: cannot read it ({error.strerror})") from None
     if _is_binary(head):

@@ -30,9 +30,9 @@ from typing import Any, Literal, Sequence
 
 from core import __version__
 from core.content import ImageContent, TextContent
+from core.images import image_blob, image_content
 from core.settings import McpServer
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_problem
-from core.tools.images import image_blob, image_content
 
 STARTUP_TIMEOUT = 30.0
 """Seconds a server has to start and list its tools."""
@@ -313,8 +313,8 @@ async def _convert(result: Any, ctx: ToolContext, label: str) -> ToolOutput:
 async def _image(data: str, mime_type: str, ctx: ToolContext, label: str) -> TextContent | ImageContent:
     try:
         raw = base64.b64decode(data, validate=False)
-        blob = image_blob(label, raw)
-    except (ValueError, ToolError) as error:
+        blob = image_blob(raw, label)
+    except ValueError as error:
         return TextContent(f"[image from {label} omitted: {error}]")
     if ctx.store is None:
         return TextContent(f"[image omitted: {blob.media_type} {blob.width}x{blob.height}]")

@@ -144,7 +144,7 @@ def test_a_request_body_is_accepted_too() -> None:
         ({"role": "assistant", "tool_calls": [{"id": "x", "function": {"name": "f", "arguments": 5}}]},
          "arguments must be a JSON string"),
         ({"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]},
-         "not a PNG, JPEG, GIF or WebP"),
+         "not a readable PNG, JPEG, GIF or WebP image"),
     ],
 )
 def test_malformed_messages_are_refused_with_their_line(message: dict, reason: str) -> None:

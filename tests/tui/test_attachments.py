@@ -73,7 +73,7 @@ async def test_a_pasted_path_that_is_not_an_image_is_pasted_as_text(tmp_path: Pa
     fake.write_text("just text, not a PNG")
     async with running([]) as pilot:
         await paste(pilot, str(fake))
-        assert any("not an image" in n for n in notifications(pilot))
+        assert any("not a readable PNG" in n for n in notifications(pilot))
         assert prompt_text(pilot) == str(fake), "nothing lost: the paste arrives as text"
         assert pilot.app.screen.composer.attachments == []
 
@@ -98,7 +98,7 @@ def test_too_many_pixels_is_refused_without_decoding(tmp_path: Path) -> None:
 def test_a_truncated_image_is_refused(tmp_path: Path, png: Path) -> None:
     broken = tmp_path / "broken.png"
     broken.write_bytes(png.read_bytes()[:60])
-    with pytest.raises(AttachmentError, match="not an image"):
+    with pytest.raises(AttachmentError, match="not a readable PNG"):
         load_image(broken)
 
 

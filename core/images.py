@@ -1,8 +1,9 @@
-"""Images returned by tools: sniffed, probed within fixed bounds, stored as blobs.
+"""Image bytes checked within fixed bounds and turned into blobs.
 
+Attachments, tool results and imported files all go through :func:`image_blob`.
 Only the header is decoded (format, size) and the file verified, never fully
-decompressed: a hostile file costs at most ``MAX_BYTES``. PIL is imported on
-first use.
+decompressed: a hostile file costs at most :data:`MAX_BYTES`. PIL is imported
+on first use, never at start-up.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ import io
 
 from core.content import ImageContent
 from core.store import Blob
-from core.tools.base import ToolError
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_PIXELS = 50_000_000
 MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+
+
+class ImageError(ValueError):
+    """The bytes are not a usable image; the message says why, naming the image."""
 
 
 def looks_like_image(head: bytes) -> bool:
@@ -29,13 +33,17 @@ def looks_like_image(head: bytes) -> bool:
     )
 
 
-def image_blob(name: str, data: bytes) -> Blob:
-    """Check an image and make its blob; :class:`ToolError` saying why when it is unusable."""
+def too_large(name: str, size: int) -> ImageError:
+    return ImageError(f"{name}: image too large ({size / 1048576:.1f} MB; the limit is {MAX_BYTES // 1048576} MB)")
+
+
+def image_blob(data: bytes, name: str = "image") -> Blob:
+    """Check image bytes and make their blob; :class:`ImageError` when they are unusable."""
     if len(data) > MAX_BYTES:
-        raise ToolError(f"{name}: image too large ({len(data) / 1048576:.1f} MB; the limit is {MAX_BYTES // 1048576} MB)")
+        raise too_large(name, len(data))
     from PIL import Image
 
-    not_image = ToolError(f"{name}: not a readable PNG, JPEG, GIF or WebP image")
+    not_image = ImageError(f"{name}: not a readable PNG, JPEG, GIF or WebP image")
     try:
         with Image.open(io.BytesIO(data)) as image:
             media_type = MEDIA_TYPES.get(image.format or "")
@@ -43,12 +51,12 @@ def image_blob(name: str, data: bytes) -> Blob:
             if media_type is None:
                 raise not_image
             if width * height > MAX_PIXELS:
-                raise ToolError(f"{name}: too many pixels ({width}x{height}; the limit is 50 megapixels)")
+                raise ImageError(f"{name}: too many pixels ({width}×{height}; the limit is 50 megapixels)")
             image.verify()
-    except ToolError:
+    except ImageError:
         raise
     except Image.DecompressionBombError:
-        raise ToolError(f"{name}: too many pixels (the limit is 50 megapixels)") from None
+        raise ImageError(f"{name}: too many pixels (the limit is 50 megapixels)") from None
     except Exception:  # PIL raises many types (OSError, SyntaxError, ValueError...) for bad files
         raise not_image from None
     return Blob(hashlib.sha256(data).hexdigest(), media_type, width, height, data)
