@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from core.entries import BranchSummary, Entry
-from core.providers.base import ChatRequest, ProviderError
+from core.providers.base import ChatRequest
+from core.providers.complete import CompletionError, complete_text
 from core.session import Session
 from core.settings import Settings
 from core.tree import SessionTree
@@ -103,26 +104,8 @@ async def summarize_branch(
         api_base=target.api_base,
         api_key=target.api_key,
     )
-    text = await _complete(request, model, settings, on_wait)
+    try:
+        text, _ = await complete_text(request, model, settings, on_wait)
+    except CompletionError as error:
+        raise BranchSummaryError(str(error)) from None
     return await session.append(BranchSummary(from_id=branch[0].id, summary=text))
-
-
-async def _complete(request: ChatRequest, model: str, settings: Settings, on_wait) -> str:
-    from core.providers.assemble import MessageBuilder
-    from core.providers.registry import get_provider
-    from core.providers.retry import stream_with_retry
-
-    provider = get_provider(request.model)
-    builder = MessageBuilder(model=model, provider=provider.name)
-    async for event in stream_with_retry(provider, request, max_attempts=settings.retries + 1, on_wait=on_wait):
-        builder.add(event)
-    error: ProviderError | None = builder.error
-    if error is not None:
-        raise BranchSummaryError(f"the summary request failed: {error.message}")
-    message = builder.finish()
-    if message.stop_reason == "interrupted":
-        raise BranchSummaryError("the summary request was cut off before it finished")
-    text = builder.text.strip()
-    if not text:
-        raise BranchSummaryError("the model returned an empty summary")
-    return text

@@ -16,7 +16,8 @@ from core import compaction_prompts as prompts
 from core.compaction import Budget, Preparation
 from core.entries import Compaction, Entry
 from core.messages import Usage
-from core.providers.base import ChatRequest, ProviderError
+from core.providers.base import ChatRequest
+from core.providers.complete import CompletionError, complete_text
 from core.providers.retry import OnWait
 from core.session import Session
 from core.settings import Settings
@@ -209,22 +210,7 @@ async def _summarize(
 async def _complete(
     request: ChatRequest, model: str, settings: Settings, on_wait: OnWait | None
 ) -> tuple[str, Usage | None]:
-    """Stream one summary request to the end; its text and usage."""
-    from core.providers.assemble import MessageBuilder
-    from core.providers.registry import get_provider
-    from core.providers.retry import stream_with_retry
-
-    provider = get_provider(request.model)
-    builder = MessageBuilder(model=model, provider=provider.name)
-    async for event in stream_with_retry(provider, request, max_attempts=settings.retries + 1, on_wait=on_wait):
-        builder.add(event)
-    error: ProviderError | None = builder.error
-    if error is not None:
-        raise CompactionError(f"the summary request failed: {error.message}")
-    message = builder.finish()
-    if message.stop_reason == "interrupted":
-        raise CompactionError("the summary request was cut off before it finished")
-    text = builder.text.strip()
-    if not text:
-        raise CompactionError("the model returned an empty summary")
-    return text, message.usage
+    try:
+        return await complete_text(request, model, settings, on_wait)
+    except CompletionError as error:
+        raise CompactionError(str(error)) from None
