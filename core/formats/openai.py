@@ -21,7 +21,6 @@ kept in the message's ``meta["openai"]``.
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any, Mapping, Sequence
 
@@ -31,6 +30,7 @@ from core.entries import BranchSummary, Entry
 from core.formats.base import FormatError, ImportedSession, data_url_blob, json_error, line_of
 from core.ids import now_iso, uuid7
 from core.messages import Message
+from core.providers.openai_format import convert
 from core.session import derive_title
 from core.store import Blob, SessionInfo
 
@@ -40,96 +40,18 @@ from core.store import Blob, SessionInfo
 def to_openai_messages(path: Sequence[Entry], blobs: Mapping[str, Blob] | None = None) -> list[dict[str, Any]]:
     """The branch ending at the path's last entry as chat-completions messages.
 
-    ``blobs`` maps an image's sha256 to its bytes; images without bytes become
+    ``blobs`` maps an image's sha256 to its blob; images without bytes become
     a text note.
     """
-    blobs = blobs or {}
-    out: list[dict[str, Any]] = []
-    carried: list[dict[str, Any]] = []  # images from tool results, sent after them
+    messages: list[Message] = []
     for entry in path:
         payload = entry.payload
         if isinstance(payload, BranchSummary):
-            message: Message | None = Message(role="user", content=(TextContent(BRANCH_PREFIX + payload.summary),))
-        elif isinstance(payload, Message):
-            message = payload
-        else:
-            continue
-        if message.role == "custom":
-            continue
-        if message.role != "tool_result" and carried:
-            out.append({"role": "user", "content": carried})
-            carried = []
-        if message.role == "tool_result":
-            carried += _tool_results(message, blobs, out)
-        elif message.role == "assistant":
-            _assistant(message, out)
-        else:
-            parts = _parts(message.content, blobs)
-            if parts:
-                out.append({"role": message.role, "content": _compact(parts)})
-    if carried:
-        out.append({"role": "user", "content": carried})
-    return out
-
-
-def _assistant(message: Message, out: list[dict[str, Any]]) -> None:
-    text = "".join(b.text for b in message.content if isinstance(b, TextContent))
-    calls = [
-        {
-            "id": call.id,
-            "type": "function",
-            "function": {"name": call.name, "arguments": call.raw_arguments or json.dumps(call.arguments)},
-        }
-        for call in message.tool_calls
-    ]
-    if not text and not calls:
-        return  # only thinking, or nothing: not a chat-completions message
-    wire: dict[str, Any] = {"role": "assistant", "content": text or None}
-    if calls:
-        wire["tool_calls"] = calls
-    out.append(wire)
-
-
-def _tool_results(message: Message, blobs: Mapping[str, Blob], out: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    carried: list[dict[str, Any]] = []
-    for result in message.tool_results:
-        lines = [result.text] if result.text else []
-        for image in (c for c in result.content if isinstance(c, ImageContent)):
-            part = _image(image, blobs)
-            if part["type"] == "image_url":
-                lines.append(f"[image {image.describe()} attached below]")
-                carried.append(part)
-            else:
-                lines.append(part["text"])
-        text = "\n".join(lines)
-        if result.is_error:
-            text = f"Error: {text}"
-        out.append({"role": "tool", "tool_call_id": result.tool_call_id, "content": text})
-    return carried
-
-
-def _parts(blocks: Sequence[Block], blobs: Mapping[str, Blob]) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
-    for block in blocks:
-        if isinstance(block, TextContent) and block.text:
-            parts.append({"type": "text", "text": block.text})
-        elif isinstance(block, ImageContent):
-            parts.append(_image(block, blobs))
-    return parts
-
-
-def _compact(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    if all(p["type"] == "text" for p in parts):
-        return "\n".join(p["text"] for p in parts)
-    return parts
-
-
-def _image(image: ImageContent, blobs: Mapping[str, Blob]) -> dict[str, Any]:
-    blob = blobs.get(image.sha256)
-    if blob is None:
-        return {"type": "text", "text": f"[image unavailable: {image.describe()}]"}
-    url = f"data:{blob.media_type};base64,{base64.b64encode(blob.data).decode('ascii')}"
-    return {"type": "image_url", "image_url": {"url": url}}
+            messages.append(Message(role="user", content=(TextContent(BRANCH_PREFIX + payload.summary),)))
+        elif isinstance(payload, Message) and payload.role != "custom":
+            messages.append(payload)
+    images = {sha: blob.data for sha, blob in (blobs or {}).items()}
+    return convert(messages, images, raw_arguments=True)
 
 
 # --- import -----------------------------------------------------------------

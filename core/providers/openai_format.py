@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from core.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
 from core.messages import Message
@@ -21,17 +22,28 @@ def to_messages(request: ChatRequest) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
     if request.system:
         wire.append({"role": "system", "content": request.system})
+    return wire + convert(request.messages, request.images)
+
+
+def convert(
+    messages: Iterable[Message], images: Mapping[str, bytes], *, raw_arguments: bool = False
+) -> list[dict[str, Any]]:
+    """User, system, assistant and tool-result messages as chat-completions
+    messages; ``images`` maps an image's sha256 to its bytes (images without
+    bytes become a text note). ``raw_arguments`` sends tool-call arguments as
+    the model wrote them rather than re-encoded."""
+    wire: list[dict[str, Any]] = []
     pending_images: list[dict[str, Any]] = []
-    for message in request.messages:
+    for message in messages:
         if message.role != "tool_result" and pending_images:
             wire.append({"role": "user", "content": pending_images})
             pending_images = []
         if message.role == "tool_result":
-            pending_images += _tool_results(message, request.images, wire)
+            pending_images += _tool_results(message, images, wire)
         elif message.role == "assistant":
-            _assistant(message, wire)
+            _assistant(message, wire, raw_arguments)
         elif message.role in ("user", "system"):
-            parts = _parts(message.content, request.images)
+            parts = _parts(message.content, images)
             if parts:
                 wire.append({"role": message.role, "content": _compact(parts)})
     if pending_images:
@@ -46,10 +58,17 @@ def tools(request: ChatRequest) -> list[dict[str, Any]]:
     ]
 
 
-def _assistant(message: Message, wire: list[dict[str, Any]]) -> None:
+def _assistant(message: Message, wire: list[dict[str, Any]], raw_arguments: bool) -> None:
     text = "".join(b.text for b in message.content if isinstance(b, TextContent))
     calls = [
-        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+        {
+            "id": c.id,
+            "type": "function",
+            "function": {
+                "name": c.name,
+                "arguments": (raw_arguments and c.raw_arguments) or json.dumps(c.arguments),
+            },
+        }
         for c in message.content
         if isinstance(c, ToolCallContent)
     ]
@@ -69,8 +88,12 @@ def _tool_results(message: Message, images: Mapping[str, bytes], wire: list[dict
             continue
         lines = [result.text] if result.text else []
         for image in (c for c in result.content if isinstance(c, ImageContent)):
-            lines.append(f"[image {image.describe()} attached below]")
-            carried.append(_image(image, images))
+            part = _image(image, images)
+            if part["type"] == "image_url":
+                lines.append(f"[image {image.describe()} attached below]")
+                carried.append(part)
+            else:
+                lines.append(part["text"])
         text = "\n".join(lines)
         if result.is_error:
             text = f"Error: {text}"
