@@ -27,12 +27,13 @@ from core.entries import Entry
 from core.providers.base import ProviderError
 from core.sanitize import strip_control
 from core.session import Session, SessionError
+from core.tokens import context_window
 from core.settings import write_state
 from tui import keymap, slash
 from tui.attachments import Attachment
 from tui.commands import ActionCommands
 from tui.conversation import Conversation
-from tui.models import DEMO, context_window, has_any_key
+from tui.models import DEMO, has_any_key
 from tui.screens.model_picker import ModelPicker
 from tui.screens.welcome import welcome_text
 from tui.widgets.composer import Composer
@@ -101,11 +102,14 @@ class ChatScreen(Screen[None]):
         from tui.widgets.chat_view import ChatView
 
         view = ChatView(blob_loader=self.session.store.get_blob, show_thinking=self.show_thinking, id="chat")
+        totals = asyncio.ensure_future(self.conversation.load_totals())
         try:
             await self.query_one("#chat-slot").mount(view)
             await view.set_entries(self.session.path)
+            await totals  # before anything is sent: appends from now on add to it
         finally:
             self._loaded.set()
+        self.refresh_footer()
         self._lookup_window(self.conversation.model)
 
     # --- what is shown around the chat -----------------------------------
@@ -133,14 +137,17 @@ class ChatScreen(Screen[None]):
             window=self.windows.get(model),
             tokens=totals.tokens,
             cost=totals.cost,
+            session_tokens=totals.session_tokens,
+            session_cost=totals.session_cost,
             hint=f"{help_key} help · {palette_key} commands",
         )
 
     @work(thread=True, exclusive=True, group="window", exit_on_error=False)
     def _lookup_window(self, model: str) -> None:
-        """The context window comes from litellm's table, read in a thread (once)."""
+        """The window compaction uses (the ``context_windows`` setting, else
+        litellm's table), read in a thread (once): the table is large."""
         if model not in self.windows:
-            window = context_window(model)
+            window = context_window(model, self.conversation.settings.context_windows)
             self.app.call_from_thread(self._window_found, model, window)
 
     def _window_found(self, model: str, window: int | None) -> None:
