@@ -9,7 +9,7 @@ kept up to date from the entries appended since (:meth:`Session.on_append`).
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from core.entries import Compaction, Entry
 from core.messages import Usage
