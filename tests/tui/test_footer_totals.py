@@ -32,6 +32,8 @@ def test_session_totals_are_shown_only_when_other_branches_cost_something() -> N
     one_branch = FooterState(tokens=12_300, cost=0.04, session_tokens=12_300, session_cost=0.04)
     assert totals_text(one_branch) == "12k tok · $0.0400"
     assert totals_text(FooterState(tokens=1200, cost=0.04)) == "1.2k tok · $0.0400"
+    sums_in_another_order = FooterState(tokens=12_300, cost=0.1 + 0.2, session_tokens=12_300, session_cost=0.3)
+    assert totals_text(sums_in_another_order) == "12k tok · $0.3000"
     more = FooterState(tokens=12_300, cost=0.04, session_tokens=40_100, session_cost=1.2)
     assert totals_text(more) == "branch 12k tok $0.0400 · session 40k $1.20"
 

@@ -59,13 +59,13 @@ def context_level(used: int | None, window: int | None) -> str:
 
 def totals_text(state: FooterState) -> str:
     """``12k tok · $0.0400``; with other branches, ``branch 12k tok $0.0400 · session 40k $0.1200``."""
-    branch = f"{format_tokens(state.tokens)} tok"
-    if state.session_tokens is None or (state.session_tokens, state.session_cost) == (state.tokens, state.cost):
-        return f"{branch} · {format_cost(state.cost)}"
-    return (
-        f"branch {branch} {format_cost(state.cost)}"
-        f" · session {format_tokens(state.session_tokens)} {format_cost(state.session_cost)}"
-    )
+    tokens, cost = format_tokens(state.tokens), format_cost(state.cost)
+    if state.session_tokens is None:
+        return f"{tokens} tok · {cost}"
+    session_tokens, session_cost = format_tokens(state.session_tokens), format_cost(state.session_cost)
+    if (session_tokens, session_cost) == (tokens, cost):
+        return f"{tokens} tok · {cost}"
+    return f"branch {tokens} tok {cost} · session {session_tokens} {session_cost}"
 
 
 def context_text(used: int | None, window: int | None) -> str:
