@@ -168,17 +168,25 @@ async def test_automatic_compaction_shows_progress_then_the_marker(fake_provider
         await send(pilot, "one")
         await send(pilot, "two")
         assert "-context-warning" in footer(pilot).classes, "1,410 of 2,000"
-        fake_provider.script(Stall(1.0, reply=Reply(text="AUTO SUMMARY")), Reply(text="the answer"))
+        fake_provider.script(
+            Stall(3.0, reply=Reply(text="AUTO SUMMARY")), Reply(text="the answer"), Reply(text="later")
+        )
         await type_text(pilot, "three")
         await pilot.press("enter")
         await wait_for(lambda: bool(status(pilot).progress), pilot)
         assert "Compacting (the context is near the model's limit)… Esc to cancel" in screen_text(pilot)
+        await type_text(pilot, "meanwhile")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert status(pilot).queued == ("meanwhile",)
         await settle(pilot)
         [marker] = pilot.app.screen.chat_view.query(CompactionMarker)
         assert marker.entry.payload.details["trigger"] == "auto"
-        sent = user_texts(fake_provider.requests[-1].body)
+        *_, answered, queued = fake_provider.requests
+        sent = user_texts(answered.body)
         assert sent[0] == SUMMARY_PREFIX + "AUTO SUMMARY" and sent[-1] == "three"
         assert "one" not in sent
+        assert user_texts(queued.body)[-2:] == ["the answer", "meanwhile"], "sent after the reply"
         assert not status(pilot).display
         assert footer(pilot).classes.isdisjoint({"-context-warning", "-context-error"})
 
