@@ -129,7 +129,8 @@ async def _append(
         tokens_before=tokens_before,
         details=details,
     )
-    return await session.append(payload)
+    # A cancellation now (Esc) must not leave the entry saved but missing from the session's path.
+    return await asyncio.shield(session.append(payload))
 
 
 def _summary_target(model: str, settings: Settings, api_base: str | None):

@@ -8,7 +8,7 @@ user branches, switches siblings and jumps through the tree.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from core.content import TextContent
 from core.context import Context, build_context, current_model, system_prompt
@@ -18,6 +18,8 @@ from core.messages import Message
 from core.store import SessionInfo, SessionStore
 
 TITLE_LIMIT = 60
+
+AppendListener = Callable[[Sequence[Entry]], None]
 
 
 class SessionError(Exception):
@@ -41,6 +43,7 @@ class Session:
         self.info = info
         self._path = path
         self._persisted = persisted
+        self._listeners: list[AppendListener] = []
 
     # --- opening --------------------------------------------------------
 
@@ -156,7 +159,14 @@ class Session:
             self._persisted = True
         self._path = self._path + entries
         self.info = info
+        for listener in self._listeners:
+            listener(entries)
         return entries
+
+    def on_append(self, listener: AppendListener) -> None:
+        """Call ``listener(entries)`` after every append, whoever appends (a turn,
+        a compaction, a front end). Listeners must be quick and must not raise."""
+        self._listeners.append(listener)
 
     @property
     def persisted(self) -> bool:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
 from core.entries import Entry
+from core.messages import Usage
 
 
 @dataclass(frozen=True)
@@ -151,5 +152,9 @@ class SessionStore(Protocol):
     async def get_blob(self, sha256: str) -> Blob | None: ...
 
     async def search(self, query: str, limit: int = 50) -> list[SearchHit]: ...
+
+    async def session_usage(self, session_id: str) -> Usage:
+        """Usage summed over every entry of the session, all branches (one
+        aggregate query): assistant messages and compactions' summary requests."""
 
     async def close(self) -> None: ...

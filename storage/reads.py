@@ -7,6 +7,7 @@ import sqlite3
 from operator import itemgetter
 
 from core.entries import Entry
+from core.messages import Usage
 from core.store import Blob, SearchHit, SessionInfo, SessionSummary
 from storage.fts import HIGHLIGHT_END, HIGHLIGHT_START, match_query
 from storage.rows import (
@@ -145,3 +146,27 @@ def search(conn: sqlite3.Connection, query: str, limit: int) -> list[SearchHit]:
         (HIGHLIGHT_START, HIGHLIGHT_END, SNIPPET_TOKENS, match, *(start or ()), limit),
     )
     return [SearchHit(*row) for row in rows]
+
+
+# Each payload is parsed once (into its usage object, as JSON text) and each
+# usage object once per field; only entries that can carry usage are read.
+_USAGE_FIELDS = (
+    "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
+    "cost.input", "cost.output", "cost.cache_read", "cost.cache_write",
+)
+_SESSION_USAGE = (
+    "SELECT "
+    + ", ".join(f"total(json_extract(usage, '$.{name}'))" for name in _USAGE_FIELDS)
+    + " FROM (SELECT CASE type WHEN 'message' THEN json_extract(payload, '$.usage')"
+    " ELSE json_extract(payload, '$.details.usage') END AS usage"
+    " FROM entries WHERE session_id = ? AND type IN ('message', 'compaction'))"
+    " WHERE usage IS NOT NULL"
+)
+
+
+def session_usage(conn: sqlite3.Connection, session_id: str) -> Usage:
+    """Usage summed over every entry of a session (assistant messages and
+    compactions' summary requests), every branch."""
+    row = conn.execute(_SESSION_USAGE, (session_id,)).fetchone()
+    tokens, costs = [int(v) for v in row[:5]], row[5:]
+    return Usage(*tokens, *costs)

@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 import aiosqlite
 
 from core.entries import Entry
+from core.messages import Usage
 from core.store import Blob, SearchHit, SessionInfo, SessionSummary
 from storage import reads, writes
 from storage.db import open_database, write
@@ -134,3 +135,8 @@ class SqliteStore:
 
     async def search(self, query: str, limit: int = 50) -> list[SearchHit]:
         return await self._run(reads.search, query, limit)
+
+    # Totals
+
+    async def session_usage(self, session_id: str) -> Usage:
+        return await self._run(reads.session_usage, session_id)

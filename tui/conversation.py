@@ -14,20 +14,26 @@ from dataclasses import dataclass
 
 from core.context import system_prompt
 from core.entries import THINKING_LEVELS, Entry
-from core.messages import Usage, user_text
+from core.messages import user_text
 from core.session import Session
 from core.settings import Settings
+from core.tokens import context_tokens
+from core.usage import SessionTotals, total_usage
 from tui.attachments import Attachment
 
 
 @dataclass(frozen=True)
 class Totals:
-    """What the footer shows about the current path."""
+    """What the footer shows: the current branch's usage, the session's, the context."""
 
     tokens: int = 0
     cost: float = 0.0
     context_tokens: int | None = None
-    """The prompt plus reply size of the latest reply: what the next request starts from."""
+    """What the next request will hold (the latest reply's reported usage plus an
+    estimate of what came after it); None on an empty path."""
+    session_tokens: int | None = None
+    """Every branch of the session; None until the session's totals are loaded."""
+    session_cost: float = 0.0
 
 
 class Conversation:
@@ -52,6 +58,12 @@ class Conversation:
         self.model = model or path_model
         self.thinking = thinking or path_thinking
         self.pending_system = system or (None if session.path else settings.system)
+        self.session_totals = SessionTotals()
+        """Usage of every branch: :meth:`load_totals` once, then every append adds to it."""
+        session.on_append(self.session_totals.add)
+
+    async def load_totals(self) -> None:
+        await self.session_totals.load(self.session.store, self.session.id)
 
     @property
     def system(self) -> str | None:
@@ -99,11 +111,13 @@ class Conversation:
         return True
 
     def totals(self) -> Totals:
-        usage = Usage()
-        last: Usage | None = None
-        for entry in self.session.path:
-            message = entry.message
-            if message is not None and message.role == "assistant" and message.usage is not None:
-                usage = usage + message.usage
-                last = message.usage
-        return Totals(usage.total_tokens, usage.cost, last.context_tokens if last else None)
+        path = self.session.path
+        branch = total_usage(path)
+        session = self.session_totals.usage
+        return Totals(
+            tokens=branch.total_tokens,
+            cost=branch.cost,
+            context_tokens=context_tokens(path, self.model, exact=False) if path else None,
+            session_tokens=session.total_tokens if session is not None else None,
+            session_cost=session.cost if session is not None else 0.0,
+        )

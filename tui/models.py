@@ -73,20 +73,3 @@ def known_models(settings: Settings, current: Iterable[str] = ()) -> list[str]:
     extra = [m for m in current if m]
     return list(dict.fromkeys([*extra, *sorted(set(models) - set(extra)), DEMO]))
 
-
-def context_window(model: str) -> int | None:
-    """Input tokens the model accepts, from litellm's table; None if unknown.
-    Blocking the first time (reads the table): run in a thread."""
-    if model == DEMO:
-        return None
-    table = _table()
-    candidates = [model]
-    if "/" in model:
-        candidates.append(model.split("/", 1)[1])
-    for name in candidates:
-        info = table.get(name)
-        if isinstance(info, dict):
-            window = info.get("max_input_tokens") or info.get("max_tokens")
-            if isinstance(window, int) and window > 0:
-                return window
-    return None

@@ -25,6 +25,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("image", "PATH", "Attach an image file to the next message"),
     SlashCommand("detach", "", "Remove the images attached to the draft"),
     SlashCommand("title", "TEXT", "Rename this session"),
+    SlashCommand("compact", "[focus]", "Summarize older messages to free context (focus: what to keep)"),
     SlashCommand("help", "", "Show keys and commands"),
     SlashCommand("quit", "", "Quit"),
 )

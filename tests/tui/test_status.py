@@ -39,11 +39,11 @@ async def test_footer_shows_model_thinking_context_tokens_and_cost(fake_provider
         assert "4.7k tok" in text
 
 
-async def test_demo_is_labelled_offline_and_has_no_window() -> None:
+async def test_demo_is_labelled_offline_with_the_window_compaction_uses() -> None:
     async with running([]) as pilot:
         await send(pilot, "hi")
         assert "demo (offline) │ thinking off │ ctx " in screen_text(pilot)
-        assert footer(pilot).window is None
+        assert footer(pilot).window == 32_768
 
 
 def test_footer_formats() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -23,21 +24,29 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from core.entries import Entry
+from core.entries import Compaction, Entry
 from core.providers.base import ProviderError
 from core.sanitize import strip_control
 from core.session import Session, SessionError
 from core.settings import write_state
+from core.tokens import context_window
 from tui import keymap, slash
 from tui.attachments import Attachment
 from tui.commands import ActionCommands
 from tui.conversation import Conversation
-from tui.models import DEMO, context_window, has_any_key
+from tui.message_queue import MessageQueue, Queued
+from tui.models import DEMO, has_any_key
 from tui.screens.model_picker import ModelPicker
 from tui.screens.welcome import welcome_text
+from tui.widgets.compaction_status import CompactionStatus
 from tui.widgets.composer import Composer
 from tui.widgets.footer import FooterState, StatusFooter
 from tui.widgets.prompt_input import PromptInput
+
+_COMPACTING_WHY = {
+    "auto": " (the context is near the model's limit)",
+    "overflow": " (the model said the context is too long)",
+}
 
 if TYPE_CHECKING:
     from tui.widgets.assistant_message import AssistantMessage
@@ -58,6 +67,9 @@ class ChatScreen(Screen[None]):
         self._reply_worker: Worker | None = None
         self._loaded = asyncio.Event()
         """Set once the chat view shows the session's path."""
+        self._compacting = False
+        self._queue = MessageQueue()
+        """Messages typed while compacting, sent once it is over."""
 
     @property
     def session(self) -> Session:
@@ -87,10 +99,12 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="welcome")
         yield Vertical(id="chat-slot")
+        yield CompactionStatus(id="compaction-status")
         yield Composer(self.conversation.settings, lambda: self.conversation.model)
         yield StatusFooter(id="footer")
 
     def on_mount(self) -> None:
+        self.session.on_append(self._entries_appended)
         self._show_welcome()
         self.refresh_footer()
         self.call_after_refresh(self._load_path)
@@ -101,11 +115,14 @@ class ChatScreen(Screen[None]):
         from tui.widgets.chat_view import ChatView
 
         view = ChatView(blob_loader=self.session.store.get_blob, show_thinking=self.show_thinking, id="chat")
+        totals = asyncio.ensure_future(self.conversation.load_totals())
         try:
             await self.query_one("#chat-slot").mount(view)
             await view.set_entries(self.session.path)
+            await totals  # before anything is sent: appends from now on add to it
         finally:
             self._loaded.set()
+        self.refresh_footer()
         self._lookup_window(self.conversation.model)
 
     # --- what is shown around the chat -----------------------------------
@@ -133,14 +150,17 @@ class ChatScreen(Screen[None]):
             window=self.windows.get(model),
             tokens=totals.tokens,
             cost=totals.cost,
+            session_tokens=totals.session_tokens,
+            session_cost=totals.session_cost,
             hint=f"{help_key} help · {palette_key} commands",
         )
 
     @work(thread=True, exclusive=True, group="window", exit_on_error=False)
     def _lookup_window(self, model: str) -> None:
-        """The context window comes from litellm's table, read in a thread (once)."""
+        """The window compaction uses (the ``context_windows`` setting, else
+        litellm's table), read in a thread (once): the table is large."""
         if model not in self.windows:
-            window = context_window(model)
+            window = context_window(model, self.conversation.settings.context_windows)
             self.app.call_from_thread(self._window_found, model, window)
 
     def _window_found(self, model: str, window: int | None) -> None:
@@ -164,6 +184,10 @@ class ChatScreen(Screen[None]):
         message = slash.unescape(text)
         if not message.strip() and not self.composer.attachments:
             self.prompt.restore(text)
+            return
+        if self._compacting or (self._queue and self.replying):
+            self._queue.add(Queued(message.strip("\n"), text, self.composer.take_attachments()))
+            self.compaction_status.queued = self._queue.texts
             return
         if self.replying:
             self.notify_plain("A reply is still being written: press Esc to stop it first. Your draft is kept.")
@@ -226,6 +250,7 @@ class ChatScreen(Screen[None]):
                 api_base=conversation.api_base,
                 on_event=reply.feed,
                 on_wait=on_wait,
+                on_compact=self._compaction_started,
             )
         except asyncio.CancelledError:
             if self.session.leaf_id != leaf_before:
@@ -246,6 +271,9 @@ class ChatScreen(Screen[None]):
             if self.query("#chat"):
                 self.run_worker(self.chat_view.set_entries(self.session.path), group="resync")
             self.refresh_footer()
+        if event.worker.group == "reply" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self._compaction_ended()
+            self._send_queued()
 
     # --- actions ------------------------------------------------------------
 
@@ -394,3 +422,80 @@ class ChatScreen(Screen[None]):
     async def command_quit(self, arg: str, text: str) -> bool:
         self.app.exit()
         return True
+
+    async def command_compact(self, arg: str, text: str) -> bool:
+        if self.replying:
+            self.notify_plain("A reply is still being written: press Esc to stop it first.", severity="warning")
+            return False
+        self._reply_worker = self._compact(arg or None)
+        return True
+
+    # --- compaction -----------------------------------------------------------
+
+    @property
+    def compaction_status(self) -> CompactionStatus:
+        return self.query_one("#compaction-status", CompactionStatus)
+
+    @work(exclusive=True, group="reply", exit_on_error=False)
+    async def _compact(self, focus: str | None) -> None:
+        """``/compact [focus]``: a reply worker, so Esc stops it and nothing else runs meanwhile.
+        The marker appears through :meth:`_entries_appended`; a failure writes nothing."""
+        from core.compactor import CompactionError, NothingToCompact, compact
+
+        await self._loaded.wait()
+        conversation = self.conversation
+        self._compaction_started("manual")
+
+        def on_wait(seconds: float, error: ProviderError) -> None:
+            self.compaction_status.progress = (
+                f"Compacting… retrying in {seconds:.0f}s ({strip_control(error.message)}) · {self._cancel_hint}"
+            )
+
+        try:
+            await compact(
+                self.session, conversation.settings, model=conversation.model, focus=focus,
+                api_base=conversation.api_base, on_wait=on_wait,
+            )
+        except NothingToCompact as error:
+            self.notify_plain(f"{str(error)[:1].upper()}{str(error)[1:]}.", severity="warning")
+        except CompactionError as error:
+            self.notify_plain(f"Compaction failed, nothing was changed: {error}", severity="error")
+        except asyncio.CancelledError:
+            self.notify_plain("Compaction stopped: nothing was changed.")
+            raise
+
+    @property
+    def _cancel_hint(self) -> str:
+        key = keymap.first_key("stop", self.app_keymap)
+        return f"{'Esc' if key == 'escape' else key} to cancel"
+
+    def _compaction_started(self, trigger: str) -> None:
+        """From ``/compact`` and from a turn (``on_compact``: ``auto`` or ``overflow``)."""
+        self._compacting = True
+        self.compaction_status.progress = f"Compacting{_COMPACTING_WHY.get(trigger, '')}… {self._cancel_hint}"
+
+    def _compaction_ended(self) -> None:
+        self._compacting = False
+        self.compaction_status.progress = ""
+
+    def _entries_appended(self, entries: Sequence[Entry]) -> None:
+        """A compaction appended by ``/compact`` or by a turn: show its marker at once."""
+        for entry in entries:
+            if isinstance(entry.payload, Compaction):
+                self._compaction_ended()
+                self.run_worker(self._show_compaction(entry), group="compaction-view")
+
+    async def _show_compaction(self, entry: Entry) -> None:
+        await self._loaded.wait()
+        await self.chat_view.append_entry(entry)
+        self.refresh_footer()
+
+    def _send_queued(self) -> None:
+        """Send what was typed while compacting, once nothing else runs (Esc and errors included:
+        what was queued is still meant to be sent)."""
+        if self.replying or self._compacting:
+            return
+        queued = self._queue.take()
+        self.compaction_status.queued = ()
+        if queued is not None:
+            self._reply_worker = self._send(queued.message, queued.draft, queued.attachments)

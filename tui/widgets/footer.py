@@ -1,5 +1,6 @@
-"""The status line under the input: model, thinking level, context use, tokens
-and cost of the current branch, and the two keys worth knowing."""
+"""The status line under the input: model, thinking level, context use (yellow
+over 70% of the window, red over 90%), tokens and cost of the current branch
+and of the whole session, and the two keys worth knowing."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ class FooterState:
     window: int | None = None
     tokens: int = 0
     cost: float = 0.0
+    session_tokens: int | None = None
+    """Every branch; None while unknown."""
+    session_cost: float = 0.0
     hint: str = ""
     """Right-aligned key hints, e.g. ``F1 help · ctrl+p commands``."""
 
@@ -38,6 +42,30 @@ def format_tokens(count: int) -> str:
 
 def format_cost(cost: float) -> str:
     return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
+
+
+WARNING_SHARE = 0.70
+ERROR_SHARE = 0.90
+"""Shares of the window above which the context is shown as a warning, an error."""
+
+
+def context_level(used: int | None, window: int | None) -> str:
+    """``""``, ``"warning"`` (over 70% of the window) or ``"error"`` (over 90%)."""
+    if not used or not window:
+        return ""
+    share = used / window
+    return "error" if share > ERROR_SHARE else "warning" if share > WARNING_SHARE else ""
+
+
+def totals_text(state: FooterState) -> str:
+    """``12k tok · $0.0400``; with other branches, ``branch 12k tok $0.0400 · session 40k $0.1200``."""
+    tokens, cost = format_tokens(state.tokens), format_cost(state.cost)
+    if state.session_tokens is None:
+        return f"{tokens} tok · {cost}"
+    session_tokens, session_cost = format_tokens(state.session_tokens), format_cost(state.session_cost)
+    if (session_tokens, session_cost) == (tokens, cost):
+        return f"{tokens} tok · {cost}"
+    return f"branch {tokens} tok {cost} · session {session_tokens} {session_cost}"
 
 
 def context_text(used: int | None, window: int | None) -> str:
@@ -61,17 +89,24 @@ class StatusFooter(Widget):
     state: reactive[FooterState] = reactive(FooterState, layout=False)
     """Set by the chat screen whenever any of it changes."""
 
+    def watch_state(self, state: FooterState) -> None:
+        level = context_level(state.context_tokens, state.window)
+        self.set_class(level == "warning", "-context-warning")
+        self.set_class(level == "error", "-context-error")
+
     def render(self) -> RenderResult:
         s = self.state
         sep = (" │ ", "$text-disabled")
+        level = context_level(s.context_tokens, s.window)
+        context_style = {"warning": "bold $text-warning", "error": "bold $text-error"}.get(level, "")
         left = Content.assemble(
             (strip_control(model_label(s.model)), "bold $text"),
             sep,
             f"thinking {s.thinking}",
             sep,
-            context_text(s.context_tokens, s.window),
+            (context_text(s.context_tokens, s.window), context_style),
             sep,
-            f"{format_tokens(s.tokens)} tok · {format_cost(s.cost)}",
+            totals_text(s),
         )
         hint = Content(s.hint)
         gap = self.content_size.width - left.cell_length - hint.cell_length
