@@ -76,6 +76,20 @@ class SearchHit:
 
 
 @dataclass(frozen=True)
+class SessionMatch:
+    """A session found by a search, with why it matched (matches marked with
+    ``\x02``/``\x03`` as in :class:`SearchHit`)."""
+
+    summary: SessionSummary
+    title: str | None
+    """The marked title, when the title matched."""
+    snippet: str
+    """The marked text of its best matching message ("" when only the title matched)."""
+    entry_id: str | None
+    """That message's entry."""
+
+
+@dataclass(frozen=True)
 class Blob:
     sha256: str
     media_type: str
@@ -151,5 +165,10 @@ class SessionStore(Protocol):
     async def get_blob(self, sha256: str) -> Blob | None: ...
 
     async def search(self, query: str, limit: int = 50) -> list[SearchHit]: ...
+
+    async def search_sessions(
+        self, query: str, limit: int = 100, include_archived: bool = False
+    ) -> list[SessionMatch]:
+        """Sessions whose title or messages match ``query``, best first."""
 
     async def close(self) -> None: ...

@@ -7,7 +7,7 @@ import sqlite3
 from operator import itemgetter
 
 from core.entries import Entry
-from core.store import Blob, SearchHit, SessionInfo, SessionSummary
+from core.store import Blob, SearchHit, SessionInfo, SessionMatch, SessionSummary
 from storage.fts import HIGHLIGHT_END, HIGHLIGHT_START, match_query
 from storage.rows import (
     ENTRY_COLUMNS,
@@ -49,25 +49,28 @@ def latest_session(conn: sqlite3.Connection) -> SessionInfo | None:
     return session_from_row(row) if row else None
 
 
+_SUMMARY_COLUMNS = f"{SESSION_COLUMNS}, message_count, branch_count, first_message, model"
+
+
 def list_sessions(
     conn: sqlite3.Connection, limit: int, offset: int, include_archived: bool
 ) -> list[SessionSummary]:
     rows = conn.execute(
-        f"SELECT {SESSION_COLUMNS}, message_count, branch_count, first_message, model"
-        " FROM sessions WHERE ? OR NOT archived"
+        f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE ? OR NOT archived"
         " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
         (include_archived, limit, offset),
     ).fetchall()
-    return [
-        SessionSummary(
-            info=session_from_row(row),
-            message_count=row[10],
-            branch_count=row[11],
-            first_message=row[12],
-            model=row[13],
-        )
-        for row in rows
-    ]
+    return [_summary(row) for row in rows]
+
+
+def _summary(row: tuple) -> SessionSummary:
+    return SessionSummary(
+        info=session_from_row(row),
+        message_count=row[10],
+        branch_count=row[11],
+        first_message=row[12],
+        model=row[13],
+    )
 
 
 def get_entry(conn: sqlite3.Connection, entry_id: str) -> Entry | None:
@@ -145,3 +148,75 @@ def search(conn: sqlite3.Connection, query: str, limit: int) -> list[SearchHit]:
         (HIGHLIGHT_START, HIGHLIGHT_END, SNIPPET_TOKENS, match, *(start or ()), limit),
     )
     return [SearchHit(*row) for row in rows]
+
+
+def search_sessions(
+    conn: sqlite3.Connection, query: str, limit: int, include_archived: bool
+) -> list[SessionMatch]:
+    """Sessions whose title or messages match, best first: sessions whose
+    title matches (best title first), then the others by their best message.
+
+    Messages are ranked as in :func:`search` (at most the newest
+    :data:`RANK_WINDOW` matches), so a common word finds the sessions of its
+    newest matches. Snippets are made only for the sessions returned.
+    """
+    match = match_query(query)
+    if match is None:
+        return []
+    titles: dict[str, str] = dict(
+        conn.execute(
+            "SELECT session_id, highlight(sessions_fts, 0, ?, ?) FROM sessions_fts"
+            " WHERE sessions_fts MATCH ? ORDER BY rank LIMIT ?",
+            (HIGHLIGHT_START, HIGHLIGHT_END, match, RANK_WINDOW),
+        ).fetchall()
+    )
+    best: dict[str, int] = {}  # session id -> rowid of its best message, best session first
+    start = conn.execute(
+        "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (match, RANK_WINDOW - 1),
+    ).fetchone()
+    bound = "AND rowid >= ?" if start else ""
+    for rowid, session_id in conn.execute(
+        f"SELECT rowid, session_id FROM entries_fts WHERE entries_fts MATCH ? {bound} ORDER BY rank",
+        (match, *(start or ())),
+    ):
+        best.setdefault(session_id, rowid)
+    candidates = list(titles) + [session_id for session_id in best if session_id not in titles]
+    summaries = _summaries(conn, candidates, include_archived)
+    chosen = [session_id for session_id in candidates if session_id in summaries][:limit]
+    snippets = _snippets(conn, match, [best[s] for s in chosen if s in best])
+    matches = []
+    for session_id in chosen:
+        snippet, entry_id = snippets.get(best.get(session_id, -1), ("", None))
+        matches.append(SessionMatch(summaries[session_id], titles.get(session_id), snippet, entry_id))
+    return matches
+
+
+_CHUNK = 500  # ids per IN (...), well under SQLite's variable limit
+
+
+def _summaries(conn: sqlite3.Connection, ids: list[str], include_archived: bool) -> dict[str, SessionSummary]:
+    found: dict[str, SessionSummary] = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        rows = conn.execute(
+            f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id IN ({','.join('?' * len(chunk))})"
+            " AND (? OR NOT archived)",
+            (*chunk, include_archived),
+        )
+        found.update((row[0], _summary(row)) for row in rows)
+    return found
+
+
+def _snippets(conn: sqlite3.Connection, match: str, rowids: list[int]) -> dict[int, tuple[str, str | None]]:
+    """Marked snippet and entry id of each of the matching rows ``rowids``."""
+    found: dict[int, tuple[str, str | None]] = {}
+    for start in range(0, len(rowids), _CHUNK):
+        chunk = rowids[start : start + _CHUNK]
+        rows = conn.execute(
+            "SELECT rowid, snippet(entries_fts, 0, ?, ?, '…', ?), entry_id FROM entries_fts"
+            f" WHERE entries_fts MATCH ? AND rowid IN ({','.join('?' * len(chunk))})",
+            (HIGHLIGHT_START, HIGHLIGHT_END, SNIPPET_TOKENS, match, *chunk),
+        )
+        found.update((rowid, (snippet, entry_id)) for rowid, snippet, entry_id in rows)
+    return found

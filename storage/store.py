@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 import aiosqlite
 
 from core.entries import Entry
-from core.store import Blob, SearchHit, SessionInfo, SessionSummary
+from core.store import Blob, SearchHit, SessionInfo, SessionMatch, SessionSummary
 from storage import reads, writes
 from storage.db import open_database, write
 from storage.errors import StorageError
@@ -134,3 +134,8 @@ class SqliteStore:
 
     async def search(self, query: str, limit: int = 50) -> list[SearchHit]:
         return await self._run(reads.search, query, limit)
+
+    async def search_sessions(
+        self, query: str, limit: int = 100, include_archived: bool = False
+    ) -> list[SessionMatch]:
+        return await self._run(reads.search_sessions, query, limit, include_archived)
