@@ -128,6 +128,9 @@ class SessionStore(Protocol):
         self, limit: int = 100, offset: int = 0, include_archived: bool = False
     ) -> list[SessionSummary]: ...
 
+    async def get_summary(self, session_id: str) -> SessionSummary | None:
+        """One session's list row, archived or not."""
+
     async def append(
         self,
         session_id: str,

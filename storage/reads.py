@@ -63,6 +63,10 @@ def list_sessions(
     return [_summary(row) for row in rows]
 
 
+def get_summary(conn: sqlite3.Connection, session_id: str) -> SessionSummary | None:
+    return _summaries(conn, [session_id], include_archived=True).get(session_id)
+
+
 def _summary(row: tuple) -> SessionSummary:
     return SessionSummary(
         info=session_from_row(row),

@@ -83,6 +83,9 @@ class SqliteStore:
     ) -> list[SessionSummary]:
         return await self._run(reads.list_sessions, limit, offset, include_archived)
 
+    async def get_summary(self, session_id: str) -> SessionSummary | None:
+        return await self._run(reads.get_summary, session_id)
+
     async def append(
         self,
         session_id: str,

@@ -1,4 +1,5 @@
-"""``tangents sessions ...``: list, search, export, import and compact from the shell."""
+"""``tangents sessions ...``: list, search, export, import, rename, archive,
+delete and compact from the shell."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ async def _run(args: argparse.Namespace) -> int:
             return await _search(store, args)
         if args.action == "compact":
             return await _compact(store, args, launch)
+        if args.action in ("rename", "archive", "unarchive", "delete"):
+            return await _change(store, args)
         raise UsageError(f"unknown action {args.action!r}")
     finally:
         await store.close()
@@ -211,6 +214,42 @@ def _highlight(snippet: str, bold: bool) -> str:
         else:
             pieces.append(strip_control(part.replace("\x03", "")))
     return "".join(pieces)
+
+
+async def _change(store, args: argparse.Namespace) -> int:
+    """Rename, archive, unarchive or delete one session."""
+    summary = await store.get_summary(args.id)
+    if summary is None:
+        raise UsageError(f"no session with id {args.id!r}")
+    info = summary.info
+    title = strip_control(info.title or "(untitled)")
+    if args.action == "rename":
+        new_title = " ".join(args.title.split())
+        if not new_title:
+            raise UsageError("a title cannot be empty")
+        await store.set_title(info.id, new_title, by_user=True)
+        print(f"Renamed session {info.id} to: {strip_control(new_title)}")
+    elif args.action in ("archive", "unarchive"):
+        await store.set_archived(info.id, args.action == "archive")
+        print(f"{args.action.capitalize()}d session {info.id}: {title}")
+    else:
+        if not args.yes and not _confirm(f"Delete session {info.id} ({title}, {summary.message_count} messages)?"):
+            print("Nothing was deleted.", file=sys.stderr)
+            return 1
+        await store.delete_session(info.id)
+        print(f"Deleted session {info.id}: {title}")
+    return 0
+
+
+def _confirm(question: str) -> bool:
+    """Ask on a terminal; without one, refuse (the caller says --yes)."""
+    if not sys.stdin.isatty():
+        raise UsageError("refusing to delete without a terminal to ask on; pass --yes")
+    try:
+        answer = input(f"{question} [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 async def _compact(store, args: argparse.Namespace, launch: Launch) -> int:
