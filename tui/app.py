@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -19,20 +20,44 @@ class TangentsApp(App[None]):
     TITLE = "Tangents"
     BINDINGS = keymap.bindings("app")
 
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(
+        self,
+        conversation: Conversation,
+        *,
+        make_conversation: Callable[[Session], Conversation],
+        open_picker: bool = False,
+    ) -> None:
+        """``make_conversation`` gives another session the launch's settings;
+        ``open_picker`` (``-r``) starts on the session picker."""
         super().__init__()
         self.conversation = conversation
+        self.make_conversation = make_conversation
+        self.open_picker = open_picker
 
     @property
     def keymap_overrides(self) -> Mapping[str, str]:
         return self.conversation.settings.keymap
 
-    def get_default_screen(self) -> ChatScreen:
+    def get_default_screen(self) -> Screen:
+        """A blank base under the chat screen: Textual cannot switch away from
+        its default screen, and opening another session replaces the chat screen."""
+        return Screen()
+
+    def chat_screen(self) -> ChatScreen:
         return ChatScreen(self.conversation, show_thinking=self.conversation.settings.show_thinking)
 
     def on_mount(self) -> None:
         if self.keymap_overrides:
             self.set_keymap(dict(self.keymap_overrides))
+        chat = self.chat_screen()
+        self.push_screen(chat)
+        if self.open_picker:
+            chat.action_sessions()
+
+    def open_session(self, session: Session) -> None:
+        """Show ``session`` on a new chat screen in place of the current one."""
+        self.conversation = self.make_conversation(session)
+        self.switch_screen(self.chat_screen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus Quit: the keymap's quit is listed already."""
@@ -52,12 +77,14 @@ def create_app(
     model: str | None = None,
     thinking: str | None = None,
     system: str | None = None,
+    open_picker: bool = False,
 ) -> TangentsApp:
     """``model``, ``thinking`` and ``system`` are the command line's explicit
-    choices; without them the session's own (or the settings') apply."""
-    conversation = Conversation(
-        session,
-        launch.settings,
+    choices; without them the session's own (or the settings') apply. They
+    apply to every session opened in the app."""
+    make_conversation = partial(
+        Conversation,
+        settings=launch.settings,
         default_model=launch.model,
         default_thinking=launch.thinking,
         api_base=launch.api_base,
@@ -65,4 +92,4 @@ def create_app(
         thinking=thinking,
         system=system,
     )
-    return TangentsApp(conversation)
+    return TangentsApp(make_conversation(session), make_conversation=make_conversation, open_picker=open_picker)

@@ -10,10 +10,7 @@ import sys
 from pathlib import Path
 
 from core.formats import FormatError, ImportedSession, parse_import
-from core.formats.markdown import to_markdown
-from core.formats.mplp import to_mplp_dialog
-from core.formats.openai import to_openai_messages
-from core.formats.tangents_json import image_shas, to_json_document
+from core.formats.export import export_text
 from core.sanitize import strip_control
 from core.store import ConflictError
 from tui.bootstrap import Launch, UsageError, fail, open_store, resolve_launch
@@ -93,34 +90,12 @@ async def _export(store, args: argparse.Namespace) -> int:
     info = await store.get_session(args.id)
     if info is None:
         raise UsageError(f"no session with id {args.id!r}")
-    if args.format == "json":
-        entries = await store.entries(info.id)
-        labels = await store.labels(info.id)
-        blobs = await _blobs(store, entries)
-        _print_json(to_json_document(info, entries, labels, blobs.values()))
-        return 0
-    path = await store.path(info.leaf_id) if info.leaf_id else []
-    if args.format == "openai":
-        _print_json(to_openai_messages(path, await _blobs(store, path)))
-    elif args.format == "mplp":
-        _print_json(to_mplp_dialog(info, path, await store.labels(info.id)))
-    else:
-        sys.stdout.write(_tty_safe(to_markdown(info, path)))
+    sys.stdout.write(_tty_safe(await export_text(store, info, args.format)))
     return 0
 
 
 def _print_json(document) -> None:
     print(_tty_safe(json.dumps(document, indent=2, ensure_ascii=False)))
-
-
-async def _blobs(store, entries) -> dict:
-    """The stored images the entries show, by sha256 (missing ones left out)."""
-    found = {}
-    for sha in image_shas(entries):
-        blob = await store.get_blob(sha)
-        if blob is not None:
-            found[sha] = blob
-    return found
 
 
 def _parse_file(args: argparse.Namespace) -> ImportedSession:
