@@ -3,17 +3,22 @@ resuming on the saved leaf, rename, archive, delete; -r, /new and /export."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
 from tests.tui.sessions_seed import seed
+from tui.cli import build_parser
+from tui.launch import build_app, prepare_launch
 from tui.screens.chat import ChatScreen
 from tui.screens.dialogs import Confirm, TextPrompt
 from tui.screens.sessions import SessionPicker
+from tui.screenshots import steady_cursor
 from tui.session_rows import age
 from tui.widgets.session_list import SessionList
 
@@ -208,3 +213,26 @@ def test_ages_read_like_a_person_would_say_them() -> None:
     assert age(stamp(timedelta(hours=1, minutes=5)), now) == "1 hour ago"
     assert age(stamp(timedelta(days=2, hours=3)), now) == "2 days ago"
     assert age(stamp(timedelta(days=400)), now) == "1 year ago"
+
+
+def test_picker_snapshot(snap_compare) -> None:
+    """Searching “chain” over three sessions: the bike session alone, “chain” highlighted in
+    the snippet under its title, “7 msgs · 2 branches · 1 day ago” and the model on the right."""
+    asyncio.run(three_sessions())
+    args = build_parser().parse_args(["--model", "demo"])
+    app, store = asyncio.run(build_app(args, prepare_launch(args)))
+    clock = datetime(2025, 3, 2, 12, 0, tzinfo=timezone.utc)
+
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        steady_cursor(pilot)
+        picker = SessionPicker(pilot.app.screen.session, now=lambda: clock)
+        await pilot.app.push_screen(picker)
+        picker.query_one(Input).cursor_blink = False
+        await type_text(pilot, "chain")
+        await searched(pilot)
+
+    try:
+        assert snap_compare(app, run_before=run_before, terminal_size=(100, 24))
+    finally:
+        asyncio.run(store.close())

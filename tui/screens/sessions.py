@@ -77,7 +77,7 @@ class SessionPicker(ModalScreen[PickerResult]):
         overrides = dict(getattr(self.app, "keymap_overrides", {}))
         keys = [(keymap.first_key(i, overrides), word) for i, word in (
             ("sessions_resume", "resume"), ("sessions_rename", "rename"), ("sessions_archive", "archive"),
-            ("sessions_delete", "delete"), ("sessions_show_archived", "show archived"), ("close", "close"))]
+            ("sessions_delete", "delete"), ("sessions_show_archived", "archived"), ("close", "close"))]
         return " · ".join(f"{key} {word}" for key, word in keys)
 
     def on_mount(self) -> None:

@@ -104,7 +104,8 @@ class SessionList(ScrollView, can_focus=False):
         info = row.summary.info
         if part == 0:
             marker = "● " if info.id == self.current_id else "  "
-            left = Text(marker, style("session-list--current", partial=True), no_wrap=True, end="")
+            left = Text(no_wrap=True, end="")
+            left.append(marker, style("session-list--current", partial=True))
             left.append_text(title_line(row, match))
             right = Text(counts(row, self._drawn_at), dim)
         else:
