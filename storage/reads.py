@@ -162,7 +162,8 @@ def search_sessions(
 
     Messages are ranked as in :func:`search` (at most the newest
     :data:`RANK_WINDOW` matches), so a common word finds the sessions of its
-    newest matches. Snippets are made only for the sessions returned.
+    newest matches. Snippets are made in the ranking query: for at most
+    RANK_WINDOW rows that costs less than asking FTS5 again for chosen rows.
     """
     match = match_query(query)
     if match is None:
@@ -174,24 +175,24 @@ def search_sessions(
             (HIGHLIGHT_START, HIGHLIGHT_END, match, RANK_WINDOW),
         ).fetchall()
     )
-    best: dict[str, int] = {}  # session id -> rowid of its best message, best session first
+    best: dict[str, tuple[str, str]] = {}  # session id -> (snippet, entry id) of its best message
     start = conn.execute(
         "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
         (match, RANK_WINDOW - 1),
     ).fetchone()
     bound = "AND rowid >= ?" if start else ""
-    for rowid, session_id in conn.execute(
-        f"SELECT rowid, session_id FROM entries_fts WHERE entries_fts MATCH ? {bound} ORDER BY rank",
-        (match, *(start or ())),
+    for session_id, entry_id, snippet in conn.execute(
+        "SELECT session_id, entry_id, snippet(entries_fts, 0, ?, ?, '…', ?) FROM entries_fts"
+        f" WHERE entries_fts MATCH ? {bound} ORDER BY rank",
+        (HIGHLIGHT_START, HIGHLIGHT_END, SNIPPET_TOKENS, match, *(start or ())),
     ):
-        best.setdefault(session_id, rowid)
+        best.setdefault(session_id, (snippet, entry_id))
     candidates = list(titles) + [session_id for session_id in best if session_id not in titles]
     summaries = _summaries(conn, candidates, include_archived)
     chosen = [session_id for session_id in candidates if session_id in summaries][:limit]
-    snippets = _snippets(conn, match, [best[s] for s in chosen if s in best])
     matches = []
     for session_id in chosen:
-        snippet, entry_id = snippets.get(best.get(session_id, -1), ("", None))
+        snippet, entry_id = best.get(session_id, ("", None))
         matches.append(SessionMatch(summaries[session_id], titles.get(session_id), snippet, entry_id))
     return matches
 
@@ -209,18 +210,4 @@ def _summaries(conn: sqlite3.Connection, ids: list[str], include_archived: bool)
             (*chunk, include_archived),
         )
         found.update((row[0], _summary(row)) for row in rows)
-    return found
-
-
-def _snippets(conn: sqlite3.Connection, match: str, rowids: list[int]) -> dict[int, tuple[str, str | None]]:
-    """Marked snippet and entry id of each of the matching rows ``rowids``."""
-    found: dict[int, tuple[str, str | None]] = {}
-    for start in range(0, len(rowids), _CHUNK):
-        chunk = rowids[start : start + _CHUNK]
-        rows = conn.execute(
-            "SELECT rowid, snippet(entries_fts, 0, ?, ?, '…', ?), entry_id FROM entries_fts"
-            f" WHERE entries_fts MATCH ? AND rowid IN ({','.join('?' * len(chunk))})",
-            (HIGHLIGHT_START, HIGHLIGHT_END, SNIPPET_TOKENS, match, *chunk),
-        )
-        found.update((rowid, (snippet, entry_id)) for rowid, snippet, entry_id in rows)
     return found

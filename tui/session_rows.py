@@ -18,7 +18,7 @@ _UNITS = ((365 * 86_400, "year"), (30 * 86_400, "month"), (86_400, "day"), (3_60
 def age(timestamp: str, now: datetime) -> str:
     """``"3 min ago"``, ``"2 days ago"``; ``"just now"`` under a minute."""
     try:
-        then = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        then = datetime.fromisoformat(timestamp)
     except ValueError:
         return ""
     if then.tzinfo is None:

@@ -84,3 +84,12 @@ async def test_delete_removes_images_no_other_session_shows(store: SqliteStore, 
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("SELECT count(*) FROM entry_blobs").fetchone()[0] == 0
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
+async def test_a_one_letter_last_word_is_a_whole_word_not_a_prefix(store: SqliteStore) -> None:
+    """A one-letter prefix matches nearly every word (and is slow to merge)."""
+    session_id = await new_session(store)
+    await add_chain(store, session_id, ["vitamin c for a cold", "plain tea"])
+    assert [m.snippet for m in await store.search_sessions("vitamin c")] == ["\x02vitamin\x03 \x02c\x03 for a cold"]
+    assert await store.search_sessions("p") == []
+    assert len(await store.search_sessions("pl")) == 1

@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
+from tests.tui.helpers import (
+    app_of,
+    notifications,
+    running,
+    screen_text,
+    send,
+    settle,
+    type_text,
+)
 from tests.tui.sessions_seed import seed
 from tui.cli import build_parser
 from tui.launch import build_app, prepare_launch
@@ -99,7 +107,7 @@ async def test_a_stale_query_never_overwrites_a_newer_one() -> None:
 
 
 async def test_enter_resumes_the_chosen_session_on_its_saved_leaf() -> None:
-    oak, rye, bike = await three_sessions()
+    _, _, bike = await three_sessions()
     async with running(["--model", "demo"]) as pilot:
         await pilot.press("ctrl+o")
         await settle(pilot)
@@ -115,7 +123,7 @@ async def test_enter_resumes_the_chosen_session_on_its_saved_leaf() -> None:
 
 
 async def test_rename_from_the_picker() -> None:
-    oak, rye, bike = await three_sessions()
+    _, rye, _ = await three_sessions()
     async with running(["--model", "demo", "-r"]) as pilot:
         await pilot.press("down")
         await pilot.press("ctrl+r")

@@ -7,7 +7,6 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.geometry import Region, Size
