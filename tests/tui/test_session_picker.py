@@ -21,6 +21,7 @@ from tests.tui.helpers import (
     type_text,
 )
 from tests.tui.sessions_seed import seed
+from tui.bootstrap import UsageError
 from tui.cli import build_parser
 from tui.launch import build_app, prepare_launch
 from tui.screens.chat import ChatScreen
@@ -244,3 +245,10 @@ def test_picker_snapshot(snap_compare) -> None:
         assert snap_compare(app, run_before=run_before, terminal_size=(100, 24))
     finally:
         asyncio.run(store.close())
+
+
+def test_resume_does_not_mix_with_other_ways_to_choose_a_session() -> None:
+    for extra in (["-c"], ["--session", "x"], ["--from", "y"]):
+        args = build_parser().parse_args(["-r", *extra])
+        with pytest.raises(UsageError, match="-r/--resume opens the session picker"):
+            prepare_launch(args)
