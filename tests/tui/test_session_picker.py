@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from core.store import SessionInfo, SessionMatch, SessionSummary
 from tests.tui.helpers import (
     app_of,
     notifications,
@@ -28,7 +29,7 @@ from tui.screens.chat import ChatScreen
 from tui.screens.dialogs import Confirm, TextPrompt
 from tui.screens.sessions import SessionPicker
 from tui.screenshots import steady_cursor
-from tui.session_rows import age
+from tui.session_rows import age, detail_line, title_line
 from tui.widgets.session_list import SessionList
 
 OLD, MID, NEW = "2025-01-01T10:00:00.000000Z", "2025-02-01T10:00:00.000000Z", "2025-03-01T10:00:00.000000Z"
@@ -252,3 +253,16 @@ def test_resume_does_not_mix_with_other_ways_to_choose_a_session() -> None:
         args = build_parser().parse_args(["-r", *extra])
         with pytest.raises(UsageError, match="-r/--resume opens the session picker"):
             prepare_launch(args)
+
+
+def test_rows_are_plain_text_without_control_sequences() -> None:
+    """Titles and snippets come from users and models: never markup, never escapes."""
+    info = SessionInfo(id="s", title="x", created_at=OLD, updated_at=OLD)
+    summary = SessionSummary(info, 2, 1, "first\x1b]0;pwned\x07 line\nsecond", "[bold]model")
+    match = SessionMatch(summary, "\x02Ti\x1b[2Jtle\x03 [red]x[/red]", "a \x02hit\x03\x1b[31m", "e")
+    title, detail = title_line(match, "underline"), detail_line(match, "underline")
+    assert title.plain == "Title [red]x[/red]"
+    assert [title.plain[s.start : s.end] for s in title.spans if s.style == "underline"] == ["Title"]
+    assert detail.plain == "a hit"
+    plain = detail_line(SessionMatch(summary, None, "", None), "bold").plain
+    assert plain == "first line second"
