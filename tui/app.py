@@ -19,6 +19,8 @@ from tui.screens.help import HelpScreen
 class TangentsApp(App[None]):
     TITLE = "Tangents"
     BINDINGS = keymap.bindings("app")
+    CSS_PATH = "screens/chat.tcss"
+    """The chat screen's styles: Textual does not load its default screen's own CSS_PATH."""
 
     def __init__(
         self,
@@ -38,10 +40,13 @@ class TangentsApp(App[None]):
     def keymap_overrides(self) -> Mapping[str, str]:
         return self.conversation.settings.keymap
 
-    def get_default_screen(self) -> Screen:
-        """A blank base under the chat screen: Textual cannot switch away from
-        its default screen, and opening another session replaces the chat screen."""
-        return Screen()
+    def get_default_screen(self) -> ChatScreen:
+        screen = self.chat_screen()
+        # Textual gives its default screen no result callback, and switch_screen
+        # pops one when another session's chat screen replaces it: give it the
+        # empty one switch_screen gives every screen it switches to.
+        screen._push_result_callback(screen, None)
+        return screen
 
     def chat_screen(self) -> ChatScreen:
         return ChatScreen(self.conversation, show_thinking=self.conversation.settings.show_thinking)
@@ -49,10 +54,8 @@ class TangentsApp(App[None]):
     def on_mount(self) -> None:
         if self.keymap_overrides:
             self.set_keymap(dict(self.keymap_overrides))
-        chat = self.chat_screen()
-        self.push_screen(chat)
-        if self.open_picker:
-            chat.action_sessions()
+        if self.open_picker and isinstance(self.screen, ChatScreen):
+            self.screen.action_sessions()
 
     def open_session(self, session: Session) -> None:
         """Show ``session`` on a new chat screen in place of the current one."""
