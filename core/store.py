@@ -77,6 +77,20 @@ class SearchHit:
 
 
 @dataclass(frozen=True)
+class SessionMatch:
+    """A session found by a search, with why it matched (matches marked with
+    ``\x02``/``\x03`` as in :class:`SearchHit`)."""
+
+    summary: SessionSummary
+    title: str | None
+    """The marked title, when the title matched."""
+    snippet: str
+    """The marked text of its best matching message ("" when only the title matched)."""
+    entry_id: str | None
+    """That message's entry."""
+
+
+@dataclass(frozen=True)
 class Blob:
     sha256: str
     media_type: str
@@ -114,6 +128,9 @@ class SessionStore(Protocol):
     async def list_sessions(
         self, limit: int = 100, offset: int = 0, include_archived: bool = False
     ) -> list[SessionSummary]: ...
+
+    async def get_summary(self, session_id: str) -> SessionSummary | None:
+        """One session's list row, archived or not."""
 
     async def append(
         self,
@@ -156,5 +173,10 @@ class SessionStore(Protocol):
     async def session_usage(self, session_id: str) -> Usage:
         """Usage summed over every entry of the session, all branches (one
         aggregate query): assistant messages and compactions' summary requests."""
+
+    async def search_sessions(
+        self, query: str, limit: int = 100, include_archived: bool = False
+    ) -> list[SessionMatch]:
+        """Sessions whose title or messages match ``query``, best first."""
 
     async def close(self) -> None: ...

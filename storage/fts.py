@@ -13,6 +13,7 @@ SEARCHABLE_ROLES = ("user", "assistant", "tool_result")
 HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
 _MARKERS = str.maketrans({HIGHLIGHT_START: " ", HIGHLIGHT_END: " "})
+MIN_PREFIX = 2
 
 
 def searchable_text(entry: Entry) -> str | None:
@@ -29,11 +30,14 @@ def match_query(text: str) -> str | None:
 
     Each whitespace-separated word becomes a quoted phrase (so operators,
     quotes and brackets are plain text); the last word also matches as a
-    prefix, for search as you type. ``None`` when there is nothing to search.
+    prefix, for search as you type, once it has :data:`MIN_PREFIX`
+    characters (a one-letter prefix matches nearly every word, and merging
+    all their lists is slow). ``None`` when there is nothing to search.
     """
     words = text.replace("\x00", " ").split()
     if not words:
         return None
     phrases = ['"' + word.replace('"', '""') + '"' for word in words]
-    phrases[-1] += "*"
+    if len(words[-1]) >= MIN_PREFIX:
+        phrases[-1] += "*"
     return " ".join(phrases)

@@ -11,6 +11,7 @@ surrounding transaction).
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from typing import Callable
@@ -83,10 +84,59 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
+def m002_title_search(conn: sqlite3.Connection) -> None:
+    """A search index over session titles, so the picker finds sessions by name.
+
+    Keyed by session id (unindexed), not by the sessions table's rowid, which
+    VACUUM may renumber."""
+    conn.execute(
+        """CREATE VIRTUAL TABLE sessions_fts USING fts5 (
+            title, session_id UNINDEXED,
+            tokenize = 'unicode61 remove_diacritics 2'
+        )"""
+    )
+    conn.execute("INSERT INTO sessions_fts (title, session_id) SELECT title, id FROM sessions WHERE title IS NOT NULL")
+
+
+def m003_entry_blobs(conn: sqlite3.Connection) -> None:
+    """Which entries show which blob, so deleting a session can delete the
+    images no other entry shows. Filled from the entries already stored."""
+    conn.execute(
+        """CREATE TABLE entry_blobs (
+            entry_id TEXT NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
+            sha256 TEXT NOT NULL,
+            PRIMARY KEY (entry_id, sha256)
+        ) WITHOUT ROWID"""
+    )
+    conn.execute("CREATE INDEX entry_blobs_sha256 ON entry_blobs (sha256)")
+    rows = conn.execute("SELECT id, payload FROM entries WHERE payload LIKE '%\"sha256\"%'")
+    conn.executemany(
+        "INSERT OR IGNORE INTO entry_blobs (entry_id, sha256) VALUES (?, ?)",
+        [(entry_id, sha) for entry_id, payload in rows.fetchall() for sha in blob_shas(json.loads(payload))],
+    )
+
+
+def blob_shas(payload: object) -> set[str]:
+    """The sha256 of every image block anywhere in a decoded entry payload."""
+    found: set[str] = set()
+    stack = [payload]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.get("type") == "image" and isinstance(item.get("sha256"), str):
+                found.add(item["sha256"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_initial", m001_initial),
+    ("m002_title_search", m002_title_search),
+    ("m003_entry_blobs", m003_entry_blobs),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -8,7 +8,7 @@ from operator import itemgetter
 
 from core.entries import Entry
 from core.messages import Usage
-from core.store import Blob, SearchHit, SessionInfo, SessionSummary
+from core.store import Blob, SearchHit, SessionInfo, SessionMatch, SessionSummary
 from storage.fts import HIGHLIGHT_END, HIGHLIGHT_START, match_query
 from storage.rows import (
     ENTRY_COLUMNS,
@@ -50,25 +50,32 @@ def latest_session(conn: sqlite3.Connection) -> SessionInfo | None:
     return session_from_row(row) if row else None
 
 
+_SUMMARY_COLUMNS = f"{SESSION_COLUMNS}, message_count, branch_count, first_message, model"
+
+
 def list_sessions(
     conn: sqlite3.Connection, limit: int, offset: int, include_archived: bool
 ) -> list[SessionSummary]:
     rows = conn.execute(
-        f"SELECT {SESSION_COLUMNS}, message_count, branch_count, first_message, model"
-        " FROM sessions WHERE ? OR NOT archived"
+        f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE ? OR NOT archived"
         " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
         (include_archived, limit, offset),
     ).fetchall()
-    return [
-        SessionSummary(
-            info=session_from_row(row),
-            message_count=row[10],
-            branch_count=row[11],
-            first_message=row[12],
-            model=row[13],
-        )
-        for row in rows
-    ]
+    return [_summary(row) for row in rows]
+
+
+def get_summary(conn: sqlite3.Connection, session_id: str) -> SessionSummary | None:
+    return _summaries(conn, [session_id], include_archived=True).get(session_id)
+
+
+def _summary(row: tuple) -> SessionSummary:
+    return SessionSummary(
+        info=session_from_row(row),
+        message_count=row[10],
+        branch_count=row[11],
+        first_message=row[12],
+        model=row[13],
+    )
 
 
 def get_entry(conn: sqlite3.Connection, entry_id: str) -> Entry | None:
@@ -170,3 +177,62 @@ def session_usage(conn: sqlite3.Connection, session_id: str) -> Usage:
     row = conn.execute(_SESSION_USAGE, (session_id,)).fetchone()
     tokens, costs = [int(v) for v in row[:5]], row[5:]
     return Usage(*tokens, *costs)
+
+
+def search_sessions(
+    conn: sqlite3.Connection, query: str, limit: int, include_archived: bool
+) -> list[SessionMatch]:
+    """Sessions whose title or messages match, best first: sessions whose
+    title matches (best title first), then the others by their best message.
+
+    Messages are ranked as in :func:`search` (at most the newest
+    :data:`RANK_WINDOW` matches), so a common word finds the sessions of its
+    newest matches. Snippets are made in the ranking query: for at most
+    RANK_WINDOW rows that costs less than asking FTS5 again for chosen rows.
+    """
+    match = match_query(query)
+    if match is None:
+        return []
+    titles: dict[str, str] = dict(
+        conn.execute(
+            "SELECT session_id, highlight(sessions_fts, 0, ?, ?) FROM sessions_fts"
+            " WHERE sessions_fts MATCH ? ORDER BY rank LIMIT ?",
+            (HIGHLIGHT_START, HIGHLIGHT_END, match, RANK_WINDOW),
+        ).fetchall()
+    )
+    best: dict[str, tuple[str, str]] = {}  # session id -> (snippet, entry id) of its best message
+    start = conn.execute(
+        "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (match, RANK_WINDOW - 1),
+    ).fetchone()
+    bound = "AND rowid >= ?" if start else ""
+    for session_id, entry_id, snippet in conn.execute(
+        "SELECT session_id, entry_id, snippet(entries_fts, 0, ?, ?, '…', ?) FROM entries_fts"
+        f" WHERE entries_fts MATCH ? {bound} ORDER BY rank",
+        (HIGHLIGHT_START, HIGHLIGHT_END, SNIPPET_TOKENS, match, *(start or ())),
+    ):
+        best.setdefault(session_id, (snippet, entry_id))
+    candidates = list(titles) + [session_id for session_id in best if session_id not in titles]
+    summaries = _summaries(conn, candidates, include_archived)
+    chosen = [session_id for session_id in candidates if session_id in summaries][:limit]
+    matches = []
+    for session_id in chosen:
+        snippet, entry_id = best.get(session_id, ("", None))
+        matches.append(SessionMatch(summaries[session_id], titles.get(session_id), snippet, entry_id))
+    return matches
+
+
+_CHUNK = 500  # ids per IN (...), well under SQLite's variable limit
+
+
+def _summaries(conn: sqlite3.Connection, ids: list[str], include_archived: bool) -> dict[str, SessionSummary]:
+    found: dict[str, SessionSummary] = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        rows = conn.execute(
+            f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id IN ({','.join('?' * len(chunk))})"
+            " AND (? OR NOT archived)",
+            (*chunk, include_archived),
+        )
+        found.update((row[0], _summary(row)) for row in rows)
+    return found

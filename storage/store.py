@@ -24,7 +24,7 @@ import aiosqlite
 
 from core.entries import Entry
 from core.messages import Usage
-from core.store import Blob, SearchHit, SessionInfo, SessionSummary
+from core.store import Blob, SearchHit, SessionInfo, SessionMatch, SessionSummary
 from storage import reads, writes
 from storage.db import open_database, write
 from storage.errors import StorageError
@@ -84,6 +84,9 @@ class SqliteStore:
     ) -> list[SessionSummary]:
         return await self._run(reads.list_sessions, limit, offset, include_archived)
 
+    async def get_summary(self, session_id: str) -> SessionSummary | None:
+        return await self._run(reads.get_summary, session_id)
+
     async def append(
         self,
         session_id: str,
@@ -140,3 +143,8 @@ class SqliteStore:
 
     async def session_usage(self, session_id: str) -> Usage:
         return await self._run(reads.session_usage, session_id)
+
+    async def search_sessions(
+        self, query: str, limit: int = 100, include_archived: bool = False
+    ) -> list[SessionMatch]:
+        return await self._run(reads.search_sessions, query, limit, include_archived)

@@ -36,6 +36,7 @@ def insert_session(conn: sqlite3.Connection, info: SessionInfo, entries: Sequenc
     )
     _insert_entries(conn, info.id, entries)
     _check_leaf(conn, info.id, info.leaf_id)
+    _index_title(conn, info.id)
 
 
 def import_session(
@@ -79,6 +80,8 @@ def append(
     _require(cursor, session_id)
     _insert_entries(conn, session_id, entries)
     _check_leaf(conn, session_id, leaf_id)
+    if title is not None:
+        _index_title(conn, session_id)
 
 
 def set_leaf(conn: sqlite3.Connection, session_id: str, leaf_id: str | None) -> None:
@@ -98,6 +101,7 @@ def set_title(conn: sqlite3.Connection, session_id: str, title: str, by_user: bo
         (by_user, title, session_id),
     )
     _require(cursor, session_id)
+    _index_title(conn, session_id)
 
 
 def set_archived(conn: sqlite3.Connection, session_id: str, archived: bool) -> None:
@@ -106,12 +110,26 @@ def set_archived(conn: sqlite3.Connection, session_id: str, archived: bool) -> N
 
 
 def delete_session(conn: sqlite3.Connection, session_id: str) -> None:
-    """Delete a session with its entries, labels and search rows (no-op if absent)."""
+    """Delete a session with its entries, labels, search rows and the images
+    no other session shows (no-op if absent)."""
+    shas = [
+        row[0]
+        for row in conn.execute(
+            "SELECT DISTINCT b.sha256 FROM entries AS e JOIN entry_blobs AS b ON b.entry_id = e.id"
+            " WHERE e.session_id = ?",
+            (session_id,),
+        )
+    ]
     conn.execute(
         "DELETE FROM entries_fts WHERE rowid IN (SELECT rowid FROM entries WHERE session_id = ?)",
         (session_id,),
     )
+    conn.execute("DELETE FROM sessions_fts WHERE session_id = ?", (session_id,))
     conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+    conn.executemany(
+        "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM entry_blobs WHERE sha256 = ?1)",
+        [(sha,) for sha in shas],
+    )
 
 
 def set_label(conn: sqlite3.Connection, session_id: str, entry_id: str, label: str | None) -> None:
@@ -170,7 +188,13 @@ def _insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence
                 (rowid, text, entry.id, session_id),
             )
         message = entry.message
-        if message is None or message.role not in ("user", "assistant"):
+        if message is None:
+            continue
+        for image in message.images:
+            conn.execute(
+                "INSERT OR IGNORE INTO entry_blobs (entry_id, sha256) VALUES (?, ?)", (entry.id, image.sha256)
+            )
+        if message.role not in ("user", "assistant"):
             continue
         messages += 1
         if message.role == "assistant" and message.model:
@@ -185,6 +209,16 @@ def _insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence
         " first_message = CASE WHEN first_message = '' THEN coalesce(?, '') ELSE first_message END"
         " WHERE id = ?",
         (messages, new_leaves, model, first_message, session_id),
+    )
+
+
+def _index_title(conn: sqlite3.Connection, session_id: str) -> None:
+    """Make the title search index hold the session's current title."""
+    conn.execute("DELETE FROM sessions_fts WHERE session_id = ?", (session_id,))
+    conn.execute(
+        "INSERT INTO sessions_fts (title, session_id) SELECT title, id FROM sessions"
+        " WHERE id = ? AND title IS NOT NULL",
+        (session_id,),
     )
 
 

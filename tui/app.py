@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -18,21 +19,48 @@ from tui.screens.help import HelpScreen
 class TangentsApp(App[None]):
     TITLE = "Tangents"
     BINDINGS = keymap.bindings("app")
+    CSS_PATH = "screens/chat.tcss"
+    """The chat screen's styles: Textual does not load its default screen's own CSS_PATH."""
 
-    def __init__(self, conversation: Conversation) -> None:
+    def __init__(
+        self,
+        conversation: Conversation,
+        *,
+        make_conversation: Callable[[Session], Conversation],
+        open_picker: bool = False,
+    ) -> None:
+        """``make_conversation`` gives another session the launch's settings;
+        ``open_picker`` (``-r``) starts on the session picker."""
         super().__init__()
         self.conversation = conversation
+        self.make_conversation = make_conversation
+        self.open_picker = open_picker
 
     @property
     def keymap_overrides(self) -> Mapping[str, str]:
         return self.conversation.settings.keymap
 
     def get_default_screen(self) -> ChatScreen:
+        screen = self.chat_screen()
+        # Textual gives its default screen no result callback, and switch_screen
+        # pops one when another session's chat screen replaces it: give it the
+        # empty one switch_screen gives every screen it switches to.
+        screen._push_result_callback(screen, None)
+        return screen
+
+    def chat_screen(self) -> ChatScreen:
         return ChatScreen(self.conversation, show_thinking=self.conversation.settings.show_thinking)
 
     def on_mount(self) -> None:
         if self.keymap_overrides:
             self.set_keymap(dict(self.keymap_overrides))
+        if self.open_picker and isinstance(self.screen, ChatScreen):
+            self.screen.action_sessions()
+
+    def open_session(self, session: Session) -> None:
+        """Show ``session`` on a new chat screen in place of the current one."""
+        self.conversation = self.make_conversation(session)
+        self.switch_screen(self.chat_screen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus Quit: the keymap's quit is listed already."""
@@ -52,12 +80,14 @@ def create_app(
     model: str | None = None,
     thinking: str | None = None,
     system: str | None = None,
+    open_picker: bool = False,
 ) -> TangentsApp:
     """``model``, ``thinking`` and ``system`` are the command line's explicit
-    choices; without them the session's own (or the settings') apply."""
-    conversation = Conversation(
-        session,
-        launch.settings,
+    choices; without them the session's own (or the settings') apply. They
+    apply to every session opened in the app."""
+    make_conversation = partial(
+        Conversation,
+        settings=launch.settings,
         default_model=launch.model,
         default_thinking=launch.thinking,
         api_base=launch.api_base,
@@ -65,4 +95,4 @@ def create_app(
         thinking=thinking,
         system=system,
     )
-    return TangentsApp(conversation)
+    return TangentsApp(make_conversation(session), make_conversation=make_conversation, open_picker=open_picker)

@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="let the tools use DIR besides the working directory (repeatable; setting: extra_roots)")
 
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sessions = commands.add_parser("sessions", help="list, search, export, import and compact sessions")
+    sessions = commands.add_parser("sessions", help="list, search, export, import, rename, archive, delete and compact sessions")
     _global_options(sessions, suppress=True)
     actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
 
@@ -109,6 +109,25 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("query", metavar="QUERY")
     search.add_argument("--json", action="store_true", help="JSON output")
     search.add_argument("--limit", type=int, default=50)
+
+    rename = actions.add_parser("rename", help="set a session's title")
+    _global_options(rename, suppress=True)
+    rename.add_argument("id", metavar="ID")
+    rename.add_argument("title", metavar="TITLE")
+    for name, what in (("archive", "hide a session from the list and the picker (it stays searchable with --all)"),
+                       ("unarchive", "show an archived session again")):
+        archiving = actions.add_parser(name, help=what)
+        _global_options(archiving, suppress=True)
+        archiving.add_argument("id", metavar="ID")
+    delete = actions.add_parser(
+        "delete",
+        help="delete a session for good",
+        description="Delete a session with its messages, branches, labels and the images no other session shows. "
+        "Asks first on a terminal; elsewhere --yes is required.",
+    )
+    _global_options(delete, suppress=True)
+    delete.add_argument("id", metavar="ID")
+    delete.add_argument("--yes", "-y", action="store_true", help="do not ask")
 
     compact = actions.add_parser("compact", help="summarize a session's older messages to free its context")
     _global_options(compact, suppress=True)

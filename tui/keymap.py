@@ -3,7 +3,8 @@
 Each action has an id (the name used in the ``[keymap]`` table of the config),
 default keys, a description and the place it lives: ``app`` (anywhere),
 ``chat`` (the chat screen), ``input`` (the message input), ``dialog`` (the
-help and model picker dialogs) or ``picker`` (the model picker). The screens
+help and model picker dialogs), ``picker`` (the model picker), ``sessions``
+(the session picker) or ``confirm`` (a yes/no question). The screens
 and the input build their ``BINDINGS`` from here; the chat view's widgets
 declare their own (with ids), which :func:`all_actions` collects as scope
 ``message``. The help screen, the command palette and the README table
@@ -24,7 +25,7 @@ from typing import Literal
 
 from textual.binding import Binding
 
-Scope = Literal["app", "chat", "input", "dialog", "picker", "message"]
+Scope = Literal["app", "chat", "input", "dialog", "picker", "sessions", "confirm", "message"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,21 @@ ACTIONS: tuple[Action, ...] = (
     Action("close", "escape", "close", "Close the dialog", "dialog", palette=False),
     Action("picker_down", "down", "cursor_down", "Next model in the list", "picker", palette=False),
     Action("picker_up", "up", "cursor_up", "Previous model in the list", "picker", palette=False),
+    # Sessions: open the picker or a new session from the chat; the picker's own keys; yes/no questions.
+    Action("sessions", "ctrl+o", "sessions", "Open the session picker (resume, search, manage)", "chat"),
+    Action("new_session", "ctrl+n", "new_session", "Start a new session", "chat"),
+    Action("sessions_resume", "enter", "resume", "Resume the highlighted session", "sessions", palette=False),
+    Action("sessions_rename", "ctrl+r", "rename", "Rename the highlighted session", "sessions", palette=False),
+    Action("sessions_archive", "ctrl+s", "archive", "Archive or unarchive the highlighted session", "sessions", palette=False),
+    Action("sessions_delete", "ctrl+d", "delete", "Delete the highlighted session (asks first)", "sessions",
+           priority=True, palette=False),
+    Action("sessions_show_archived", "ctrl+t", "toggle_archived", "Show or hide archived sessions", "sessions", palette=False),
+    Action("sessions_down", "down", "cursor(1)", "Next session", "sessions", palette=False),
+    Action("sessions_up", "up", "cursor(-1)", "Previous session", "sessions", palette=False),
+    Action("sessions_page_down", "pagedown", "page(1)", "Page down the sessions", "sessions", palette=False),
+    Action("sessions_page_up", "pageup", "page(-1)", "Page up the sessions", "sessions", palette=False),
+    Action("confirm_yes", "y", "answer(True)", "Yes", "confirm", palette=False),
+    Action("confirm_no", "n,escape", "answer(False)", "No", "confirm", palette=False),
 )
 
 BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}

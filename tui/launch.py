@@ -36,8 +36,8 @@ def prepare_launch(args: argparse.Namespace) -> Launch:
     """Settings for the app, with the checks only the app needs."""
     from tui import keymap
 
-    if getattr(args, "resume", False):
-        raise UsageError("--resume: the session picker is not available yet; use -c or --session ID")
+    if getattr(args, "resume", False) and (args.continue_ or args.session or args.from_entry):
+        raise UsageError("-r/--resume opens the session picker: leave out -c, --session and --from")
     launch = resolve_launch(args)
     unknown = keymap.unknown_ids(launch.settings.keymap)
     if unknown:
@@ -65,6 +65,7 @@ async def build_app(args: argparse.Namespace, launch: Launch):
         model=getattr(args, "model", None),
         thinking=getattr(args, "thinking", None),
         system=getattr(args, "system", None),
+        open_picker=getattr(args, "resume", False),
     )
     return app, store
 

@@ -1,4 +1,5 @@
-"""``tangents sessions ...``: list, search, export, import and compact from the shell."""
+"""``tangents sessions ...``: list, search, export, import, rename, archive,
+delete and compact from the shell."""
 
 from __future__ import annotations
 
@@ -9,10 +10,7 @@ import sys
 from pathlib import Path
 
 from core.formats import FormatError, ImportedSession, parse_import
-from core.formats.markdown import to_markdown
-from core.formats.mplp import to_mplp_dialog
-from core.formats.openai import to_openai_messages
-from core.formats.tangents_json import image_shas, to_json_document
+from core.formats.export import export_text
 from core.sanitize import strip_control
 from core.store import ConflictError
 from tui.bootstrap import Launch, UsageError, fail, open_store, resolve_launch
@@ -50,6 +48,8 @@ async def _run(args: argparse.Namespace) -> int:
             return await _search(store, args)
         if args.action == "compact":
             return await _compact(store, args, launch)
+        if args.action in ("rename", "archive", "unarchive", "delete"):
+            return await _change(store, args)
         raise UsageError(f"unknown action {args.action!r}")
     finally:
         await store.close()
@@ -90,34 +90,12 @@ async def _export(store, args: argparse.Namespace) -> int:
     info = await store.get_session(args.id)
     if info is None:
         raise UsageError(f"no session with id {args.id!r}")
-    if args.format == "json":
-        entries = await store.entries(info.id)
-        labels = await store.labels(info.id)
-        blobs = await _blobs(store, entries)
-        _print_json(to_json_document(info, entries, labels, blobs.values()))
-        return 0
-    path = await store.path(info.leaf_id) if info.leaf_id else []
-    if args.format == "openai":
-        _print_json(to_openai_messages(path, await _blobs(store, path)))
-    elif args.format == "mplp":
-        _print_json(to_mplp_dialog(info, path, await store.labels(info.id)))
-    else:
-        sys.stdout.write(_tty_safe(to_markdown(info, path)))
+    sys.stdout.write(_tty_safe(await export_text(store, info, args.format)))
     return 0
 
 
 def _print_json(document) -> None:
     print(_tty_safe(json.dumps(document, indent=2, ensure_ascii=False)))
-
-
-async def _blobs(store, entries) -> dict:
-    """The stored images the entries show, by sha256 (missing ones left out)."""
-    found = {}
-    for sha in image_shas(entries):
-        blob = await store.get_blob(sha)
-        if blob is not None:
-            found[sha] = blob
-    return found
 
 
 def _parse_file(args: argparse.Namespace) -> ImportedSession:
@@ -211,6 +189,42 @@ def _highlight(snippet: str, bold: bool) -> str:
         else:
             pieces.append(strip_control(part.replace("\x03", "")))
     return "".join(pieces)
+
+
+async def _change(store, args: argparse.Namespace) -> int:
+    """Rename, archive, unarchive or delete one session."""
+    summary = await store.get_summary(args.id)
+    if summary is None:
+        raise UsageError(f"no session with id {args.id!r}")
+    info = summary.info
+    title = strip_control(info.title or "(untitled)")
+    if args.action == "rename":
+        new_title = " ".join(args.title.split())
+        if not new_title:
+            raise UsageError("a title cannot be empty")
+        await store.set_title(info.id, new_title, by_user=True)
+        print(f"Renamed session {info.id} to: {strip_control(new_title)}")
+    elif args.action in ("archive", "unarchive"):
+        await store.set_archived(info.id, args.action == "archive")
+        print(f"{args.action.capitalize()}d session {info.id}: {title}")
+    else:
+        if not args.yes and not _confirm(f"Delete session {info.id} ({title}, {summary.message_count} messages)?"):
+            print("Nothing was deleted.", file=sys.stderr)
+            return 1
+        await store.delete_session(info.id)
+        print(f"Deleted session {info.id}: {title}")
+    return 0
+
+
+def _confirm(question: str) -> bool:
+    """Ask on a terminal; without one, refuse (the caller says --yes)."""
+    if not sys.stdin.isatty():
+        raise UsageError("refusing to delete without a terminal to ask on; pass --yes")
+    try:
+        answer = input(f"{question} [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 async def _compact(store, args: argparse.Namespace, launch: Launch) -> int:

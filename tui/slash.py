@@ -26,6 +26,10 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("detach", "", "Remove the images attached to the draft"),
     SlashCommand("title", "TEXT", "Rename this session"),
     SlashCommand("compact", "[focus]", "Summarize older messages to free context (focus: what to keep)"),
+    SlashCommand("sessions", "[query]", "Open the session picker (optionally searching for query)"),
+    SlashCommand("resume", "[query]", "Same as /sessions"),
+    SlashCommand("new", "", "Start a new session"),
+    SlashCommand("export", "FORMAT [PATH]", "Save this session as markdown, json, openai or mplp (default: a file here)"),
     SlashCommand("help", "", "Show keys and commands"),
     SlashCommand("quit", "", "Quit"),
 )

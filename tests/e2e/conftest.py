@@ -100,4 +100,6 @@ def app_env(tmp_path: Path) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "OPENAI_API_KEY": FAKE_KEY,
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        # The code under test, when it is not the installed copy (a worktree).
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
     }

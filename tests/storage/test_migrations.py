@@ -57,3 +57,36 @@ async def test_a_new_database_passes_integrity_checks(db_path: Path) -> None:
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
+async def test_a_version_one_database_gains_title_search_and_image_references(tmp_path: Path) -> None:
+    """A database written before the picker (schema 1, with sessions, entries
+    and an image) is upgraded: its titles are searchable, its images known."""
+    old = tmp_path / "v1.db"
+    conn = sqlite3.connect(old, isolation_level=None)
+    conn.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    name, m001 = MIGRATIONS[0]
+    m001(conn)
+    conn.execute("INSERT INTO migrations VALUES (?, '2020-01-01T00:00:00Z')", (name,))
+    conn.execute("PRAGMA user_version = 1")
+    stamp = "2020-01-01T00:00:00.000000Z"
+    conn.execute(
+        "INSERT INTO sessions (id, title, created_at, updated_at, leaf_id) VALUES ('s1', 'Old hazel notes', ?, ?, 'e1')",
+        (stamp, stamp),
+    )
+    payload = (
+        '{"role":"user","content":[{"type":"text","text":"see"},'
+        '{"type":"image","media_type":"image/png","sha256":"' + "a" * 64 + '","width":1,"height":1}]}'
+    )
+    conn.execute("INSERT INTO entries VALUES ('e1', 's1', NULL, 'message', ?, ?)", (stamp, payload))
+    conn.execute("INSERT INTO blobs VALUES (?, 'image/png', 1, 1, x'00')", ("a" * 64,))
+    conn.close()
+
+    store = await SqliteStore.open(old)
+    try:
+        [match] = await store.search_sessions("hazel")
+        assert match.summary.info.id == "s1" and match.title == "Old \x02hazel\x03 notes"
+        await store.delete_session("s1")
+        assert await store.get_blob("a" * 64) is None, "the backfilled reference let delete find the image"
+    finally:
+        await store.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -49,6 +50,7 @@ _COMPACTING_WHY = {
 }
 
 if TYPE_CHECKING:
+    from tui.screens.sessions import PickerResult
     from tui.widgets.assistant_message import AssistantMessage
     from tui.widgets.chat_view import ChatView
 
@@ -351,6 +353,73 @@ class ChatScreen(Screen[None]):
         self._show_welcome()
         self.refresh_footer()
         self._lookup_window(self.conversation.model)
+
+    # --- sessions: the picker, new sessions, export ---------------------------------
+
+    def action_sessions(self, query: str = "") -> None:
+        if self._refuse_while_replying():
+            return
+        from tui.screens.sessions import SessionPicker
+
+        self.app.push_screen(SessionPicker(self.session, query=query), self._picked)
+
+    async def _picked(self, result: PickerResult | None) -> None:
+        if result is None:
+            return
+        if result.session_id is not None and result.session_id != self.session.id:
+            try:
+                session = await Session.open(self.session.store, result.session_id)
+            except SessionError as error:
+                self.notify_plain(str(error), severity="warning")
+            else:
+                self.app.open_session(session)
+                return
+        if result.current_deleted:
+            await self._open_new_session()
+
+    def action_new_session(self) -> None:
+        if not self._refuse_while_replying():
+            self.run_worker(self._open_new_session(), group="new-session", exit_on_error=False)
+
+    async def _open_new_session(self) -> None:
+        self.app.open_session(await Session.create(self.session.store, cwd=os.getcwd()))
+
+    def _refuse_while_replying(self) -> bool:
+        if self.replying:
+            self.notify_plain("A reply is still being written: press Esc to stop it first.")
+        return self.replying
+
+    async def command_sessions(self, arg: str, text: str) -> bool:
+        self.action_sessions(arg)
+        return True
+
+    command_resume = command_sessions
+
+    async def command_new(self, arg: str, text: str) -> bool:
+        self.action_new_session()
+        return True
+
+    async def command_export(self, arg: str, text: str) -> bool:
+        """``/export FORMAT [PATH]``; without a path, a new file in the working directory."""
+        from core.formats.export import EXPORT_FORMATS, default_file_name, export_text, free_path
+
+        format, _, target = arg.partition(" ")
+        if format not in EXPORT_FORMATS:
+            self.notify_plain(f"Usage: /export {'|'.join(EXPORT_FORMATS)} [PATH]", severity="warning")
+            return False
+        info = await self.session.store.get_session(self.session.id)
+        if info is None:
+            self.notify_plain("Nothing to export yet: send a message first.", severity="warning")
+            return True
+        path = Path(target.strip()).expanduser() if target.strip() else free_path(Path.cwd(), default_file_name(info, format))
+        try:
+            text = await export_text(self.session.store, info, format)
+            await asyncio.to_thread(path.write_text, text, encoding="utf-8")
+        except OSError as error:
+            self.notify_plain(f"Could not export to {path}: {error.strerror or error}", severity="error")
+            return False
+        self.notify_plain(f"Exported this session ({format}) to {path.absolute()}")
+        return True
 
     def action_scroll_up(self) -> None:
         if self.loaded:

@@ -21,6 +21,8 @@ SCOPE_TITLES = {
     "app": "Anywhere",
     "dialog": "In dialogs",
     "picker": "In the model picker",
+    "sessions": "In the session picker",
+    "confirm": "In a yes/no question",
     "message": "On a focused message",
 }
 

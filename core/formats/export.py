@@ -1,0 +1,66 @@
+"""Exporting a stored session as text in one of the export formats, and the
+file name an export gets by default. Reads go through the SessionStore."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+from core.store import Blob, SessionInfo, SessionStore
+
+EXPORT_FORMATS = ("json", "markdown", "openai", "mplp")
+EXTENSIONS = {"json": ".json", "markdown": ".md", "openai": ".openai.json", "mplp": ".mplp.json"}
+NAME_CHARS = 60
+
+
+async def export_text(store: SessionStore, info: SessionInfo, format: str) -> str:
+    """``json``: the whole tree (with image bytes); the others: the current branch."""
+    from core.formats.markdown import to_markdown
+    from core.formats.mplp import to_mplp_dialog
+    from core.formats.openai import to_openai_messages
+    from core.formats.tangents_json import image_shas, to_json_document
+
+    if format not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format: {format!r}")
+    if format == "json":
+        entries = await store.entries(info.id)
+        blobs = await _blobs(store, image_shas(entries))
+        return _json(to_json_document(info, entries, await store.labels(info.id), blobs.values()))
+    path = await store.path(info.leaf_id) if info.leaf_id else []
+    if format == "openai":
+        return _json(to_openai_messages(path, await _blobs(store, image_shas(path))))
+    if format == "mplp":
+        return _json(to_mplp_dialog(info, path, await store.labels(info.id)))
+    return to_markdown(info, path)
+
+
+def _json(document: Any) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+async def _blobs(store: SessionStore, shas: Iterable[str]) -> dict[str, Blob]:
+    """The stored images by sha256 (missing ones left out)."""
+    found = {}
+    for sha in shas:
+        blob = await store.get_blob(sha)
+        if blob is not None:
+            found[sha] = blob
+    return found
+
+
+def default_file_name(info: SessionInfo, format: str) -> str:
+    """``planting-oaks.md``: the title made file-name safe (else the id)."""
+    slug = re.sub(r"[^\w]+", "-", (info.title or "").lower()).strip("-_")[:NAME_CHARS].rstrip("-_")
+    return (slug or f"session-{info.id[:8]}") + EXTENSIONS[format]
+
+
+def free_path(directory: Path, name: str) -> Path:
+    """``directory/name``, or ``name-2``, ``name-3``... if that is taken."""
+    stem, dot, extension = name.partition(".")
+    candidate, number = directory / name, 1
+    while candidate.exists():
+        number += 1
+        candidate = directory / f"{stem}-{number}{dot}{extension}"
+    return candidate

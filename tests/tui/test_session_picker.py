@@ -1,0 +1,268 @@
+"""The session picker on real SQLite files: listing, search as you type,
+resuming on the saved leaf, rename, archive, delete; -r, /new and /export."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from core.store import SessionInfo, SessionMatch, SessionSummary
+from tests.tui.helpers import (
+    app_of,
+    notifications,
+    running,
+    screen_text,
+    send,
+    settle,
+    type_text,
+)
+from tests.tui.sessions_seed import seed
+from tui.bootstrap import UsageError
+from tui.cli import build_parser
+from tui.launch import build_app, prepare_launch
+from tui.screens.chat import ChatScreen
+from tui.screens.dialogs import Confirm, TextPrompt
+from tui.screens.sessions import SessionPicker
+from tui.screenshots import steady_cursor
+from tui.session_rows import age, detail_line, title_line
+from tui.widgets.session_list import SessionList
+
+OLD, MID, NEW = "2025-01-01T10:00:00.000000Z", "2025-02-01T10:00:00.000000Z", "2025-03-01T10:00:00.000000Z"
+
+
+async def three_sessions():
+    return await seed(
+        ("Oak planting", ["When do I plant an oak?", "In autumn."], OLD),
+        (None, ["How do I bake rye bread?", "Use a sourdough starter and patience."], MID),
+        ("Fixing the bike", ["My chain skips", "Replace the chain.", "And the cassette?", "Check it too."], NEW),
+        branch=["Clean it first.", "ok", "Then oil it."],
+    )
+
+
+def picker_of(pilot) -> SessionPicker:
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionPicker), screen
+    return screen
+
+
+async def searched(pilot) -> None:
+    """Wait for the debounced search to run and its rows to show."""
+    for _ in range(200):
+        await settle(pilot)
+        if picker_of(pilot).settled:
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the search never answered")
+
+
+def shown_ids(pilot) -> list[str]:
+    return [row.summary.info.id for row in picker_of(pilot).query_one(SessionList).rows]
+
+
+async def test_dash_r_opens_on_the_picker_newest_first_with_counts() -> None:
+    oak, rye, bike = await three_sessions()
+    async with running(["--model", "demo", "-r"], size=(110, 30)) as pilot:
+        assert shown_ids(pilot) == [bike.id, rye.id, oak.id]
+        text = screen_text(pilot)
+        assert "Fixing the bike" in text and "My chain skips" in text
+        assert "7 msgs · 2 branches" in text, "counts come from the stored columns"
+        assert "How do I bake rye bread?" in text, "an untitled session shows its first message"
+        assert "anthropic/claude-sonnet-4-5" in text and "3 sessions, newest first" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ChatScreen) and not app_of(pilot).conversation.session.persisted
+
+
+async def test_search_as_you_type_filters_and_highlights() -> None:
+    oak, rye, bike = await three_sessions()
+    async with running(["--model", "demo", "-r"], size=(110, 30)) as pilot:
+        await type_text(pilot, "sourd")
+        await searched(pilot)
+        assert shown_ids(pilot) == [rye.id]
+        list_view = picker_of(pilot).query_one(SessionList)
+        line = list_view._line(list_view.rows[0], 1, 100)
+        highlighted = [line.plain[span.start : span.end] for span in line.spans if span.style]
+        assert "sourdough" in highlighted, "the matching word is styled"
+        await pilot.press(*["backspace"] * 5)
+        await type_text(pilot, "chain")
+        await searched(pilot)
+        assert shown_ids(pilot) == [bike.id]
+        await pilot.press(*["backspace"] * 5)
+        await type_text(pilot, "planting")
+        await searched(pilot)
+        assert shown_ids(pilot) == [oak.id], "titles are searched too"
+        assert "1 session matching “planting”" in screen_text(pilot)
+
+
+async def test_a_stale_query_never_overwrites_a_newer_one() -> None:
+    await three_sessions()
+    async with running(["--model", "demo", "-r"]) as pilot:
+        picker = picker_of(pilot)
+        picker._load(picker._query_number - 1, "oak", False, None)  # an old query finishing late
+        await settle(pilot)
+        assert len(shown_ids(pilot)) == 3
+
+
+async def test_enter_resumes_the_chosen_session_on_its_saved_leaf() -> None:
+    _, _, bike = await three_sessions()
+    async with running(["--model", "demo"]) as pilot:
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        await type_text(pilot, "chain")
+        await pilot.press("enter")  # before the search has answered: it waits for it
+        await settle(pilot)
+        chat = pilot.app.screen
+        assert isinstance(chat, ChatScreen) and chat.session.id == bike.id
+        assert chat.session.leaf_id == bike.leaf_id
+        assert [e.message.text for e in chat.session.path] == ["My chain skips", "Replace the chain.",
+                                                              "And the cassette?", "Check it too."]
+        assert "Check it too." in screen_text(pilot) and "Then oil it." not in screen_text(pilot)
+
+
+async def test_rename_from_the_picker() -> None:
+    _, rye, _ = await three_sessions()
+    async with running(["--model", "demo", "-r"]) as pilot:
+        await pilot.press("down")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, TextPrompt)
+        await pilot.press("ctrl+u")
+        await type_text(pilot, "Rye bread")
+        await pilot.press("enter")
+        await settle(pilot)
+        picker = picker_of(pilot)
+        assert picker.query_one(SessionList).highlighted.summary.info.title == "Rye bread"
+        assert (await app_of(pilot).conversation.session.store.get_session(rye.id)).title == "Rye bread"
+
+
+async def test_archive_hides_and_the_toggle_shows_and_unarchives() -> None:
+    oak, rye, bike = await three_sessions()
+    async with running(["--model", "demo", "-r"]) as pilot:
+        await pilot.press("ctrl+s")  # the newest: the bike
+        await settle(pilot)
+        assert shown_ids(pilot) == [rye.id, oak.id]
+        assert "Archived: Fixing the bike" in notifications(pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert shown_ids(pilot) == [bike.id, rye.id, oak.id]
+        assert "archived" in screen_text(pilot)
+        assert picker_of(pilot).query_one(SessionList).highlighted.summary.info.id == rye.id
+        await pilot.press("up", "ctrl+s")  # unarchive the bike
+        await settle(pilot)
+        assert "Unarchived: Fixing the bike" in notifications(pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert shown_ids(pilot) == [bike.id, rye.id, oak.id]
+
+
+@pytest.mark.parametrize(("answer", "deleted"), [("n", False), ("y", True)])
+async def test_delete_asks_first(answer: str, deleted: bool) -> None:
+    oak, rye, bike = await three_sessions()
+    async with running(["--model", "demo", "-r"]) as pilot:
+        await pilot.press("down", "down", "ctrl+d")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, Confirm)
+        assert "Delete “Oak planting” (2 messages, 1 branches) for good?" in screen_text(pilot)
+        await pilot.press(answer)
+        await settle(pilot)
+        assert shown_ids(pilot) == ([bike.id, rye.id] if deleted else [bike.id, rye.id, oak.id])
+        store = app_of(pilot).conversation.session.store
+        assert (await store.get_session(oak.id) is None) is deleted
+
+
+async def test_deleting_the_session_you_are_in_moves_to_a_new_one() -> None:
+    oak, rye, bike = await three_sessions()
+    async with running(["--model", "demo", "--session", bike.id]) as pilot:
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        await pilot.press("ctrl+d")
+        await settle(pilot)
+        assert "the session you are in" in screen_text(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        session = app_of(pilot).conversation.session
+        assert session.id not in (oak.id, rye.id, bike.id) and session.path == []
+        assert isinstance(pilot.app.screen, ChatScreen) and pilot.app.screen.session is session
+
+
+async def test_new_session_and_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    oak, *_ = await three_sessions()
+    async with running(["--model", "demo", "--session", oak.id]) as pilot:
+        await send(pilot, "/export markdown")
+        exported = tmp_path / "oak-planting.md"
+        assert exported.read_text().count("When do I plant an oak?") == 1
+        assert f"Exported this session (markdown) to {exported}" in notifications(pilot)
+        await send(pilot, "/export markdown")
+        assert (tmp_path / "oak-planting-2.md").exists(), "an existing file is never overwritten"
+        await send(pilot, f"/export openai {tmp_path / 'chat.json'}")
+        assert [m["role"] for m in json.loads((tmp_path / "chat.json").read_text())] == ["user", "assistant"]
+        await send(pilot, "/export yaml")
+        assert "Usage: /export json|markdown|openai|mplp [PATH]" in notifications(pilot)
+
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        session = app_of(pilot).conversation.session
+        assert session.id != oak.id and not session.persisted and "In autumn." not in screen_text(pilot)
+        await send(pilot, "/export json")
+        assert "Nothing to export yet: send a message first." in notifications(pilot)
+
+
+def test_ages_read_like_a_person_would_say_them() -> None:
+    now = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+    stamp = lambda delta: (now - delta).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # noqa: E731
+    assert age(stamp(timedelta(seconds=20)), now) == "just now"
+    assert age(stamp(timedelta(minutes=3)), now) == "3 min ago"
+    assert age(stamp(timedelta(hours=1, minutes=5)), now) == "1 hour ago"
+    assert age(stamp(timedelta(days=2, hours=3)), now) == "2 days ago"
+    assert age(stamp(timedelta(days=400)), now) == "1 year ago"
+
+
+def test_picker_snapshot(snap_compare) -> None:
+    """Searching “chain” over three sessions: the bike session alone, “chain” highlighted in
+    the snippet under its title, “7 msgs · 2 branches · 1 day ago” and the model on the right."""
+    asyncio.run(three_sessions())
+    args = build_parser().parse_args(["--model", "demo"])
+    app, store = asyncio.run(build_app(args, prepare_launch(args)))
+    clock = datetime(2025, 3, 2, 12, 0, tzinfo=timezone.utc)
+
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        steady_cursor(pilot)
+        picker = SessionPicker(pilot.app.screen.session, now=lambda: clock)
+        await pilot.app.push_screen(picker)
+        picker.query_one(Input).cursor_blink = False
+        await type_text(pilot, "chain")
+        await searched(pilot)
+
+    try:
+        assert snap_compare(app, run_before=run_before, terminal_size=(100, 24))
+    finally:
+        asyncio.run(store.close())
+
+
+def test_resume_does_not_mix_with_other_ways_to_choose_a_session() -> None:
+    for extra in (["-c"], ["--session", "x"], ["--from", "y"]):
+        args = build_parser().parse_args(["-r", *extra])
+        with pytest.raises(UsageError, match="-r/--resume opens the session picker"):
+            prepare_launch(args)
+
+
+def test_rows_are_plain_text_without_control_sequences() -> None:
+    """Titles and snippets come from users and models: never markup, never escapes."""
+    info = SessionInfo(id="s", title="x", created_at=OLD, updated_at=OLD)
+    summary = SessionSummary(info, 2, 1, "first\x1b]0;pwned\x07 line\nsecond", "[bold]model")
+    match = SessionMatch(summary, "\x02Ti\x1b[2Jtle\x03 [red]x[/red]", "a \x02hit\x03\x1b[31m", "e")
+    title, detail = title_line(match, "underline"), detail_line(match, "underline")
+    assert title.plain == "Title [red]x[/red]"
+    assert [title.plain[s.start : s.end] for s in title.spans if s.style == "underline"] == ["Title"]
+    assert detail.plain == "a hit"
+    plain = detail_line(SessionMatch(summary, None, "", None), "bold").plain
+    assert plain == "first line second"
