@@ -34,6 +34,19 @@ class TangentsApp(App[None]):
         if self.keymap_overrides:
             self.set_keymap(dict(self.keymap_overrides))
 
+    def open_session(self, session: Session) -> None:
+        """Show ``session`` in a new chat screen, keeping the model and settings in use."""
+        current = self.conversation
+        self.conversation = Conversation(
+            session,
+            current.settings,
+            default_model=current.model,
+            default_thinking=current.thinking,
+            api_base=current.api_base,
+        )
+        show_thinking = getattr(self.screen, "show_thinking", current.settings.show_thinking)
+        self.switch_screen(ChatScreen(self.conversation, show_thinking=show_thinking))
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus Quit: the keymap's quit is listed already."""
         return (c for c in super().get_system_commands(screen) if c.title != "Quit")

@@ -25,6 +25,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("image", "PATH", "Attach an image file to the next message"),
     SlashCommand("detach", "", "Remove the images attached to the draft"),
     SlashCommand("title", "TEXT", "Rename this session"),
+    SlashCommand("tree", "", "Show the session tree (jump to any entry)"),
+    SlashCommand("fork", "[K N]", "Fork the path into a new session (only its first K and last N messages)"),
     SlashCommand("help", "", "Show keys and commands"),
     SlashCommand("quit", "", "Quit"),
 )

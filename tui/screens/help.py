@@ -22,6 +22,8 @@ SCOPE_TITLES = {
     "dialog": "In dialogs",
     "picker": "In the model picker",
     "message": "On a focused message",
+    "tree": "In the session tree",
+    "confirm": "In a yes/no question",
 }
 
 
