@@ -45,7 +45,11 @@ class TangentsApp(App[None]):
             api_base=current.api_base,
         )
         show_thinking = getattr(self.screen, "show_thinking", current.settings.show_thinking)
-        self.switch_screen(ChatScreen(self.conversation, show_thinking=show_thinking))
+        screen = ChatScreen(self.conversation, show_thinking=show_thinking)
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:  # the default screen cannot be switched away: it stays below, hidden
+            self.push_screen(screen)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus Quit: the keymap's quit is listed already."""

@@ -25,10 +25,12 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import work
 from textual.widgets import TextArea
+from textual.worker import Worker
 
 from core.entries import Entry
 from core.session import Session
@@ -199,11 +201,12 @@ class BranchActions(_Base):
         if not expected and not event.text_area.text:
             self.cancel_edit(restore_draft=False)
 
-    async def leave_for_edit(self, edited: Entry) -> None:
-        """Before an edited message is saved: move to the edited one's parent
-        (a summary of the branch left may follow). Runs in the send worker."""
+    async def leave_for_edit(self, edited: Entry, send: Callable[[], Worker]) -> bool:
+        """Before an edited message is saved (in the send worker): move to the
+        edited one's parent. True when a branch summary comes first: ``send``
+        then starts the send again once the summary is made (or declined)."""
         old_leaf = await self.move_leaf(edited.parent_id)
-        await self.summarize_left_branch(old_leaf, edited.parent_id)
+        return self.offer_summary(old_leaf, edited.parent_id, then=send)
 
     # --- moving the leaf --------------------------------------------------------------
 
@@ -230,8 +233,7 @@ class BranchActions(_Base):
             return
         old_leaf = await self.move_leaf(entry_id, focus)
         self.composer.set_note(note)
-        if self._left_branch(old_leaf, entry_id):
-            self._reply_worker = self._summarize_worker(old_leaf, entry_id, note)
+        self.offer_summary(old_leaf, entry_id)
 
     def _left_branch(self, old_leaf: str | None, new_entry: str | None) -> bool:
         """Did the move leave messages behind (on the old path, after the common ancestor)?"""
@@ -242,48 +244,63 @@ class BranchActions(_Base):
             return False
         return bool(summarizable(tree.branch_entries(old_leaf, new_entry)))
 
-    @work(exclusive=True, group="reply", exit_on_error=False)
-    async def _summarize_worker(self, old_leaf: str, new_entry: str | None, note: str | None) -> None:
-        await self.summarize_left_branch(old_leaf, new_entry)
-        self.composer.set_note(note)
-
-    async def summarize_left_branch(self, old_leaf: str | None, new_entry: str | None) -> None:
+    def offer_summary(
+        self, old_leaf: str | None, new_entry: str | None, then: Callable[[], Worker] | None = None
+    ) -> bool:
         """Per the ``branch_summary`` setting (ask, always, never), summarize the
-        branch left behind and append the summary at the new position."""
-        from core.branch_summary import BranchSummaryError, summarize_branch
-        from tui.screens.branch_dialogs import ConfirmDialog
-
+        branch left behind, at the new position, in the reply worker (Esc stops
+        it); ``then`` starts what comes next. False when nothing is offered."""
         mode = self.conversation.settings.branch_summary
         if mode == "never" or not self._left_branch(old_leaf, new_entry):
-            return
-        if mode == "ask":
+            return False
+        assert old_leaf is not None
+
+        def answered(summarize: bool | None) -> None:
+            self._reply_worker = self._summarize(old_leaf, new_entry, bool(summarize), then)
+
+        if mode == "always":
+            answered(True)
+        else:
+            from tui.screens.branch_dialogs import ConfirmDialog
+
             question = ConfirmDialog(
                 "Summarize the branch you are leaving?",
                 "The summary is added here, so the model knows what was tried.",
             )
-            if not await self.app.push_screen_wait(question):
-                return
-        self.composer.set_note("⎇ summarizing the branch you left… · esc stops")
-        tree = await self.session_tree()
-        try:
-            entry = await summarize_branch(
-                self.session,
-                self.conversation.settings,
-                model=self.conversation.model,
-                old_leaf_id=old_leaf,
-                new_entry_id=new_entry,
-                api_base=self.conversation.api_base,
-                tree=tree,
-            )
-        except BranchSummaryError as error:
-            self.notify_plain(f"No branch summary: {error}", severity="warning")
-            return
-        finally:
-            self.composer.set_note(None)
-        tree.add(entry)
-        tree.move_leaf(entry.id)
-        await self.chat_view.append_entry(entry)
-        self.notify_plain("Branch summary added.")
+            self.app.push_screen(question, answered)
+        return True
+
+    @work(exclusive=True, group="reply", exit_on_error=False)
+    async def _summarize(
+        self, old_leaf: str, new_entry: str | None, summarize: bool, then: Callable[[], Worker] | None
+    ) -> None:
+        from core.branch_summary import BranchSummaryError, summarize_branch
+
+        if summarize:
+            note = self.composer.note
+            self.composer.set_note("⎇ summarizing the branch you left… · esc stops")
+            tree = await self.session_tree()
+            try:
+                entry = await summarize_branch(
+                    self.session,
+                    self.conversation.settings,
+                    model=self.conversation.model,
+                    old_leaf_id=old_leaf,
+                    new_entry_id=new_entry,
+                    api_base=self.conversation.api_base,
+                    tree=tree,
+                )
+            except BranchSummaryError as error:
+                self.notify_plain(f"No branch summary: {error}", severity="warning")
+            else:
+                tree.add(entry)
+                tree.move_leaf(entry.id)
+                await self.chat_view.append_entry(entry)
+                self.notify_plain("Branch summary added.")
+            finally:
+                self.composer.set_note(note)
+        if then is not None:
+            self._reply_worker = then()  # replaces this worker, which ends here
 
     # --- the other actions ----------------------------------------------------------------
 
@@ -379,8 +396,8 @@ class BranchActions(_Base):
     async def fork(self, entry_id: str, first_k: int | None = None, last_n: int | None = None) -> None:
         """Open a new session holding the path up to ``entry_id`` (optionally trimmed)."""
         forked: Session = await self.session.fork(entry_id, first_k, last_n)
-        self.app.open_session(forked)
-        self.app.notify(f"Forked into a new session ({len(forked.path)} entries).", markup=False)
+        self.notify_plain(f"Forked into a new session ({len(forked.path)} entries).")
+        self.app.call_later(self.app.open_session, forked)  # not from this screen's worker: the screen goes
 
     def action_open_tree(self) -> None:
         if self.loaded:
@@ -390,10 +407,11 @@ class BranchActions(_Base):
     async def _open_tree(self) -> None:
         from tui.screens.tree import TreeScreen
 
-        tree = await self.session_tree()
-        chosen = await self.app.push_screen_wait(TreeScreen(tree))
-        if chosen is not None and chosen != self.session.leaf_id:
-            self.move_to(chosen, chosen)
+        def chosen(entry_id: str | None) -> None:
+            if entry_id is not None and entry_id != self.session.leaf_id:
+                self.move_to(entry_id, entry_id)
+
+        self.app.push_screen(TreeScreen(await self.session_tree()), chosen)
 
     async def command_tree(self, arg: str, text: str) -> bool:
         self.action_open_tree()

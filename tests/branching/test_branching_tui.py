@@ -299,9 +299,8 @@ async def test_tree_jump_rebuilds_the_chat_and_persists_the_leaf(fake_provider, 
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "a1")
-        await pilot.press("b")
+        await pilot.press("b", "escape")
         await chat(pilot, fake_provider, ("q3", "a3"))
-        a2 = (await whole_tree(pilot))
         await type_text(pilot, "/tree")
         await pilot.press("enter")
         await settle(pilot)
@@ -316,7 +315,6 @@ async def test_tree_jump_rebuilds_the_chat_and_persists_the_leaf(fake_provider, 
         shown = [w.entry.message.text for w in pilot.app.screen.chat_view.message_widgets if w.entry and w.entry.message]
         assert shown[-2:] == ["q2", "a2"]
         assert await stored_path(pilot) == ["q1", "a1", "q2", "a2"]
-        assert a2 is not None
 
 
 async def test_leaving_a_branch_asks_for_a_summary_that_reaches_the_next_request(fake_provider, fake_args) -> None:
@@ -335,6 +333,7 @@ async def test_leaving_a_branch_asks_for_a_summary_that_reaches_the_next_request
         path = session(pilot).path
         assert path[-1].type == "branch_summary"
         assert "branch summary · The risky plan was tried and crashed." in screen_text(pilot)
+        await pilot.press("escape")  # back to the input
         await chat(pilot, fake_provider, ("try the safe plan", "ok"))
         sent = str(fake_provider.last_request.body)
         assert "explored another branch" in sent and "The risky plan was tried and crashed." in sent

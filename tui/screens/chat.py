@@ -183,8 +183,8 @@ class ChatScreen(BranchActions, Screen[None]):
         stream the reply. A worker, so that no handler of this screen ever waits
         (for the path to load, for the database) while its messages queue up."""
         await self._loaded.wait()
-        if edited is not None:
-            await self.leave_for_edit(edited)
+        if edited is not None and await self.leave_for_edit(edited, lambda: self._send(message, draft, attachments)):
+            return  # sent once the branch summary is made or declined
         save = asyncio.ensure_future(self.conversation.send(message, attachments))
         try:
             entries = await asyncio.shield(save)

@@ -55,6 +55,7 @@ class Composer(Vertical):
         self.settings = settings
         self.current_model = current_model
         self.attachments: list[Attachment] = []
+        self.note: str | None = None
         self.model_names: list[str] = []
         """Completions for ``/model``, loaded the first time it is typed."""
 
@@ -77,6 +78,7 @@ class Composer(Vertical):
 
     def set_note(self, note: str | None) -> None:
         """One line above the input saying what the next message does (editing, continuing from...)."""
+        self.note = note
         line = self.query_one("#composer-note", Static)
         line.display = bool(note)
         line.update(Content(strip_control(note or "")))
