@@ -380,3 +380,24 @@ async def test_always_summarizes_when_an_edit_leaves_a_branch(fake_provider, fak
         edited = entry_with(pilot, "q2 bis")
         assert [tree.entry(i).message.text for i in tree.alternatives(edited.id)] == ["q2", "q2 bis"]
         assert "Asked q2; got a2." in str(fake_provider.last_request.body)
+
+
+async def test_shift_r_regenerates_with_another_model(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"))
+        await focus(pilot, "a1")
+        await pilot.press("R")
+        await settle(pilot)
+        await pilot.press("ctrl+a", "ctrl+k")
+        await type_text(pilot, "openai/other")
+        fake_provider.script(Reply(text="a1 from other"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ChatScreen)
+        assert texts(pilot) == ["q1", "a1 from other"]
+        assert fake_provider.last_request.body["model"] == "other"
+        tree = await whole_tree(pilot)
+        again = entry_with(pilot, "a1 from other")
+        assert tree.entry(again.parent_id).type == "model_change"
+        assert [tree.entry(i).message.text for i in tree.alternatives(again.id)] == ["a1", "a1 from other"]
+        assert bar_text(pilot.app.screen.chat_view.message_widgets[-1]) == "◀ 2/2 ▶"
