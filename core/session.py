@@ -205,13 +205,18 @@ class Session:
         change = self.model_change_for(model, thinking)
         return await self.append(change) if change is not None else None
 
-    async def move_leaf(self, entry_id: str | None) -> None:
-        """Make ``entry_id`` the current position (``None``: before the first entry)."""
+    async def move_leaf(self, entry_id: str | None, *, path: list[Entry] | None = None) -> None:
+        """Make ``entry_id`` the current position (``None``: before the first entry).
+
+        ``path`` (root first, ending at ``entry_id``) spares reading it again
+        when the caller already has it, e.g. from a :class:`~core.tree.SessionTree`.
+        """
         if entry_id is None:
-            path: list[Entry] = []
+            path = []
         else:
             await self.entry(entry_id)
-            path = await self.store.path(entry_id)
+            if path is None or not path or path[-1].id != entry_id:
+                path = await self.store.path(entry_id)
         await self._ensure_persisted()
         await self.store.set_leaf(self.id, entry_id)
         self._path = path

@@ -34,6 +34,9 @@ FOLD_MIN = 6
 MAX_GUIDE_LEVELS = 12
 """Connector columns kept on deeply nested branches (the leftmost are dropped)."""
 
+TRANSPARENT = frozenset({"model_change", "branch_summary"})
+"""Entry types the app writes in front of a message: alternatives are looked for through them."""
+
 _BRANCH_MID, _BRANCH_LAST = "├─ ", "└─ "
 _GUIDE_MID, _GUIDE_LAST = "│  ", "   "
 _MAX_GUIDE = 3 * MAX_GUIDE_LEVELS
@@ -305,6 +308,72 @@ class SessionTree:
         if text is None:
             text = self._search[entry_id] = _search_text(self._entries[entry_id])
         return needle in text or needle in self.labels.get(entry_id, "").casefold()
+
+    def alternatives(self, entry_id: str) -> list[str]:
+        """The messages that answer the same point as ``entry_id``, oldest first.
+
+        Like :meth:`siblings`, but looking through the bookkeeping entries the
+        app writes in front of a message (:data:`TRANSPARENT`: a model change
+        before a regenerated reply, a branch summary before an edited message),
+        so an edit or a regeneration counts as an alternative even then. A
+        transparent entry is its own only alternative.
+        """
+        if self._entries[entry_id].type in TRANSPARENT:
+            return [entry_id]
+        anchor = self.parent(entry_id)
+        while anchor is not None and self._entries[anchor].type in TRANSPARENT:
+            anchor = self.parent(anchor)
+        found: list[str] = []
+        stack = list(reversed(self.children(anchor)))
+        while stack:
+            current = stack.pop()
+            if self._entries[current].type in TRANSPARENT:
+                stack.extend(reversed(self.children(current)))
+            else:
+                found.append(current)
+        found.sort(key=lambda i: (self._entries[i].created_at, i))
+        return found
+
+    # --- changes (kept in step with the store, so nothing is re-read) -----
+
+    def add(self, entry: Entry) -> None:
+        """Index an entry written after the tree was built (its parent, if any, known)."""
+        if entry.id in self._entries:
+            return
+        parent = entry.parent_id if entry.parent_id in self._entries else None
+        self._entries[entry.id] = entry
+        self._depth[entry.id] = 0 if parent is None else self._depth[parent] + 1
+        kids = self._children.setdefault(parent, [])
+        key = (entry.created_at, entry.id)
+        if kids and (self._entries[kids[-1]].created_at, kids[-1]) > key:
+            kids.append(entry.id)
+            kids.sort(key=lambda i: (self._entries[i].created_at, i))
+            for index, kid in enumerate(kids):
+                self._position[kid] = index
+        else:
+            self._position[entry.id] = len(kids)
+            kids.append(entry.id)
+
+    def add_path(self, path: Sequence[Entry]) -> None:
+        """Index the entries of ``path`` (root first) the tree does not hold yet
+        and make its end the leaf: costs only the new entries."""
+        start = len(path)
+        while start > 0 and path[start - 1].id not in self._entries:
+            start -= 1
+        for entry in path[start:]:
+            self.add(entry)
+        self.move_leaf(path[-1].id if path else None)
+
+    def move_leaf(self, leaf_id: str | None) -> None:
+        if leaf_id != self.leaf_id:
+            self.leaf_id = leaf_id if leaf_id in self._entries else None
+            self._current = None
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        if label:
+            self.labels[entry_id] = label
+        else:
+            self.labels.pop(entry_id, None)
 
     # --- display rows ----------------------------------------------------
 

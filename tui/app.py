@@ -58,9 +58,14 @@ class TangentsApp(App[None]):
             self.screen.action_sessions()
 
     def open_session(self, session: Session) -> None:
-        """Show ``session`` on a new chat screen in place of the current one."""
+        """Show ``session`` on a new chat screen in place of the current one,
+        thinking blocks shown or hidden as they are now."""
+        show_thinking = next(
+            (s.show_thinking for s in reversed(self.screen_stack) if isinstance(s, ChatScreen)),
+            self.conversation.settings.show_thinking,
+        )
         self.conversation = self.make_conversation(session)
-        self.switch_screen(self.chat_screen())
+        self.switch_screen(ChatScreen(self.conversation, show_thinking=show_thinking))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus Quit: the keymap's quit is listed already."""

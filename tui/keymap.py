@@ -4,10 +4,10 @@ Each action has an id (the name used in the ``[keymap]`` table of the config),
 default keys, a description and the place it lives: ``app`` (anywhere),
 ``chat`` (the chat screen), ``input`` (the message input), ``dialog`` (the
 help and model picker dialogs), ``picker`` (the model picker), ``sessions``
-(the session picker) or ``confirm`` (a yes/no question). The screens
-and the input build their ``BINDINGS`` from here; the chat view's widgets
-declare their own (with ids), which :func:`all_actions` collects as scope
-``message``. The help screen, the command palette and the README table
+(the session picker), ``tree`` (the session tree) or ``confirm`` (a yes/no
+question). The screens and the input build their ``BINDINGS`` from here; the
+chat view's widgets declare their own (with ids), which :func:`all_actions`
+collects as scope ``message``. The help screen, the command palette and the README table
 (``python -m tui.keymap --markdown``) are generated from this, so none of
 them can drift.
 """
@@ -25,7 +25,7 @@ from typing import Literal
 
 from textual.binding import Binding
 
-Scope = Literal["app", "chat", "input", "dialog", "picker", "sessions", "confirm", "message"]
+Scope = Literal["app", "chat", "input", "dialog", "picker", "sessions", "tree", "confirm", "message"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,6 @@ ACTIONS: tuple[Action, ...] = (
     Action("open_editor", "ctrl+e", "open_editor", "Edit the draft in $EDITOR", "input"),
     Action("stop", "escape", "stop", "Stop the reply (or go back to the input)", "chat"),
     Action("retry", "ctrl+r", "retry", "Retry the last reply (or regenerate it)", "chat"),
-    Action("retry_message", "r", "retry_message", "Retry the focused failed reply", "chat"),
     Action("focus_messages", "ctrl+up", "focus_messages", "Move to the messages (then up/down between them)", "chat"),
     Action("toggle_thinking", "ctrl+t", "toggle_thinking", "Show or hide thinking blocks", "chat"),
     Action("cycle_thinking", "shift+tab", "cycle_thinking", "Cycle the thinking level: off, low, medium, high", "chat"),
@@ -65,6 +64,28 @@ ACTIONS: tuple[Action, ...] = (
     Action("close", "escape", "close", "Close the dialog", "dialog", palette=False),
     Action("picker_down", "down", "cursor_down", "Next model in the list", "picker", palette=False),
     Action("picker_up", "up", "cursor_up", "Previous model in the list", "picker", palette=False),
+    # Branching: the chat's keys act on the focused message (tui/branching.py).
+    Action("edit_message", "e", "edit_message", "Edit the focused message (sends an alternative)", "chat"),
+    Action("retry_message", "r", "retry_message", "Regenerate the focused reply", "chat"),
+    Action("regenerate_with_model", "R", "regenerate_with_model", "Regenerate the focused reply with another model", "chat"),
+    Action("branch_here", "b", "branch_here", "Branch here: continue from the focused message", "chat"),
+    Action("previous_alternative", "left,left_square_bracket", "previous_alternative", "Previous alternative of the focused message", "chat"),
+    Action("next_alternative", "right,right_square_bracket", "next_alternative", "Next alternative of the focused message", "chat"),
+    Action("label_message", "l", "label_message", "Label the focused message", "chat"),
+    Action("copy_message", "c", "copy_message", "Copy the focused message's text", "chat"),
+    Action("copy_code", "C", "copy_code", "Copy the focused message's last code block", "chat"),
+    Action("fork_session", "f", "fork_session", "Fork the path up to here into a new session", "chat"),
+    Action("open_tree", "ctrl+g", "open_tree", "Show the session tree (jump anywhere)", "chat"),
+    Action("tree_close", "escape", "close", "Close the tree", "tree", palette=False),
+    Action("tree_choose", "enter", "choose", "Go to the selected entry", "tree", palette=False),
+    Action("tree_filter", "tab,ctrl+f", "cycle_filter", "Cycle the filter: all, user messages, labelled", "tree", priority=True, palette=False),
+    Action("tree_up", "up", "cursor(-1)", "Previous entry", "tree", palette=False),
+    Action("tree_down", "down", "cursor(1)", "Next entry", "tree", palette=False),
+    Action("tree_page_up", "pageup", "page(-1)", "Page up", "tree", priority=True, palette=False),
+    Action("tree_page_down", "pagedown", "page(1)", "Page down", "tree", priority=True, palette=False),
+    Action("tree_first", "ctrl+home", "edge(0)", "First entry", "tree", palette=False),
+    Action("tree_last", "ctrl+end", "edge(1)", "Last entry", "tree", palette=False),
+    Action("tree_to_leaf", "ctrl+g", "to_leaf", "Back to the current position", "tree", palette=False),
     # Sessions: open the picker or a new session from the chat; the picker's own keys; yes/no questions.
     Action("sessions", "ctrl+o", "sessions", "Open the session picker (resume, search, manage)", "chat"),
     Action("new_session", "ctrl+n", "new_session", "Start a new session", "chat"),

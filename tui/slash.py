@@ -30,6 +30,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "[query]", "Same as /sessions"),
     SlashCommand("new", "", "Start a new session"),
     SlashCommand("export", "FORMAT [PATH]", "Save this session as markdown, json, openai or mplp (default: a file here)"),
+    SlashCommand("tree", "", "Show the session tree (jump to any entry)"),
+    SlashCommand("fork", "[K N]", "Fork the path into a new session (only its first K and last N messages)"),
     SlashCommand("help", "", "Show keys and commands"),
     SlashCommand("quit", "", "Quit"),
 )

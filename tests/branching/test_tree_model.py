@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 import sys
+from dataclasses import replace
 
 from hypothesis import given, settings, strategies as st
 
+from core.entries import BranchSummary, ModelChange
 from core.tree import SessionTree
 from tests.branching.builders import entry, from_parents
 
@@ -202,3 +204,74 @@ def test_orphans_are_roots_and_unknown_labels_and_leaf_are_ignored() -> None:
     assert list(tree.roots()) == [eid(0), eid(1)]
     assert tree.siblings(eid(1)) == (1, 2)
     assert tree.labels == {} and tree.leaf_id is None
+
+
+def with_kinds(entries, kinds):
+    """``entries`` with entry i turned into a model change or branch summary where ``kinds[i]`` says so."""
+    out = []
+    for e, kind in zip(entries, kinds):
+        if kind == "model_change":
+            e = replace(e, type="model_change", payload=ModelChange(model="m"))
+        elif kind == "branch_summary":
+            e = replace(e, type="branch_summary", payload=BranchSummary(from_id=None, summary="s"))
+        out.append(e)
+    return out
+
+
+@given(trees(), st.data())
+@settings(max_examples=150, deadline=None)
+def test_alternatives_look_through_bookkeeping_entries(case, data) -> None:
+    parents, roles, labels, leaf, _tree = case
+    n = len(parents)
+    kinds = data.draw(st.lists(st.sampled_from(["message", "message", "model_change", "branch_summary"]), min_size=n, max_size=n))
+    tree = SessionTree.from_entries(with_kinds(from_parents(parents, roles), kinds), labels, leaf)
+    transparent = {i for i, k in enumerate(kinds) if k != "message"}
+
+    def anchor(i):
+        p = parents[i]
+        while p is not None and p in transparent:
+            p = parents[p]
+        return p
+
+    for i in range(n):
+        got = [ix(a) for a in tree.alternatives(eid(i))]
+        if i in transparent:
+            assert got == [i]
+            continue
+        # every non-transparent entry whose nearest non-transparent ancestor is the same
+        expected = [j for j in range(n) if j not in transparent and anchor(j) == anchor(i)]
+        assert got == expected  # ids follow creation order
+        assert i in got
+        assert all(tree.is_leaf(tree.deepest_leaf(eid(j))) for j in got)
+
+
+@given(trees(), st.data())
+@settings(max_examples=150, deadline=None)
+def test_adding_entries_one_by_one_matches_building_at_once(case, data) -> None:
+    parents, roles, labels, leaf, whole = case
+    entries = from_parents(parents, roles)
+    start = data.draw(st.integers(1, len(entries)))
+    grown = SessionTree.from_entries(entries[:start], labels, None)
+    for late in entries[start:]:  # written later, parents first
+        grown.add(late)
+    grown.move_leaf(leaf)
+    for label_id, text in labels.items():
+        grown.set_label(label_id, text)
+    assert grown.rows(fold_linear=False) == whole.rows(fold_linear=False)
+    for i in range(len(parents)):
+        assert grown.siblings(eid(i)) == whole.siblings(eid(i))
+        assert grown.depth(eid(i)) == whole.depth(eid(i))
+
+
+def test_add_path_indexes_only_new_entries_and_moves_the_leaf() -> None:
+    entries = from_parents([None, 0, 1, 2, 1])
+    tree = SessionTree.from_entries(entries[:3], {}, eid(2))
+    assert tree.current_path == {eid(0), eid(1), eid(2)}
+    tree.add_path([entries[0], entries[1], entries[4]])
+    assert tree.leaf_id == eid(4) and tree.current_path == {eid(0), eid(1), eid(4)}
+    assert tree.children(eid(1)) == [eid(2), eid(4)]
+    tree.add(entries[3])
+    assert tree.deepest_leaf(eid(2)) == eid(3)
+    tree.set_label(eid(3), "x")
+    tree.set_label(eid(3), None)
+    assert tree.labels == {}

@@ -22,6 +22,7 @@ from tui.screens.dialogs import Confirm
 from tui.screens.help import HelpScreen
 from tui.screens.model_picker import ModelPicker
 from tui.screens.sessions import SessionPicker
+from tui.screens.tree import TreeScreen
 from tui.widgets.prompt_input import PromptInput
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ def write_config(text: str) -> None:
 
 def test_every_action_is_bound_with_its_id_and_description() -> None:
     bound = {}
-    for cls in (TangentsApp, ChatScreen, PromptInput, HelpScreen, ModelPicker, SessionPicker, Confirm):
+    for cls in (TangentsApp, ChatScreen, PromptInput, HelpScreen, ModelPicker, SessionPicker, TreeScreen, Confirm):
         for binding in cls.BINDINGS:
             bound.setdefault(binding.id, binding)
     for action in keymap.ACTIONS:
@@ -57,7 +58,7 @@ def test_markdown_table_is_generated_from_the_registry() -> None:
 
 
 async def test_help_screen_lists_every_action_and_command() -> None:
-    async with running([], size=(120, 90)) as pilot:
+    async with running([], size=(120, 140)) as pilot:  # tall enough for the whole list
         await pilot.press("f1")
         assert isinstance(pilot.app.screen, HelpScreen)
         text = screen_text(pilot)

@@ -146,13 +146,14 @@ async def test_r_on_the_focused_failed_reply_retries_it(fake_provider, fake_args
         assert isinstance(pilot.app.focused, PromptInput)
 
 
-async def test_r_on_a_good_reply_does_nothing(fake_provider, fake_args) -> None:
-    fake_provider.script(Reply(text="Fine."))
+async def test_r_on_a_good_reply_regenerates_it(fake_provider, fake_args) -> None:
+    fake_provider.script(Reply(text="Fine."), Reply(text="Finer."))
     async with running(fake_args) as pilot:
         await send(pilot, "hello")
         await pilot.press("ctrl+up", "r")
         await settle(pilot)
-        assert len(fake_provider.requests) == 1
+        assert len(fake_provider.requests) == 2
+        assert [m.text for m in assistant_messages(pilot)] == ["Finer."]
 
 
 async def test_the_chat_views_retry_request_retries_that_reply(fake_provider, fake_args) -> None:

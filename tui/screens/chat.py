@@ -33,6 +33,7 @@ from core.settings import write_state
 from core.tokens import context_window
 from tui import keymap, slash
 from tui.attachments import Attachment
+from tui.branching import BranchActions
 from tui.commands import ActionCommands
 from tui.conversation import Conversation
 from tui.message_queue import MessageQueue, Queued
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
     from tui.widgets.chat_view import ChatView
 
 
-class ChatScreen(Screen[None]):
+class ChatScreen(BranchActions, Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = keymap.bindings("chat")
     COMMANDS: ClassVar = {ActionCommands}
@@ -116,7 +117,12 @@ class ChatScreen(Screen[None]):
         """Make and fill the chat view after the first frame."""
         from tui.widgets.chat_view import ChatView
 
-        view = ChatView(blob_loader=self.session.store.get_blob, show_thinking=self.show_thinking, id="chat")
+        view = ChatView(
+            blob_loader=self.session.store.get_blob,
+            show_thinking=self.show_thinking,
+            branch_info=self.branch_info,
+            id="chat",
+        )
         totals = asyncio.ensure_future(self.conversation.load_totals())
         try:
             await self.query_one("#chat-slot").mount(view)
@@ -195,14 +201,16 @@ class ChatScreen(Screen[None]):
             self.notify_plain("A reply is still being written: press Esc to stop it first. Your draft is kept.")
             self.prompt.restore(text)
             return
-        self._reply_worker = self._send(message.strip("\n"), text, self.composer.take_attachments())
+        self._reply_worker = self._send(message.strip("\n"), text, self.composer.take_attachments(), self.take_edit())
 
     @work(exclusive=True, group="reply", exit_on_error=False)
-    async def _send(self, message: str, draft: str, attachments: list[Attachment]) -> None:
-        """Save the user's message, show it, and stream the reply. A worker, so
-        that no handler of this screen ever waits (for the path to load, for
-        the database) while the screen's own messages queue up behind it."""
+    async def _send(self, message: str, draft: str, attachments: list[Attachment], edited: Entry | None = None) -> None:
+        """Save the user's message (as an alternative of ``edited``), show it, and
+        stream the reply. A worker, so that no handler of this screen ever waits
+        (for the path to load, for the database) while its messages queue up."""
         await self._loaded.wait()
+        if edited is not None and await self.leave_for_edit(edited, lambda: self._send(message, draft, attachments)):
+            return  # sent once the branch summary is made or declined
         save = asyncio.ensure_future(self.conversation.send(message, attachments))
         try:
             entries = await asyncio.shield(save)
@@ -285,31 +293,16 @@ class ChatScreen(Screen[None]):
         return True if can is None else can()
 
     def can_stop(self) -> bool:
-        return self.replying or not self.prompt.has_focus
-
-    def can_retry_message(self) -> bool:
-        return self._focused_failed_reply() is not None
-
-    def _focused_failed_reply(self) -> str | None:
-        """The entry id of the failed reply that has focus, if one has (the
-        chat view's rows carry the ``entry`` they show)."""
-        entry = getattr(self.focused, "entry", None)
-        message = entry.message if isinstance(entry, Entry) else None
-        if message is None or message.role != "assistant" or message.stop_reason != "error":
-            return None
-        return entry.id
+        return self.replying or not self.prompt.has_focus or self.editing
 
     def action_stop(self) -> None:
         if self.replying and self._reply_worker is not None:
             self._reply_worker.cancel()
-        else:
+        elif not self.cancel_edit(restore_draft=True):
             self.prompt.focus()
 
     def action_retry(self) -> None:
         self.retry()
-
-    def action_retry_message(self) -> None:
-        self.retry(self._focused_failed_reply())
 
     def on_assistant_message_retry_requested(self, event: AssistantMessage.RetryRequested) -> None:
         """The retry hint of a failed reply was clicked."""

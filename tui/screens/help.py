@@ -24,6 +24,8 @@ SCOPE_TITLES = {
     "sessions": "In the session picker",
     "confirm": "In a yes/no question",
     "message": "On a focused message",
+    "tree": "In the session tree",
+    "confirm": "In a yes/no question",
 }
 
 

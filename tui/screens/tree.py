@@ -16,7 +16,6 @@ from rich.style import Style
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -27,6 +26,7 @@ from textual.strip import Strip
 from textual.widgets import Input, Static
 
 from core.tree import ROW_FILTERS, RowFilter, SessionTree, TreeRow
+from tui import keymap
 
 FILTER_NAMES: dict[str, str] = {"all": "all entries", "user": "user messages", "labelled": "labelled"}
 _KIND_TAGS: dict[str, str] = {
@@ -152,19 +152,7 @@ class TreeScreen(ModalScreen[str | None]):
     """Dismisses with the chosen entry id, or None."""
 
     CSS_PATH = "tree.tcss"
-    BINDINGS = [
-        Binding("escape", "close", "Close the tree", show=False, id="tree_close"),
-        Binding("enter", "choose", "Go to the selected entry", show=False, id="tree_choose"),
-        Binding("tab,ctrl+f", "cycle_filter", "Cycle the filter: all, user messages, labelled", show=False,
-                priority=True, id="tree_filter"),
-        Binding("up", "cursor(-1)", "Previous entry", show=False, id="tree_up"),
-        Binding("down", "cursor(1)", "Next entry", show=False, id="tree_down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, priority=True, id="tree_page_up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, priority=True, id="tree_page_down"),
-        Binding("ctrl+home", "edge(0)", "First entry", show=False, id="tree_first"),
-        Binding("ctrl+end", "edge(1)", "Last entry", show=False, id="tree_last"),
-        Binding("ctrl+g", "to_leaf", "Back to the current position", show=False, id="tree_to_leaf"),
-    ]
+    BINDINGS = keymap.bindings("tree")
 
     def __init__(self, tree: SessionTree, *, filter: RowFilter = "all") -> None:
         super().__init__()

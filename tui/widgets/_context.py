@@ -16,6 +16,21 @@ coloured half blocks, unicode blocks, or not at all (caption only)."""
 
 
 @dataclass(frozen=True)
+class BranchInfo:
+    """Where a message stands among its alternatives, and its label."""
+
+    index: int
+    """0-based, oldest first (shown as ``index + 1``)."""
+    count: int
+    label: str | None = None
+
+
+BranchInfoLookup = Callable[[str], "BranchInfo | None"]
+"""The branch info of an entry id (``None``: nothing to show)."""
+
+
+@dataclass(frozen=True)
 class ViewContext:
     blob_loader: BlobLoader | None = None
     image_mode: ImageMode = "auto"
+    branch_info: BranchInfoLookup | None = None

@@ -34,7 +34,7 @@ from textual.widgets import Static
 
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
-from tui.widgets._context import BlobLoader, ImageMode, ViewContext
+from tui.widgets._context import BlobLoader, BranchInfoLookup, ImageMode, ViewContext
 from tui.widgets._text import human_count, one_line
 from tui.widgets._transcript import Transcript
 from tui.widgets.assistant_message import AssistantMessage
@@ -106,6 +106,7 @@ class ChatView(VerticalScroll):
         blob_loader: BlobLoader | None = None,
         show_thinking: bool = True,
         image_mode: ImageMode = "auto",
+        branch_info: BranchInfoLookup | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -114,9 +115,10 @@ class ChatView(VerticalScroll):
             blob_loader: Loads image bytes by sha256 (``None``: images show a note).
             show_thinking: Show thinking blocks.
             image_mode: ``auto`` (best terminal protocol), ``halfcell``, ``unicode`` or ``none``.
+            branch_info: Alternatives and label of a message (``◀ 2/3 ▶``); ``None``: none shown.
         """
         super().__init__(id=id, classes=classes)
-        self.context = ViewContext(blob_loader=blob_loader, image_mode=image_mode)
+        self.context = ViewContext(blob_loader=blob_loader, image_mode=image_mode, branch_info=branch_info)
         self.set_reactive(ChatView.show_thinking, show_thinking)
         self._transcript = Transcript()
         self._lo = 0
@@ -221,6 +223,11 @@ class ChatView(VerticalScroll):
         else:
             self.run_worker(self._jump_to_end_and_mount(reply), group="chat-window")
         return reply
+
+    def refresh_branch_info(self) -> None:
+        """Show the mounted rows' alternatives and labels again (after the tree changed)."""
+        for widget in self.message_widgets:
+            widget.show_branch_info()
 
     async def scroll_to_entry(self, entry_id: str, *, animate: bool = False) -> MessageWidget | None:
         """Bring the row showing ``entry_id`` into view (mounting it if needed); return it."""

@@ -36,6 +36,11 @@ class Composer(Vertical):
             padding: 0 1;
             color: $text-accent;
         }
+        & > #composer-note {
+            height: 1;
+            padding: 0 1;
+            color: $text-accent;
+        }
         & > #slash-hint {
             height: auto;
             max-height: 8;
@@ -50,6 +55,7 @@ class Composer(Vertical):
         self.settings = settings
         self.current_model = current_model
         self.attachments: list[Attachment] = []
+        self.note: str | None = None
         self.model_names: list[str] = []
         """Completions for ``/model``, loaded the first time it is typed."""
 
@@ -58,15 +64,24 @@ class Composer(Vertical):
         return self.query_one(PromptInput)
 
     def compose(self) -> ComposeResult:
+        yield Static(id="composer-note", markup=False)
         yield Static(id="attachments")
         yield Static(id="slash-hint")
         yield PromptInput(suggester=lambda text: slash.suggest(text, self.model_names), id="prompt")
 
     def on_mount(self) -> None:
         self._show_attachments()
+        self.set_note(None)
         self.query_one("#slash-hint").display = False
         send, newline = (keymap.first_key(i, self.settings.keymap) for i in ("send", "newline"))
         self.prompt.placeholder = f"Message ({send} sends, {newline} newline, / for commands)"
+
+    def set_note(self, note: str | None) -> None:
+        """One line above the input saying what the next message does (editing, continuing from...)."""
+        self.note = note
+        line = self.query_one("#composer-note", Static)
+        line.display = bool(note)
+        line.update(Content(strip_control(note or "")))
 
     # --- attachments ---------------------------------------------------------
 

@@ -7,6 +7,7 @@ from textual.widget import Widget
 
 from core.entries import Entry
 from tui.widgets._context import ViewContext
+from tui.widgets.branch_bar import BranchBar
 
 
 class MessageWidget(Widget, can_focus=True):
@@ -49,11 +50,27 @@ class MessageWidget(Widget, can_focus=True):
         self.entry: Entry | None = entry
         """The entry shown (``None`` for a reply still streaming)."""
         self.context = context or ViewContext()
+        self._branch_bar: BranchBar | None = None
 
     @property
     def entry_id(self) -> str | None:
         """The id of the entry shown."""
         return self.entry.id if self.entry is not None else None
+
+    def _on_mount(self) -> None:
+        self.show_branch_info()
+
+    def show_branch_info(self) -> None:
+        """Show ``◀ 2/3 ▶`` and the label above the message when it has any
+        (the bar is only mounted the first time one is needed)."""
+        lookup = self.context.branch_info
+        info = lookup(self.entry.id) if lookup is not None and self.entry is not None else None
+        if self._branch_bar is None:
+            if info is None or self.entry is None:
+                return
+            self._branch_bar = BranchBar(self.entry.id, info)
+            self.mount(self._branch_bar, before=0 if self.children else None)
+        self._branch_bar.show(info)
 
     def watch_has_focus(self, has_focus: bool) -> None:
         # Widget's own watcher restyles every descendant; the focus style lives on

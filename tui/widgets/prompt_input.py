@@ -147,8 +147,8 @@ class PromptInput(TextArea):
         """Hand the draft over and start afresh at once, so keys typed while it
         is being saved start the next draft (the screen restores it on failure)."""
         text = self.draft
+        self.post_message(self.Submitted(self, text))  # before the Changed that emptying posts
         self.reset()
-        self.post_message(self.Submitted(self, text))
 
     def action_newline(self) -> None:
         self.replace("\n", *self.selection, maintain_selection_offset=False)

@@ -1,0 +1,438 @@
+"""Branching from the chat: the actions on a focused message, the tree screen,
+and the branch summary offered when the user leaves a branch.
+
+A mixin of :class:`~tui.screens.chat.ChatScreen` (it uses the screen's
+session, chat view, composer and reply worker). The whole session tree is
+read once (after the chat shows) and then kept in step with what this screen
+writes, so moving between branches never re-reads the session.
+
+Decisions:
+
+- An *alternative* of a message is another message at the same point
+  (:meth:`core.tree.SessionTree.alternatives`: siblings, looking through a
+  model change or branch summary written in front of one), oldest first.
+- Switching to an alternative moves the leaf to its newest descendant (the
+  newest child at every step: :meth:`~core.tree.SessionTree.deepest_leaf`).
+- The tree screen's Enter moves the leaf to the chosen entry itself.
+- Editing moves nothing until the edit is sent; then the leaf goes to the
+  edited message's parent and the new text is appended there.
+- Regenerating does not offer a branch summary (it would sit between the
+  question and its new answer); every other move that leaves a branch does.
+- Copy (``c``) copies the message's text (a reply's Markdown source); ``C``
+  copies its last fenced code block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.widgets import TextArea
+from textual.worker import Worker
+
+from core.entries import Entry
+from core.sanitize import strip_control
+from core.session import Session
+from core.tree import SessionTree, preview_text
+from tui.attachments import Attachment
+from tui.message_text import last_code_block, message_text
+from tui.widgets._context import BranchInfo
+from tui.widgets.branch_bar import BranchBar
+from tui.widgets.prompt_input import PromptInput
+
+if TYPE_CHECKING:
+    from tui.screens.chat import ChatScreen
+
+    _Base = ChatScreen
+else:
+    _Base = object
+
+BUSY = "A reply or summary is being written: press Esc to stop it first."
+NOTE_CHARS = 50
+
+
+class BranchActions(_Base):
+    """The branching half of the chat screen."""
+
+    _session_tree: SessionTree | None = None
+    _tree_lock: asyncio.Lock | None = None
+    _editing: Entry | None = None
+    """The user message being edited (its alternative is sent next)."""
+    _draft_before_edit = ""
+    _clear_expected = False
+    """The input is being emptied by a send, not by the user: keep the edit."""
+
+    # --- the tree, kept in step -------------------------------------------------
+
+    async def session_tree(self) -> SessionTree:
+        """The session's tree, read the first time, then only brought up to date
+        with the current path (what this screen appended since)."""
+        if self._tree_lock is None:
+            self._tree_lock = asyncio.Lock()
+        async with self._tree_lock:
+            session = self.session
+            if self._session_tree is None:
+                entries = await session.store.entries(session.id) if session.persisted else []
+                labels = await session.labels() if session.persisted else {}
+                self._session_tree = SessionTree.from_entries(entries, labels, session.leaf_id)
+            self._session_tree.add_path(session.path)
+            return self._session_tree
+
+    def branch_info(self, entry_id: str) -> BranchInfo | None:
+        """``◀ i/n ▶`` and the label of a user or assistant message (for the chat view)."""
+        tree = self._session_tree
+        if tree is None or entry_id not in tree:
+            return None
+        message = tree.entry(entry_id).message
+        if message is None or message.role not in ("user", "assistant"):
+            return None
+        alternatives = tree.alternatives(entry_id)
+        label = tree.labels.get(entry_id)
+        if len(alternatives) < 2 and not label:
+            return None
+        return BranchInfo(alternatives.index(entry_id), len(alternatives), label)
+
+    @work(group="branch-tree", exit_on_error=False)
+    async def refresh_branches(self) -> None:
+        """Bring the tree up to date and show alternatives and labels on the mounted rows."""
+        await self.session_tree()
+        if self.loaded:
+            self.chat_view.refresh_branch_info()
+
+    def on_worker_state_changed(self, event) -> None:
+        if event.worker.group in ("load", "reply") and event.worker.is_finished:
+            self.refresh_branches()
+
+    # --- the focused message -------------------------------------------------------
+
+    def focused_entry(self, *roles: str) -> Entry | None:
+        """The entry of the focused chat row (a message with one of ``roles``, if given)."""
+        entry = getattr(self.focused, "entry", None)
+        if not isinstance(entry, Entry) or not self.loaded:
+            return None
+        if roles and (entry.message is None or entry.message.role not in roles):
+            return None
+        return entry
+
+    def can_edit_message(self) -> bool:
+        return self.focused_entry("user") is not None
+
+    def can_retry_message(self) -> bool:
+        return self.focused_entry("assistant") is not None
+
+    can_regenerate_with_model = can_retry_message
+
+    def can_branch_here(self) -> bool:
+        return self.focused_entry() is not None
+
+    can_label_message = can_copy_message = can_copy_code = can_fork_session = can_branch_here
+
+    def can_previous_alternative(self) -> bool:
+        return self._alternative(-1) is not None
+
+    def can_next_alternative(self) -> bool:
+        return self._alternative(+1) is not None
+
+    def _alternative(self, direction: int, entry_id: str | None = None) -> str | None:
+        tree = self._session_tree
+        if entry_id is None:
+            entry = self.focused_entry("user", "assistant")
+            entry_id = entry.id if entry is not None else None
+        if tree is None or entry_id is None or entry_id not in tree:
+            return None
+        alternatives = tree.alternatives(entry_id)
+        index = alternatives.index(entry_id) + direction
+        return alternatives[index] if 0 <= index < len(alternatives) else None
+
+    # --- edit -------------------------------------------------------------------------
+
+    async def action_edit_message(self) -> None:
+        entry = self.focused_entry("user")
+        if entry is None:
+            return
+        attachments: list[Attachment] = []
+        for number, image in enumerate(entry.message.images, 1):
+            blob = await self.session.store.get_blob(image.sha256)
+            if blob is not None:
+                attachments.append(Attachment(f"image {number}", blob))
+        if self._editing is None:
+            self._draft_before_edit = self.prompt.draft
+        self._editing = entry
+        self._clear_expected = not entry.message.text  # an image-only message: the input stays empty
+        self.prompt.set_draft(entry.message.text)
+        self.composer.detach()
+        self.composer.restore("", attachments)
+        self.composer.set_note(f"✎ editing “{_short(entry)}” · enter sends it as an alternative · esc cancels")
+        self.prompt.focus()
+
+    @property
+    def editing(self) -> bool:
+        return self._editing is not None
+
+    def take_edit(self) -> Entry | None:
+        """The message being edited, handed to the send (which leaves edit mode
+        and any "continuing from" note behind)."""
+        editing, self._editing = self._editing, None
+        self.composer.set_note(None)
+        return editing
+
+    def cancel_edit(self, *, restore_draft: bool) -> bool:
+        """Leave edit mode (Esc, or the input cleared); False when not editing."""
+        if self._editing is None:
+            return False
+        self._editing = None
+        self.composer.set_note(None)
+        if restore_draft:
+            self.prompt.set_draft(self._draft_before_edit)
+            self.composer.detach()
+        self.notify_plain("Edit cancelled.")
+        return True
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        # The input posts Submitted before it empties itself.
+        self._clear_expected = True
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """Clearing the input leaves edit mode (the input's own emptying after a send does not)."""
+        if event.text_area.id != "prompt":
+            return
+        expected, self._clear_expected = self._clear_expected, False
+        if not expected and not event.text_area.text:
+            self.cancel_edit(restore_draft=False)
+
+    async def leave_for_edit(self, edited: Entry, send: Callable[[], Worker]) -> bool:
+        """Before an edited message is saved (in the send worker): move to the
+        edited one's parent. True when a branch summary comes first: ``send``
+        then starts the send again once the summary is made (or declined)."""
+        old_leaf = await self.move_leaf(edited.parent_id)
+        return self.offer_summary(old_leaf, edited.parent_id, then=send)
+
+    # --- moving the leaf --------------------------------------------------------------
+
+    async def move_leaf(self, entry_id: str | None, focus: str | None = None) -> str | None:
+        """Make ``entry_id`` the current position (persisted), show its path and
+        focus the row of ``focus``; returns the previous leaf."""
+        tree = await self.session_tree()
+        old_leaf = self.session.leaf_id
+        path = [tree.entry(i) for i in tree.path_to(entry_id)]
+        await self.session.move_leaf(entry_id, path=path)
+        tree.move_leaf(entry_id)
+        await self.chat_view.set_entries(self.session.path)
+        self._show_welcome()
+        self.refresh_footer()
+        if focus is not None:
+            await self.chat_view.focus_entry(focus)
+        return old_leaf
+
+    @work(group="branch-move", exit_on_error=False)
+    async def move_to(self, entry_id: str | None, focus: str | None = None, note: str | None = None) -> None:
+        """Move the leaf (moves run one after another), then offer a summary of the branch left."""
+        if self.replying:
+            self.notify_plain(BUSY)
+            return
+        old_leaf = await self.move_leaf(entry_id, focus)
+        self.composer.set_note(note)
+        self.offer_summary(old_leaf, entry_id)
+
+    def _left_branch(self, old_leaf: str | None, new_entry: str | None) -> bool:
+        """Did the move leave messages behind (on the old path, after the common ancestor)?"""
+        from core.branch_summary import summarizable
+
+        tree = self._session_tree
+        if tree is None or old_leaf is None or old_leaf not in tree:
+            return False
+        return bool(summarizable(tree.branch_entries(old_leaf, new_entry)))
+
+    def offer_summary(
+        self, old_leaf: str | None, new_entry: str | None, then: Callable[[], Worker] | None = None
+    ) -> bool:
+        """Per the ``branch_summary`` setting (ask, always, never), summarize the
+        branch left behind, at the new position, in the reply worker (Esc stops
+        it); ``then`` starts what comes next. False when nothing is offered."""
+        mode = self.conversation.settings.branch_summary
+        if mode == "never" or not self._left_branch(old_leaf, new_entry):
+            return False
+        assert old_leaf is not None
+
+        def answered(summarize: bool | None) -> None:
+            self._reply_worker = self._summarize(old_leaf, new_entry, bool(summarize), then)
+
+        if mode == "always":
+            answered(True)
+        else:
+            from tui.screens.dialogs import Confirm
+
+            question = Confirm(
+                "Leaving a branch",
+                "Summarize the branch you are leaving? The summary is added here, so the model knows what was tried.",
+            )
+            self.app.push_screen(question, answered)
+        return True
+
+    @work(exclusive=True, group="reply", exit_on_error=False)
+    async def _summarize(
+        self, old_leaf: str, new_entry: str | None, summarize: bool, then: Callable[[], Worker] | None
+    ) -> None:
+        from core.branch_summary import BranchSummaryError, summarize_branch
+
+        if summarize:
+            note = self.composer.note
+            self.composer.set_note("⎇ summarizing the branch you left… · esc stops")
+            tree = await self.session_tree()
+            try:
+                entry = await summarize_branch(
+                    self.session,
+                    self.conversation.settings,
+                    model=self.conversation.model,
+                    old_leaf_id=old_leaf,
+                    new_entry_id=new_entry,
+                    api_base=self.conversation.api_base,
+                    tree=tree,
+                )
+            except BranchSummaryError as error:
+                self.notify_plain(f"No branch summary: {error}", severity="warning")
+            else:
+                tree.add(entry)
+                tree.move_leaf(entry.id)
+                await self.chat_view.append_entry(entry)
+                self.notify_plain("Branch summary added.")
+            finally:
+                self.composer.set_note(note)
+        if then is not None:
+            self._reply_worker = then()  # replaces this worker, which ends here
+
+    # --- the other actions ----------------------------------------------------------------
+
+    def action_retry_message(self) -> None:
+        entry = self.focused_entry("assistant")
+        if entry is not None:
+            self.retry(entry.id)
+
+    def action_regenerate_with_model(self) -> None:
+        from tui.screens.model_picker import ModelPicker
+
+        entry = self.focused_entry("assistant")
+        if entry is None:
+            return
+
+        def chosen(model: str | None) -> None:
+            if model:
+                self.set_model(model)
+                self.retry(entry.id)
+
+        self.app.push_screen(ModelPicker(self.conversation.settings, self.conversation.model), chosen)
+
+    def action_branch_here(self) -> None:
+        entry = self.focused_entry()
+        if entry is None:
+            return
+        if entry.id == self.session.leaf_id:
+            self.notify_plain("This is already where the next message goes.")
+            return
+        self.move_to(entry.id, entry.id, f"↳ continuing from “{_short(entry)}”")
+
+    def action_previous_alternative(self) -> None:
+        self._switch(-1)
+
+    def action_next_alternative(self) -> None:
+        self._switch(+1)
+
+    def on_branch_bar_switch_requested(self, event: BranchBar.SwitchRequested) -> None:
+        self._switch(event.direction, event.entry_id)
+
+    def _switch(self, direction: int, entry_id: str | None = None) -> None:
+        target = self._alternative(direction, entry_id)
+        if target is None or self._session_tree is None:
+            return
+        self.move_to(self._session_tree.deepest_leaf(target), target)
+
+    def action_label_message(self) -> None:
+        from tui.screens.dialogs import TextPrompt
+
+        entry = self.focused_entry()
+        if entry is None or self._session_tree is None:
+            return
+        current = self._session_tree.labels.get(entry.id)
+        prompt = TextPrompt(f"Label for “{_short(entry)}”", current or "", placeholder="a short name (empty removes the label)")
+        self.app.push_screen(prompt, lambda label: self._label(entry, label))
+
+    @work(group="branch-label", exit_on_error=False)
+    async def _label(self, entry: Entry, label: str | None) -> None:
+        if label is None:
+            return
+        label = " ".join(strip_control(label).split())
+        await self.session.set_label(entry.id, label or None)
+        (await self.session_tree()).set_label(entry.id, label or None)
+        self.chat_view.refresh_branch_info()
+        self.notify_plain(f"Labelled: {label}" if label else "Label removed.")
+
+    def action_copy_message(self) -> None:
+        entry = self.focused_entry()
+        if entry is not None:
+            self._copy(message_text(entry), "the message")
+
+    def action_copy_code(self) -> None:
+        entry = self.focused_entry()
+        if entry is None:
+            return
+        code = last_code_block(message_text(entry))
+        if code is None:
+            self.notify_plain("This message has no code block.", severity="warning")
+            return
+        self._copy(code, "the last code block")
+
+    def _copy(self, text: str, what: str) -> None:
+        if not text:
+            self.notify_plain("Nothing to copy.", severity="warning")
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify_plain(f"Copied {what} ({len(text):,} characters).")
+
+    def action_fork_session(self) -> None:
+        entry = self.focused_entry()
+        if entry is not None:
+            self.fork(entry.id)
+
+    @work(group="branch-fork", exit_on_error=False)
+    async def fork(self, entry_id: str, first_k: int | None = None, last_n: int | None = None) -> None:
+        """Open a new session holding the path up to ``entry_id`` (optionally trimmed)."""
+        forked: Session = await self.session.fork(entry_id, first_k, last_n)
+        self.notify_plain(f"Forked into a new session ({len(forked.path)} entries).")
+        self.app.call_later(self.app.open_session, forked)  # not from this screen's worker: the screen goes
+
+    def action_open_tree(self) -> None:
+        if self.loaded:
+            self._open_tree()
+
+    @work(group="branch-tree-screen", exit_on_error=False)
+    async def _open_tree(self) -> None:
+        from tui.screens.tree import TreeScreen
+
+        def chosen(entry_id: str | None) -> None:
+            if entry_id is not None and entry_id != self.session.leaf_id:
+                self.move_to(entry_id, entry_id)
+
+        self.app.push_screen(TreeScreen(await self.session_tree()), chosen)
+
+    async def command_tree(self, arg: str, text: str) -> bool:
+        self.action_open_tree()
+        return True
+
+    async def command_fork(self, arg: str, text: str) -> bool:
+        """``/fork`` the whole path; ``/fork K N`` only its first K and last N messages."""
+        parts = arg.split()
+        if len(parts) not in (0, 2) or not all(p.isdigit() for p in parts):
+            self.notify_plain("Usage: /fork [FIRST_K LAST_N]", severity="warning")
+            return False
+        if self.session.leaf_id is None:
+            self.notify_plain("Nothing to fork yet.", severity="warning")
+            return False
+        first_k, last_n = (int(parts[0]), int(parts[1])) if parts else (None, None)
+        self.fork(self.session.leaf_id, first_k, last_n)
+        return True
+
+
+def _short(entry: Entry) -> str:
+    return preview_text(entry, NOTE_CHARS) or entry.type
