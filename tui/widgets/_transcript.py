@@ -48,6 +48,22 @@ class Transcript:
             transcript.add(entry)
         return transcript
 
+    def shared_rows(self, other: Transcript) -> int:
+        """How many leading rows show the same as ``other``'s: both are paths
+        from the root, so they agree up to the first row that differs."""
+        lo, hi = 0, min(len(self.rows), len(other.rows))
+        while lo < hi:  # the rows agree on a prefix: bisect for its end
+            mid = (lo + hi) // 2
+            if self._same_row(other, mid):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def _same_row(self, other: Transcript, index: int) -> bool:
+        mine, theirs = self.rows[index], other.rows[index]
+        return mine.entry.id == theirs.entry.id and mine.results == theirs.results
+
     def row_index(self, entry_id: str) -> int | None:
         """The row showing ``entry_id`` (a tool result's row is its call's row)."""
         return self._row_of_entry.get(entry_id)

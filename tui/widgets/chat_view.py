@@ -173,11 +173,17 @@ class ChatView(VerticalScroll):
         return self._reply
 
     async def set_entries(self, entries: Sequence[Entry]) -> None:
-        """Show this path (a session opened, another branch): the newest rows, at the bottom."""
+        """Show this path (a session opened, another branch): the newest rows, at the bottom.
+
+        Rows the new path shares with the one shown keep their widgets, so
+        moving to a sibling re-renders only what differs."""
         async with self._window_lock:
+            old = self._transcript
             self._transcript = Transcript.build(entries)
             total = len(self._transcript)
-            await self._replace_window(max(0, total - self.INITIAL_ROWS), total, keep_reply=False)
+            await self._replace_window(
+                max(0, total - self.INITIAL_ROWS), total, keep_reply=False, shared=self._transcript.shared_rows(old)
+            )
         self.anchor()
         self._schedule_check()
 
@@ -362,25 +368,36 @@ class ChatView(VerticalScroll):
 
     # --- the window ---------------------------------------------------------------
 
-    async def _replace_window(self, lo: int, hi: int, *, keep_reply: bool) -> None:
-        """Mount rows ``lo`` to ``hi - 1`` instead of the current ones (call with the lock held)."""
-        old: list[Widget] = list(self._rows)
+    async def _replace_window(self, lo: int, hi: int, *, keep_reply: bool, shared: int = 0) -> None:
+        """Mount rows ``lo`` to ``hi - 1`` instead of the current ones (call with
+        the lock held). Mounted rows below ``shared`` show the same as before
+        and stay mounted."""
+        kept_lo, kept_hi = max(lo, self._lo), min(hi, self._hi, shared)
+        kept = self._rows[kept_lo - self._lo : kept_hi - self._lo] if kept_lo < kept_hi else []
+        old: list[Widget] = [w for w in self._rows if w not in kept]
         if not keep_reply and self._reply is not None:
             old.append(self._reply)
             self._reply = None
-        widgets = [self._make_row(index) for index in range(lo, hi)]
+        above = [self._make_row(index) for index in range(lo, kept_lo if kept else hi)]
+        below = [self._make_row(index) for index in range(kept_hi, hi)] if kept else []
         self._anchor_widget = None
         with self.app.batch_update():
             if old:
                 await self.remove_children(old)
-            self._rows, self._lo, self._hi = widgets, lo, hi
+            self._rows, self._lo, self._hi = [*above, *kept, *below], lo, hi
             self._update_hint()
-            if widgets:
-                if self._reply is not None and self._reply.is_attached:
-                    await self.mount_all(widgets, before=self._reply)
-                else:
-                    await self.mount_all(widgets)
+            if above:
+                await self.mount_all(above, before=kept[0] if kept else self._reply_if_attached())
+            if below:
+                await self.mount_all(below, after=kept[-1])
+            for widget in kept:
+                widget.show_branch_info()
+        if kept:
+            self._update_dimming()
         self._sync_anchor()
+
+    def _reply_if_attached(self) -> ReplyView | None:
+        return self._reply if self._reply is not None and self._reply.is_attached else None
 
     async def _jump_to_end_and_mount(self, reply: ReplyView) -> None:
         async with self._window_lock:
