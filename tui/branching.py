@@ -221,7 +221,7 @@ class BranchActions(_Base):
         tree.move_leaf(entry_id)
         await self.chat_view.set_entries(self.session.path)
         self._show_welcome()
-        self.refresh_footer()
+        self.call_after_refresh(self.refresh_footer)  # after the new path's first frame: it sums the path
         if focus is not None:
             await self.chat_view.focus_entry(focus)
         return old_leaf
