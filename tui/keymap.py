@@ -3,7 +3,8 @@
 Each action has an id (the name used in the ``[keymap]`` table of the config),
 default keys, a description and the place it lives: ``app`` (anywhere),
 ``chat`` (the chat screen), ``input`` (the message input), ``dialog`` (the
-help and model picker dialogs) or ``picker`` (the model picker). The screens
+help and model picker dialogs), ``picker`` (the model picker) or
+``approval`` (the tool approval dialog). The screens
 and the input build their ``BINDINGS`` from here; the chat view's widgets
 declare their own (with ids), which :func:`all_actions` collects as scope
 ``message``. The help screen, the command palette and the README table
@@ -24,7 +25,7 @@ from typing import Literal
 
 from textual.binding import Binding
 
-Scope = Literal["app", "chat", "input", "dialog", "picker", "message"]
+Scope = Literal["app", "chat", "input", "dialog", "picker", "approval", "message"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,10 @@ ACTIONS: tuple[Action, ...] = (
     Action("close", "escape", "close", "Close the dialog", "dialog", palette=False),
     Action("picker_down", "down", "cursor_down", "Next model in the list", "picker", palette=False),
     Action("picker_up", "up", "cursor_up", "Previous model in the list", "picker", palette=False),
+    Action("approve_once", "y", "allow_once", "Allow this tool call", "approval", palette=False),
+    Action("approve_session", "a", "allow_session", "Allow this tool for the rest of the session", "approval", palette=False),
+    Action("approve_deny", "n", "deny", "Deny, with an optional message to the model", "approval", palette=False),
+    Action("approve_dismiss", "escape", "dismiss_denied", "Deny the call without a message", "approval", palette=False),
 )
 
 BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}

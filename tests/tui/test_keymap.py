@@ -17,6 +17,7 @@ from tui.bootstrap import UsageError
 from tui.cli import build_parser, main
 from tui.commands import ActionCommands
 from tui.launch import prepare_launch
+from tui.screens.approval import ApprovalScreen
 from tui.screens.chat import ChatScreen
 from tui.screens.help import HelpScreen
 from tui.screens.model_picker import ModelPicker
@@ -31,7 +32,7 @@ def write_config(text: str) -> None:
 
 def test_every_action_is_bound_with_its_id_and_description() -> None:
     bound = {}
-    for cls in (TangentsApp, ChatScreen, PromptInput, HelpScreen, ModelPicker):
+    for cls in (TangentsApp, ChatScreen, PromptInput, HelpScreen, ModelPicker, ApprovalScreen):
         for binding in cls.BINDINGS:
             bound.setdefault(binding.id, binding)
     for action in keymap.ACTIONS:
@@ -55,7 +56,7 @@ def test_markdown_table_is_generated_from_the_registry() -> None:
 
 
 async def test_help_screen_lists_every_action_and_command() -> None:
-    async with running([], size=(120, 60)) as pilot:
+    async with running([], size=(120, 70)) as pilot:
         await pilot.press("f1")
         assert isinstance(pilot.app.screen, HelpScreen)
         text = screen_text(pilot)

@@ -21,6 +21,7 @@ SCOPE_TITLES = {
     "app": "Anywhere",
     "dialog": "In dialogs",
     "picker": "In the model picker",
+    "approval": "When a tool asks for approval",
     "message": "On a focused message",
 }
 

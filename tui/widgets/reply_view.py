@@ -160,6 +160,24 @@ class ReplyView(AssistantMessage):
         self._pending.append(event)
         self._wake.set()
 
+    def tool_card(self, call: ToolCallContent) -> ToolCallCard | None:
+        """The card streamed for ``call`` (by id, else the first without one);
+        made now if the stream showed none. None before it is mounted or once finished."""
+        if self._finished or not self._mount_started or not self.is_attached:
+            return None
+        cards = list(self._cards_by_index.values())
+        for card in cards:
+            if card.call_id == call.id:
+                return card
+        for card in cards:
+            if not card.call_id:
+                return card
+        card = ToolCallCard(call, None, self.context)
+        self._cards_by_index[max(self._cards_by_index, default=-1) + 1] = card
+        self._parts.append(("tool", card))
+        self.mount(card, before=self._waiting)
+        return card
+
     def show_waiting(self, seconds: float, reason: str) -> None:
         """Show a retry countdown: ``⟳ reason — retrying in N s``."""
         self._wait_deadline = time.monotonic() + max(0.0, seconds)
@@ -352,7 +370,7 @@ class ReplyView(AssistantMessage):
                     widget.finish_call(block)
                     self._cards[block.id] = widget
                     if block.id in self._results:
-                        await widget.set_result(self._results[block.id])
+                        await widget.set_result(self._results[block.id], self._outcomes.get(block.id))
             return
         # What was streamed does not match what was saved: show what was saved.
         old = [widget for _, widget in self._parts]
