@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from core.agent import ToolActivity
     from tui.widgets.chat_view import ChatView
     from tui.widgets.reply_view import ReplyView
-    from tui.widgets.tool_call_card import ToolCallCard
 
 TICK_SECONDS = 1.0
 """How often running cards update their time (one timer for all of them)."""
@@ -34,7 +33,8 @@ class AgentDisplay:
         self.reply: ReplyView | None = None
         self._after = after
         self._shown: set[str] = set()
-        self._running: dict[str, ToolCallCard] = {}
+        self._running: set[str] = set()
+        """Ids of the calls running now."""
         self._timer = chat_view.set_interval(TICK_SECONDS, self._tick, pause=True)
 
     def current(self) -> ReplyView:
@@ -52,15 +52,12 @@ class AgentDisplay:
         self.current().show_waiting(seconds, strip_control(error.message))
 
     def show_tool(self, activity: ToolActivity) -> None:
-        card = self.reply.tool_card(activity.call) if self.reply is not None else None
-        if card is not None:
-            card.show_activity(activity)
-            if activity.state == "running":
-                self._running[activity.call.id] = card
-            else:
-                self._running.pop(activity.call.id, None)
-        elif activity.finished:
-            self._running.pop(activity.call.id, None)
+        if self.reply is not None:
+            self.reply.show_tool(activity)
+        if activity.state == "running":
+            self._running.add(activity.call.id)
+        else:
+            self._running.discard(activity.call.id)
         if self._running:
             self._timer.resume()
         else:
@@ -100,5 +97,5 @@ class AgentDisplay:
         self._running.clear()
 
     def _tick(self) -> None:
-        for card in self._running.values():
-            card.tick()
+        if self.reply is not None:
+            self.reply.tick_tools()

@@ -74,8 +74,8 @@ class ApprovalScreen(ModalScreen[Approval]):
         with Vertical(id="approval-body") as body:
             body.border_title = Content.assemble("Allow ", (strip_control(self.tool.name), "bold"), "?")
             body.border_subtitle = Content(
-                f"{self._key('approve_once')} allow once · {self._key('approve_session')} allow for this session"
-                f" · {self._key('approve_deny')} deny · {self._key('approve_dismiss')} deny without a message"
+                f"{self._key('approve_once')} allow once · {self._key('approve_session')} allow for the session"
+                f" · {self._key('approve_deny')} deny · {self._key('approve_dismiss')} deny silently"
             )
             source = "" if self.tool.source == "builtin" else f" ({self.tool.source})"
             yield Static(
