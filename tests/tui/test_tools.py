@@ -7,11 +7,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import sys
 from pathlib import Path
 
 import pytest
 from fake_provider import MalformedToolJson, Reply, ToolCall
 
+from core.settings import McpServer
 from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
 from tui.screens.approval import ApprovalScreen
 from tui.widgets.tool_call_card import ToolCallCard
@@ -278,3 +280,29 @@ async def test_escape_in_the_dialog_denies_without_a_message(fake_provider, fake
         [denial] = sent_tool_results(fake_provider)
         assert "did not allow" in denial and "The user said" not in denial
         assert [state for _, state, *_ in card_view(pilot)] == ["denied"]
+
+
+async def test_mcp_servers_start_at_first_use_ask_for_approval_and_stop_on_exit(
+    fake_provider, fake_args, work, asked
+) -> None:
+    server = Path(__file__).parents[1] / "tools" / "mcp_echo_server.py"
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("echo__echo", {"text": "hi there"})]),
+        Reply(text="It echoed."),
+    )
+    async with running(fake_args) as pilot:
+        app = app_of(pilot)
+        app.conversation.settings = dataclasses.replace(
+            app.conversation.settings, mcp_servers=(McpServer("echo", command=sys.executable, args=(str(server),)),)
+        )
+        registry = app.tool_registry
+        assert registry.mcp_status() == [("echo", "stopped", None)], "not started at launch"
+
+        await ask(pilot, "Echo something")
+        dialog = await approval(pilot)
+        assert dialog.tool.name == "echo.echo"
+        assert registry.mcp_status() == [("echo", "running", None)]
+        await pilot.press("y")
+        await settle(pilot)
+        assert sent_tool_results(fake_provider) == ["echo: hi there"]
+    assert registry.mcp_status() == [("echo", "stopped", None)], "stopped when the app exited"
