@@ -138,8 +138,10 @@ async def test_write_file_shows_the_diff_and_runs_once_allowed(fake_provider, fa
     async with running(fake_args) as pilot:
         await ask(pilot, "Change my notes")
         dialog = await approval(pilot)
+        await wait_until(lambda: [c.state for c in cards(pilot)] == ["pending"])
         [card] = cards(pilot)
-        assert card.state == "pending" and (work / "notes.txt").read_text() == "hello\nworld\n"
+        assert "waiting for approval" in str(card.border_title)
+        assert (work / "notes.txt").read_text() == "hello\nworld\n"
         preview = str(dialog.query_one("#approval-preview").render())
         assert "-world" in preview and "+there" in preview and " hello" in preview
         assert '"content": "hello\\nthere\\n"' in str(dialog.query_one("#approval-arguments").render())

@@ -77,7 +77,7 @@ class ApprovalScreen(ModalScreen[Approval]):
                 f"{self._key('approve_once')} allow once · {self._key('approve_session')} allow for the session"
                 f" · {self._key('approve_deny')} deny · {self._key('approve_dismiss')} deny silently"
             )
-            source = "" if self.tool.source == "builtin" else f" ({self.tool.source})"
+            source = "" if self.tool.source == "builtin" else f" ({strip_control(self.tool.source)})"
             yield Static(
                 Content(f"The model wants to run {strip_control(self.tool.name)}{source}."),
                 id="approval-what",

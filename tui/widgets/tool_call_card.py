@@ -149,6 +149,8 @@ class ToolCallCard(Widget, can_focus=True):
         self.seconds: float | None = outcome.seconds if outcome is not None else None
         """How long the call ran, once it ended."""
         self._started_at: float | None = None
+        self._asking = False
+        """Waiting for the user's approval (else, while pending, for its turn)."""
         self._args = Static(markup=False, classes="tool-arguments")
         self._result = Static(markup=False, classes="tool-result")
         self._more = Static(markup=False, classes="tool-more")
@@ -190,6 +192,7 @@ class ToolCallCard(Widget, can_focus=True):
         if self.live or not self._arguments_text:
             self.finish_call(activity.call)
         self.state = activity.state
+        self._asking = activity.state == "pending" and activity.preview is not None
         self._started_at = activity.started_at if activity.state == "running" else None
         if activity.finished:
             self.seconds = activity.elapsed
@@ -266,7 +269,7 @@ class ToolCallCard(Widget, can_focus=True):
             text, clipped = clip_lines(text, RESULT_LINES)
             hidden += clipped
         self._result.display = bool(text)
-        self._result.set_class(is_error, "-error")
+        self._result.set_class(is_error and not denied, "-error")
         self._result.update(Content(text))
 
         if hidden:
@@ -290,7 +293,7 @@ class ToolCallCard(Widget, can_focus=True):
         if self.live:
             return " …"
         if state == "pending":
-            return " · waiting"
+            return " · waiting for approval" if self._asking else " · waiting"
         if state == "running":
             started = self._started_at if self._started_at is not None else time.monotonic()
             return f" · running {format_seconds(time.monotonic() - started, whole=True)}"
