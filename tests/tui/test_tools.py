@@ -308,3 +308,18 @@ async def test_mcp_servers_start_at_first_use_ask_for_approval_and_stop_on_exit(
         await settle(pilot)
         assert sent_tool_results(fake_provider) == ["echo: hi there"]
     assert registry.mcp_status() == [("echo", "stopped", None)], "stopped when the app exited"
+
+
+async def test_a_reply_stopped_while_asking_closes_the_dialog(fake_provider, fake_args, work, asked) -> None:
+    fake_provider.script(Reply(tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "x\n"})]))
+    async with running(fake_args) as pilot:
+        await ask(pilot, "Change my notes")
+        await approval(pilot)
+        chat = pilot.app.screen_stack[0]
+        chat.action_stop()  # what Esc does in the chat; here the reply is stopped from outside the dialog
+        await settle(pilot)
+
+        assert pilot.app.screen is chat and not chat.replying
+        assert unanswered_calls(pilot) == []
+        assert (work / "notes.txt").read_text() == "hello\nworld\n"
+        assert [state for _, state, *_ in card_view(pilot)] == ["error"]

@@ -264,7 +264,7 @@ class ChatScreen(Screen[None]):
         try:
             return await answer
         finally:
-            if not answer.done() and screen in self.app.screen_stack:
+            if answer.cancelled() and screen in self.app.screen_stack:
                 with contextlib.suppress(Exception):
                     screen.pop_until_active()
                     screen.dismiss(None)
