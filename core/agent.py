@@ -18,7 +18,9 @@ Front ends pass callbacks: stream events (``on_event``, as for
 :class:`ToolActivity`; ``on_tool_start``/``on_tool_end`` when one starts
 running / ends), notices for the user (``on_notice``: an MCP server that did
 not start) and the approval callback (``approve``, see
-:data:`core.tools.base.ApproveFn`). Callbacks must not raise.
+:data:`core.tools.base.ApproveFn`). Callbacks must not raise. ``on_round_saved``
+is awaited after each turn with tool calls is saved with its results, so a
+front end can show the saved round before the next reply streams.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Awaitable, Callable, Literal
 
 from core.chat import CompactHandler, EventHandler, TurnResult, WaitHandler, run_turn
 from core.content import TextContent, ToolCallContent, ToolResultContent
@@ -44,6 +46,7 @@ from core.tools.base import (
     error_result,
     unrun_results,
 )
+from core.tools.outcome import ToolOutcome, outcomes_meta
 from core.tools.registry import ToolRegistry
 
 ToolState = Literal["pending", "running", "done", "error", "denied"]
@@ -92,6 +95,15 @@ class ToolActivity:
 
 ToolHandler = Callable[[ToolActivity], None]
 NoticeHandler = Callable[[str], None]
+RoundHandler = Callable[[Entry, Entry], Awaitable[None]]
+"""``await on_round_saved(assistant_entry, results_entry)``: a turn with tool
+calls and its results were saved (before the model is asked again)."""
+
+
+def _outcome_of(activity: ToolActivity) -> ToolOutcome:
+    state = activity.state if activity.state in ("done", "error", "denied") else "error"
+    elapsed = activity.elapsed
+    return ToolOutcome(state, round(elapsed, 3) if elapsed is not None else None)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -158,7 +170,12 @@ class _Calls:
             self.on_tool_end(activity)
 
     def results(self) -> Message:
-        return Message(role="tool_result", content=tuple(a.result for a in self.activities if a.result is not None))
+        """The results, with how each call ended (see core.tools.outcome)."""
+        finished = [a for a in self.activities if a.result is not None]
+        outcomes = {a.call.id: _outcome_of(a) for a in finished}
+        return Message(
+            role="tool_result", content=tuple(a.result for a in finished), meta=outcomes_meta(outcomes)
+        )
 
     async def run(self) -> None:
         for activity in self.activities:
@@ -239,6 +256,14 @@ async def _save(session: Session, message: Message, results: Message) -> list[En
     return await asyncio.shield(session.append_many([message, results]))
 
 
+async def _save_round(session: Session, message: Message, results: Message, on_saved: RoundHandler | None) -> Entry:
+    """Save a turn with its results; returns the turn's entry."""
+    entry, results_entry = await _save(session, message, results)
+    if on_saved is not None:
+        await on_saved(entry, results_entry)
+    return entry
+
+
 async def run_agent(
     session: Session,
     settings: Settings,
@@ -255,6 +280,7 @@ async def run_agent(
     on_tool_end: ToolHandler | None = None,
     on_notice: NoticeHandler | None = None,
     on_compact: CompactHandler | None = None,
+    on_round_saved: RoundHandler | None = None,
     max_steps: int | None = None,
 ) -> AgentResult:
     """Answer the session's path, running tools until the model is done.
@@ -292,14 +318,14 @@ async def run_agent(
         calls = message.tool_calls
         if message.stop_reason not in ("tool_use", "stop"):
             why = _UNFINISHED_REPLY.get(message.stop_reason or "", "the reply did not finish")
-            turn.entry = (await _save(session, message, unrun_results(calls, f"not run: {why}")))[0]
+            turn.entry = await _save_round(session, message, unrun_results(calls, f"not run: {why}"), on_round_saved)
             return AgentResult(turns, _stop_of(turn), steps, notices)
         if steps >= limit:
             text = (
                 f"not run: the limit of {limit} tool steps (setting max_tool_steps) was reached; "
                 "answer with what you have, or ask the user to continue"
             )
-            turn.entry = (await _save(session, message, unrun_results(calls, text)))[0]
+            turn.entry = await _save_round(session, message, unrun_results(calls, text), on_round_saved)
             return AgentResult(turns, "step_limit", steps, notices)
         runner = _Calls(calls, tools, ctx, approve, on_tool, on_tool_start, on_tool_end)
         try:
@@ -308,7 +334,7 @@ async def run_agent(
             runner.cancel_rest()
             turn.entry = (await _save(session, message, runner.results()))[0]
             raise
-        turn.entry = (await _save(session, message, runner.results()))[0]
+        turn.entry = await _save_round(session, message, runner.results(), on_round_saved)
         steps += 1
 
 

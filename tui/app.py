@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -14,6 +16,9 @@ from tui.bootstrap import Launch
 from tui.conversation import Conversation
 from tui.screens.chat import ChatScreen
 from tui.screens.help import HelpScreen
+
+if TYPE_CHECKING:
+    from core.tools import ToolRegistry
 
 
 class TangentsApp(App[None]):
@@ -35,6 +40,7 @@ class TangentsApp(App[None]):
         self.conversation = conversation
         self.make_conversation = make_conversation
         self.open_picker = open_picker
+        self._tools: ToolRegistry | None = None
 
     @property
     def keymap_overrides(self) -> Mapping[str, str]:
@@ -65,7 +71,27 @@ class TangentsApp(App[None]):
             self.conversation.settings.show_thinking,
         )
         self.conversation = self.make_conversation(session)
+        self.forget_tool_approvals()
         self.switch_screen(ChatScreen(self.conversation, show_thinking=show_thinking))
+
+    async def on_unmount(self) -> None:
+        if self._tools is not None:
+            await self._tools.aclose()
+
+    @property
+    def tool_registry(self) -> ToolRegistry:
+        """The tools the model may call, one registry for the app's lifetime. Made
+        at the first reply; its MCP servers start when tools are first listed."""
+        if self._tools is None:
+            from core.tools import ToolRegistry
+
+            self._tools = ToolRegistry.default(self.conversation.settings, cwd=Path.cwd())
+        return self._tools
+
+    def forget_tool_approvals(self) -> None:
+        """Forget the "allow for this session" answers: call when another session is opened."""
+        if self._tools is not None:
+            self._tools.forget_approvals()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus Quit: the keymap's quit is listed already."""

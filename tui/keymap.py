@@ -4,10 +4,11 @@ Each action has an id (the name used in the ``[keymap]`` table of the config),
 default keys, a description and the place it lives: ``app`` (anywhere),
 ``chat`` (the chat screen), ``input`` (the message input), ``dialog`` (the
 help and model picker dialogs), ``picker`` (the model picker), ``sessions``
-(the session picker), ``tree`` (the session tree) or ``confirm`` (a yes/no
-question). The screens and the input build their ``BINDINGS`` from here; the
-chat view's widgets declare their own (with ids), which :func:`all_actions`
-collects as scope ``message``. The help screen, the command palette and the README table
+(the session picker), ``tree`` (the session tree), ``confirm`` (a yes/no
+question) or ``approval`` (the tool approval dialog). The screens and the
+input build their ``BINDINGS`` from here; the chat view's widgets declare
+their own (with ids), which :func:`all_actions` collects as scope
+``message``. The help screen, the command palette and the README table
 (``python -m tui.keymap --markdown``) are generated from this, so none of
 them can drift.
 """
@@ -25,7 +26,7 @@ from typing import Literal
 
 from textual.binding import Binding
 
-Scope = Literal["app", "chat", "input", "dialog", "picker", "sessions", "tree", "confirm", "message"]
+Scope = Literal["app", "chat", "input", "dialog", "picker", "sessions", "tree", "confirm", "approval", "message"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,10 @@ ACTIONS: tuple[Action, ...] = (
     Action("sessions_page_up", "pageup", "page(-1)", "Page up the sessions", "sessions", palette=False),
     Action("confirm_yes", "y", "answer(True)", "Yes", "confirm", palette=False),
     Action("confirm_no", "n,escape", "answer(False)", "No", "confirm", palette=False),
+    Action("approve_once", "y", "allow_once", "Allow this tool call", "approval", palette=False),
+    Action("approve_session", "a", "allow_session", "Allow this tool for the rest of the session", "approval", palette=False),
+    Action("approve_deny", "n", "deny", "Deny, with an optional message to the model", "approval", palette=False),
+    Action("approve_dismiss", "escape", "dismiss_denied", "Deny the call without a message", "approval", palette=False),
 )
 
 BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}

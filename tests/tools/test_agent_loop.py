@@ -12,6 +12,7 @@ import pytest
 from fake_provider import MalformedToolJson, Reply, ToolCall
 
 from core.tools import Approval, Tool, ToolOutput
+from core.tools.outcome import ToolOutcome, saved_outcomes
 from storage import SqliteStore
 from tests.tools.conftest import Agent, last_results, roles, unpaired_calls
 
@@ -322,3 +323,43 @@ async def test_cancel_while_a_tool_call_streams(agent: Agent, store: SqliteStore
     assistant, results = agent.session.messages()[-2:]
     assert assistant.stop_reason == "aborted" and assistant.tool_calls
     assert results.tool_results[0].is_error and "stopped the reply" in results.tool_results[0].text
+
+
+async def test_each_round_records_how_its_calls_ended_and_is_announced(agent: Agent, store: SqliteStore) -> None:
+    agent.approver.answers = [Approval("deny", "no")]
+    agent.fake.script(
+        Reply(tool_calls=[
+            ToolCall("read_file", {"path": "notes.txt"}),
+            ToolCall("read_file", {"path": "missing.txt"}),
+        ]),
+        Reply(tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "x\n"})]),
+        Reply(text="ok"),
+    )
+    rounds: list[tuple[str, str]] = []
+
+    async def on_round_saved(turn, results) -> None:
+        assert agent.session.path[-1].id == results.id, "announced once saved"
+        rounds.append((turn.message.role, results.message.role))
+
+    await agent.ask("go", on_round_saved=on_round_saved)
+
+    assert rounds == [("assistant", "tool_result"), ("assistant", "tool_result")]
+    reopened = [e.message for e in await store.entries(agent.session.id) if e.message and e.message.role == "tool_result"]
+    first, second = (saved_outcomes(m) for m in reopened)
+    read_ok, read_missing = (first[r.tool_call_id] for r in reopened[0].tool_results)
+    assert read_ok.state == "done" and read_ok.seconds is not None and read_ok.seconds >= 0
+    assert read_missing.state == "error" and read_missing.seconds is not None
+    [denied] = second.values()
+    assert denied == ToolOutcome("denied", None)
+
+
+def test_outcomes_fall_back_to_is_error_without_meta() -> None:
+    from core.content import TextContent, ToolResultContent
+    from core.messages import Message
+
+    message = Message(
+        role="tool_result",
+        content=(ToolResultContent("a", (TextContent("x"),)), ToolResultContent("b", (TextContent("y"),), is_error=True)),
+        meta={"tool_outcomes": {"a": {"state": "bogus", "seconds": -1}}},
+    )
+    assert saved_outcomes(message) == {"a": ToolOutcome("done"), "b": ToolOutcome("error")}

@@ -169,7 +169,9 @@ async def test_automatic_compaction_shows_progress_then_the_marker(fake_provider
         await send(pilot, "two")
         assert "-context-warning" in footer(pilot).classes, "1,410 of 2,000"
         fake_provider.script(
-            Stall(3.0, reply=Reply(text="AUTO SUMMARY")), Reply(text="the answer"), Reply(text="later")
+            Stall(3.0, reply=Reply(text="AUTO SUMMARY")),
+            Reply(text="the answer", usage={"input_tokens": 300, "output_tokens": 5}),
+            Reply(text="later", usage={"input_tokens": 320, "output_tokens": 5}),  # requests carry tool schemas too
         )
         await type_text(pilot, "three")
         await pilot.press("enter")

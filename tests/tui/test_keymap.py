@@ -17,6 +17,7 @@ from tui.bootstrap import UsageError
 from tui.cli import build_parser, main
 from tui.commands import ActionCommands
 from tui.launch import prepare_launch
+from tui.screens.approval import ApprovalScreen
 from tui.screens.chat import ChatScreen
 from tui.screens.dialogs import Confirm
 from tui.screens.help import HelpScreen
@@ -34,7 +35,7 @@ def write_config(text: str) -> None:
 
 def test_every_action_is_bound_with_its_id_and_description() -> None:
     bound = {}
-    for cls in (TangentsApp, ChatScreen, PromptInput, HelpScreen, ModelPicker, SessionPicker, TreeScreen, Confirm):
+    for cls in (TangentsApp, ChatScreen, PromptInput, HelpScreen, ModelPicker, SessionPicker, TreeScreen, Confirm, ApprovalScreen):
         for binding in cls.BINDINGS:
             bound.setdefault(binding.id, binding)
     for action in keymap.ACTIONS:
@@ -58,7 +59,7 @@ def test_markdown_table_is_generated_from_the_registry() -> None:
 
 
 async def test_help_screen_lists_every_action_and_command() -> None:
-    async with running([], size=(120, 140)) as pilot:  # tall enough for the whole list
+    async with running([], size=(120, 160)) as pilot:  # tall enough for the whole list
         await pilot.press("f1")
         assert isinstance(pilot.app.screen, HelpScreen)
         text = screen_text(pilot)

@@ -51,6 +51,8 @@ _COMPACTING_WHY = {
 }
 
 if TYPE_CHECKING:
+    from core.content import ToolCallContent
+    from core.tools.base import Approval, Tool
     from tui.screens.sessions import PickerResult
     from tui.widgets.assistant_message import AssistantMessage
     from tui.widgets.chat_view import ChatView
@@ -241,37 +243,67 @@ class ChatScreen(BranchActions, Screen[None]):
         await self._stream_reply()
 
     async def _stream_reply(self) -> None:
-        """Stream one reply; Esc cancels the worker and run_turn saves what came."""
-        from core.chat import run_turn
+        """Answer with the agent loop: each reply streams into the chat, its tool
+        calls run (side effects after the approval dialog) and the model is asked
+        again until it answers. Esc cancels the worker: the loop saves what came,
+        every call with a result, and the view shows what was saved."""
+        from core.agent import run_agent
+        from tui.agent_display import AgentDisplay
 
         conversation = self.conversation
-        reply = self.chat_view.start_reply(conversation.model)
-        leaf_before = self.session.leaf_id
-
-        def on_wait(seconds: float, error: ProviderError) -> None:
-            reply.show_waiting(seconds, strip_control(error.message))
-
+        display = AgentDisplay(self.chat_view, conversation.model, after=self.session.leaf_id)
         try:
-            result = await run_turn(
+            result = await run_agent(
                 self.session,
                 conversation.settings,
                 model=conversation.model,
                 thinking=conversation.thinking,
                 api_base=conversation.api_base,
-                on_event=reply.feed,
-                on_wait=on_wait,
+                tools=self.app.tool_registry,  # type: ignore[attr-defined]
+                approve=self._approve,
+                on_event=display.feed,
+                on_wait=display.show_waiting,
+                on_tool=display.show_tool,
+                on_notice=lambda text: self.notify_plain(text, severity="warning"),
+                on_round_saved=display.round_saved,
                 on_compact=self._compaction_started,
             )
         except asyncio.CancelledError:
-            if self.session.leaf_id != leaf_before:
-                await reply.finish(self.session.path[-1])
-            else:
-                await self.chat_view.set_entries(self.session.path)
+            await display.catch_up(self.session.path)
             self.refresh_footer()
             raise
-        await reply.finish(result.entry)
+        finally:
+            display.close()
+        await display.catch_up(self.session.path)
+        if result.stop == "step_limit":
+            self.notify_plain(
+                f"Stopped after {result.steps} tool steps (max_tool_steps) while the model was still calling "
+                "tools. Send a message to let it continue.",
+                severity="warning",
+            )
         self.refresh_footer()
         self._lookup_window(conversation.model)
+
+    async def _approve(self, call: ToolCallContent, tool: Tool, preview: str) -> Approval:
+        """Ask in the approval dialog; a stopped reply closes it."""
+        from core.tools.base import Approval
+        from tui.screens.approval import ApprovalScreen
+
+        screen = ApprovalScreen(call, tool, preview, self.app_keymap)
+        answer: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
+
+        def answered(approval: Approval | None) -> None:
+            if not answer.done():
+                answer.set_result(approval or Approval("deny"))
+
+        await self.app.push_screen(screen, callback=answered)
+        try:
+            return await answer
+        finally:
+            if answer.cancelled() and screen in self.app.screen_stack:
+                with contextlib.suppress(Exception):
+                    screen.pop_until_active()
+                    screen.dismiss(None)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "load" and event.state == WorkerState.ERROR:

@@ -22,7 +22,7 @@ SCOPE_TITLES = {
     "dialog": "In dialogs",
     "picker": "In the model picker",
     "sessions": "In the session picker",
-    "confirm": "In a yes/no question",
+    "approval": "When a tool asks for approval",
     "message": "On a focused message",
     "tree": "In the session tree",
     "confirm": "In a yes/no question",

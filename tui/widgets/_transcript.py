@@ -15,6 +15,7 @@ from typing import Sequence
 from core.content import ToolResultContent
 from core.entries import Compaction, Entry
 from core.messages import Message
+from core.tools.outcome import ToolOutcome, saved_outcomes
 
 
 @dataclass
@@ -24,6 +25,8 @@ class Row:
     entry: Entry
     results: dict[str, ToolResultContent] = field(default_factory=dict)
     """Tool results by ``tool_call_id``, for the calls this entry makes."""
+    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
+    """How each of those calls ended (state, seconds), by ``tool_call_id``."""
 
 
 class Transcript:
@@ -103,8 +106,10 @@ class Transcript:
         rows = [self._row_of_call.get(result.tool_call_id) for result in results]
         if any(row is None for row in rows):
             return None
+        outcomes = saved_outcomes(message)
         for result, row in zip(results, rows):
             assert row is not None
             self.rows[row].results[result.tool_call_id] = result
+            self.rows[row].outcomes[result.tool_call_id] = outcomes[result.tool_call_id]
         self._row_of_entry[entry.id] = rows[-1]  # type: ignore[assignment]
         return rows[-1]

@@ -20,6 +20,7 @@ from core.content import (
 )
 from core.entries import Entry
 from core.messages import Message, Usage
+from core.tools.outcome import ToolOutcome
 from tui.widgets._context import ViewContext
 from tui.widgets._text import human_count, one_line
 from tui.widgets.image_view import ImageView
@@ -106,12 +107,14 @@ class AssistantMessage(MessageWidget):
         entry: Entry | None,
         context: ViewContext | None = None,
         results: Mapping[str, ToolResultContent] | None = None,
+        outcomes: Mapping[str, ToolOutcome] | None = None,
         *,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(entry, context, id=id, classes=classes)
         self._results: dict[str, ToolResultContent] = dict(results or {})
+        self._outcomes: dict[str, ToolOutcome] = dict(outcomes or {})
         self._cards: dict[str, ToolCallCard] = {}
         self._header = Static(markup=False, classes="message-header")
         self._status = Static(markup=False, classes="message-status")
@@ -143,7 +146,7 @@ class AssistantMessage(MessageWidget):
             elif isinstance(block, ThinkingContent):
                 yield ThinkingBlock(block.text, redacted=block.redacted)
             elif isinstance(block, ToolCallContent):
-                card = ToolCallCard(block, self._results.get(block.id), self.context)
+                card = ToolCallCard(block, self._results.get(block.id), self.context, outcome=self._outcomes.get(block.id))
                 self._cards[block.id] = card
                 yield card
             elif isinstance(block, ImageContent):
@@ -169,12 +172,14 @@ class AssistantMessage(MessageWidget):
 
     # --- updates --------------------------------------------------------------
 
-    async def set_tool_result(self, result: ToolResultContent) -> None:
-        """Show a tool result in the card of its call."""
+    async def set_tool_result(self, result: ToolResultContent, outcome: ToolOutcome | None = None) -> None:
+        """Show a tool result (and how the call ended) in the card of its call."""
         self._results[result.tool_call_id] = result
+        if outcome is not None:
+            self._outcomes[result.tool_call_id] = outcome
         card = self._cards.get(result.tool_call_id)
         if card is not None:
-            await card.set_result(result)
+            await card.set_result(result, outcome)
 
     @property
     def text_parts(self) -> list[SegmentedMarkdown]:

@@ -34,6 +34,7 @@ from textual.widgets import Static
 
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
+from core.tools.outcome import saved_outcomes
 from tui.widgets._context import BlobLoader, BranchInfoLookup, ImageMode, ViewContext
 from tui.widgets._text import human_count, one_line
 from tui.widgets._transcript import Transcript
@@ -323,7 +324,7 @@ class ChatView(VerticalScroll):
             if payload.role == "user":
                 widget = UserMessage(entry, self.context)
             elif payload.role == "assistant":
-                widget = AssistantMessage(entry, self.context, row.results)
+                widget = AssistantMessage(entry, self.context, row.results, row.outcomes)
             elif payload.role == "tool_result":
                 widget = ToolResultMessage(entry, self.context)
             else:
@@ -349,10 +350,11 @@ class ChatView(VerticalScroll):
         payload = entry.payload
         if not isinstance(payload, Message):
             return
+        outcomes = saved_outcomes(payload)
         for result in payload.tool_results:
             widget = self._row_widget(self._transcript.row_of_call(result.tool_call_id))
             if isinstance(widget, AssistantMessage):
-                await widget.set_tool_result(result)
+                await widget.set_tool_result(result, outcomes[result.tool_call_id])
 
     def _update_dimming(self) -> None:
         dim_before = self._transcript.dim_before

@@ -14,6 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker
 
+from core.agent import ToolActivity
 from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent
 from core.entries import Entry
 from core.messages import Usage
@@ -98,13 +99,15 @@ class ReplyView(AssistantMessage):
         self._header.add_class("-streaming")
         self.model = model
         self._on_finished = on_finished
-        self._pending: list[StreamEvent] = []
+        self._pending: list[StreamEvent | ToolActivity] = []
         self._wake = asyncio.Event()
         self._stream_ended = False
         self._finished = False
         self._worker: Worker[None] | None = None
         self._parts: list[tuple[str, Widget]] = []
         self._cards_by_index: dict[int, ToolCallCard] = {}
+        self._cards_by_call: dict[str, ToolCallCard] = {}
+        """The cards the agent loop's activities were shown in, by call id."""
         self._usage: Usage | None = None
         self._carry = ""
         self._text_hold = ""
@@ -159,6 +162,19 @@ class ReplyView(AssistantMessage):
             return
         self._pending.append(event)
         self._wake.set()
+
+    def show_tool(self, activity: ToolActivity) -> None:
+        """Queue a new state of one of this reply's tool calls: it is shown at
+        the next frame, after the stream events queued before it."""
+        if self._finished:
+            return
+        self._pending.append(activity)
+        self._wake.set()
+
+    def tick_tools(self) -> None:
+        """Update the time of running tool cards."""
+        for card in self._cards_by_index.values():
+            card.tick()
 
     def show_waiting(self, seconds: float, reason: str) -> None:
         """Show a retry countdown: ``⟳ reason — retrying in N s``."""
@@ -243,6 +259,9 @@ class ReplyView(AssistantMessage):
                 self._show_header()
             elif kind == "error":
                 self._show_live_error(batch[-1])  # type: ignore[arg-type]
+            elif kind == "activity":
+                for activity in batch:
+                    await self._write_activity(activity)  # type: ignore[arg-type]
         if content_arrived and self._wait_deadline is not None:
             self._wait_deadline = None
             self._update_waiting()
@@ -298,6 +317,24 @@ class ReplyView(AssistantMessage):
             await self._add_part("tool", card)
         card.append_call(call_id=event.id, name=event.name, arguments=event.arguments)
 
+    async def _write_activity(self, activity: ToolActivity) -> None:
+        """Show a call's state in its card: the streamed card with its id, else
+        the first streamed card not yet given a call (ids may be rewritten),
+        else a new card."""
+        call_id = activity.call.id
+        card = self._cards_by_call.get(call_id)
+        if card is None:
+            cards = list(self._cards_by_index.values())
+            bound = set(self._cards_by_call.values())
+            card = next((c for c in cards if c.call_id == call_id and c not in bound), None)
+            card = card or next((c for c in cards if c not in bound), None)
+            if card is None:
+                card = ToolCallCard(activity.call, None, self.context)
+                self._cards_by_index[max(self._cards_by_index, default=-1) + 1] = card
+                await self._add_part("tool", card)
+            self._cards_by_call[call_id] = card
+        card.show_activity(activity)
+
     async def _add_part(self, kind: str, widget: Widget) -> None:
         self._parts.append((kind, widget))
         await self.mount(widget, before=self._waiting)
@@ -352,7 +389,7 @@ class ReplyView(AssistantMessage):
                     widget.finish_call(block)
                     self._cards[block.id] = widget
                     if block.id in self._results:
-                        await widget.set_result(self._results[block.id])
+                        await widget.set_result(self._results[block.id], self._outcomes.get(block.id))
             return
         # What was streamed does not match what was saved: show what was saved.
         old = [widget for _, widget in self._parts]
@@ -378,11 +415,15 @@ def _kind_of_widget(widget: Widget) -> str:
     return "image"
 
 
-def _batches(events: Iterable[StreamEvent]) -> list[tuple[str, list[StreamEvent]]]:
+def _batches(
+    events: Iterable[StreamEvent | ToolActivity],
+) -> list[tuple[str, list[StreamEvent | ToolActivity]]]:
     """Consecutive events grouped by kind (thinking: a new block starts a new group)."""
-    batches: list[tuple[str, list[StreamEvent]]] = []
+    batches: list[tuple[str, list[StreamEvent | ToolActivity]]] = []
     for event in events:
-        if isinstance(event, TextDelta):
+        if isinstance(event, ToolActivity):
+            kind = "activity"
+        elif isinstance(event, TextDelta):
             kind = "text"
         elif isinstance(event, ThinkingDelta):
             kind = "thinking"

@@ -1,9 +1,16 @@
-"""A tool call and its result, as a card."""
+"""A tool call and its result, as a card.
+
+The title says where the call is: streaming (``…``), waiting (for its turn or
+the user's approval), running (with a ticking time), done, error or denied,
+with how long it ran. A finished card shows what was saved with the result
+(:mod:`core.tools.outcome`), so a reopened session shows the same cards.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import ComposeResult
@@ -15,9 +22,13 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from core.content import ImageContent, ToolCallContent, ToolResultContent
+from core.tools.outcome import ToolOutcome
 from tui.widgets._context import ViewContext
 from tui.widgets._text import clean, clip_lines, human_count, one_line, plain
 from tui.widgets.image_view import ImageView
+
+if TYPE_CHECKING:
+    from core.agent import ToolActivity
 
 ARGUMENT_LINES = 4
 """Argument lines shown while collapsed."""
@@ -37,6 +48,26 @@ def format_arguments(arguments: dict[str, Any] | None, raw: str = "") -> str:
     return raw
 
 
+def json_content(text: str) -> Content:
+    """Cleaned JSON text, syntax-highlighted (never parsed as markup)."""
+    if not text:
+        return Content("")
+    try:
+        return highlight(clean(text), language="json")
+    except Exception:  # a highlighter failure must not hide the arguments
+        return plain(text)
+
+
+def format_seconds(seconds: float, *, whole: bool = False) -> str:
+    """``0.4 s``, ``12 s``, ``3 m 05 s`` (``whole``: ``4 s``, for a ticking time)."""
+    if seconds < 10 and not whole:
+        return f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} m {rest:02d} s"
+
+
 class ToolCallCard(Widget, can_focus=True):
     """Tool name, arguments (pretty JSON) and result or error.
 
@@ -54,6 +85,13 @@ class ToolCallCard(Widget, can_focus=True):
         &.-error {
             border: round $error 70%;
             border-title-color: $text-error;
+        }
+        &.-denied {
+            border: round $warning 70%;
+            border-title-color: $text-warning;
+        }
+        &.-running {
+            border-title-color: $text-accent;
         }
         &:focus {
             border: round $accent;
@@ -87,6 +125,7 @@ class ToolCallCard(Widget, can_focus=True):
         result: ToolResultContent | None = None,
         context: ViewContext | None = None,
         *,
+        outcome: ToolOutcome | None = None,
         live: bool = False,
         id: str | None = None,
         classes: str | None = None,
@@ -95,6 +134,7 @@ class ToolCallCard(Widget, can_focus=True):
         Args:
             call: The call (``None`` for a result whose call is not on the path).
             result: Its result, if there is one yet.
+            outcome: How the call ended, as saved with the result.
             live: The call is still being streamed.
         """
         super().__init__(id=id, classes=classes)
@@ -104,6 +144,13 @@ class ToolCallCard(Widget, can_focus=True):
         self._arguments_text = format_arguments(call.arguments, call.raw_arguments) if call else ""
         self.result = result
         self.live = live
+        self.state: str | None = outcome.state if outcome is not None else None
+        """pending, running, done, error or denied; None when not known (a result saved without it)."""
+        self.seconds: float | None = outcome.seconds if outcome is not None else None
+        """How long the call ran, once it ended."""
+        self._started_at: float | None = None
+        self._asking = False
+        """Waiting for the user's approval (else, while pending, for its turn)."""
         self._args = Static(markup=False, classes="tool-arguments")
         self._result = Static(markup=False, classes="tool-result")
         self._more = Static(markup=False, classes="tool-more")
@@ -139,9 +186,36 @@ class ToolCallCard(Widget, can_focus=True):
         self.live = False
         self._refresh_content()
 
-    async def set_result(self, result: ToolResultContent) -> None:
-        """Show the call's result (and any images in it)."""
+    def show_activity(self, activity: ToolActivity) -> None:
+        """Follow a call the agent loop is running: its state, time and result."""
+        self.call_id = activity.call.id
+        if self.live or not self._arguments_text:
+            self.finish_call(activity.call)
+        self.state = activity.state
+        self._asking = activity.state == "pending" and activity.preview is not None
+        self._started_at = activity.started_at if activity.state == "running" else None
+        if activity.finished:
+            self.seconds = activity.elapsed
+            self.result = activity.result
+        self._refresh_content()
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
+
+    def tick(self) -> None:
+        """Update a running card's time."""
+        if self.running:
+            self.border_title = self._title(False)
+
+    async def set_result(self, result: ToolResultContent, outcome: ToolOutcome | None = None) -> None:
+        """Show the call's result (and any images in it), and how the call ended."""
         self.result = result
+        if outcome is not None:
+            self.state, self.seconds = outcome.state, outcome.seconds
+        elif self.state not in ("done", "error", "denied"):
+            self.state = None
+        self._started_at = None
         self._refresh_content()
         images = [block for block in result.content if isinstance(block, ImageContent)]
         if images and self.is_mounted:
@@ -174,7 +248,10 @@ class ToolCallCard(Widget, can_focus=True):
     def _refresh_content(self) -> None:
         result = self.result
         is_error = bool(result and result.is_error)
-        self.set_class(is_error, "-error")
+        denied = self.state == "denied"
+        self.set_class(is_error and not denied, "-error")
+        self.set_class(denied, "-denied")
+        self.set_class(self.running, "-running")
         self.border_title = self._title(is_error)
 
         hidden = 0
@@ -183,7 +260,7 @@ class ToolCallCard(Widget, can_focus=True):
             arguments, clipped = clip_lines(arguments, ARGUMENT_LINES)
             hidden += clipped
         self._args.display = bool(arguments)
-        self._args.update(self._highlight_json(arguments))
+        self._args.update(json_content(arguments))
 
         text = self.result_text[:MAX_CHARS]
         if result is not None and not text and not any(isinstance(block, ImageContent) for block in result.content):
@@ -192,7 +269,7 @@ class ToolCallCard(Widget, can_focus=True):
             text, clipped = clip_lines(text, RESULT_LINES)
             hidden += clipped
         self._result.display = bool(text)
-        self._result.set_class(is_error, "-error")
+        self._result.set_class(is_error and not denied, "-error")
         self._result.update(Content(text))
 
         if hidden:
@@ -209,21 +286,23 @@ class ToolCallCard(Widget, can_focus=True):
 
     def _title(self, is_error: bool) -> Content:
         name = one_line(self.tool_name, 80) or "tool"
-        if self.live:
-            status = "…"
-        elif self.result is None:
-            status = ""
-        elif is_error:
-            status = "✗ error"
-        else:
-            status = "✓"
-        return Content.assemble(("⚙ ", "dim"), (name, "bold"), (f" {status}" if status else ""))
+        return Content.assemble(("⚙ ", "dim"), (name, "bold"), self._status(is_error))
 
-    @staticmethod
-    def _highlight_json(text: str) -> Content:
-        if not text:
-            return Content("")
-        try:
-            return highlight(text, language="json")
-        except Exception:  # a highlighter failure must not hide the arguments
-            return plain(text)
+    def _status(self, is_error: bool) -> str:
+        state = self.state
+        if self.live:
+            return " …"
+        if state == "pending":
+            return " · waiting for approval" if self._asking else " · waiting"
+        if state == "running":
+            started = self._started_at if self._started_at is not None else time.monotonic()
+            return f" · running {format_seconds(time.monotonic() - started, whole=True)}"
+        took = f" · {format_seconds(self.seconds)}" if self.seconds is not None else ""
+        if state == "denied":
+            return " ⊘ denied"
+        if self.result is None:
+            return ""
+        if is_error or state == "error":
+            return f" ✗ error{took}"
+        return f" ✓{took}"
+

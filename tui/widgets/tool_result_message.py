@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 
 from core.messages import Message
+from core.tools.outcome import saved_outcomes
 from tui.widgets.message_widget import MessageWidget
 from tui.widgets.tool_call_card import ToolCallCard
 
@@ -22,5 +23,6 @@ class ToolResultMessage(MessageWidget):
         message = self.entry.payload if self.entry is not None else None
         if not isinstance(message, Message):
             return
+        outcomes = saved_outcomes(message)
         for result in message.tool_results:
-            yield ToolCallCard(None, result, self.context)
+            yield ToolCallCard(None, result, self.context, outcome=outcomes[result.tool_call_id])

@@ -1,0 +1,116 @@
+"""The tool approval dialog: what a tool call would do, and the user's answer.
+
+Shows the tool, what it will do (for ``write_file`` the diff against the
+file as it is now, coloured by line) and its full arguments, all cleaned of
+control sequences and shown as plain text. Allow once, allow the tool for the
+session, or deny (with an optional message the model reads); Esc denies.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from core.content import ToolCallContent
+from core.sanitize import strip_control
+from core.tools.base import Approval, Tool
+from tui import keymap
+from tui.widgets.tool_call_card import json_content
+
+DIFF_STYLES = (
+    ("+++", "bold"),
+    ("---", "bold"),
+    ("@@", "cyan"),
+    ("+", "green"),
+    ("-", "red"),
+    ("\\", "dim"),
+)
+"""Style of a diff line by its start (first match wins)."""
+
+
+def diff_content(diff: str) -> Content:
+    """A unified diff, each line styled by its kind; the text is never parsed as markup."""
+    parts: list[tuple[str, str] | str] = []
+    for line in strip_control(diff).splitlines(keepends=True):
+        style = next((style for start, style in DIFF_STYLES if line.startswith(start)), "")
+        parts.append((line, style) if style else line)
+    return Content.assemble(*parts)
+
+
+def arguments_json(call: ToolCallContent) -> str:
+    """The call's arguments as pretty JSON (the raw text when it is not JSON)."""
+    arguments = call.arguments
+    if call.raw_arguments.strip():
+        try:
+            arguments = json.loads(call.raw_arguments)
+        except ValueError:
+            return call.raw_arguments
+    return json.dumps(arguments, indent=2, ensure_ascii=False)
+
+
+class ApprovalScreen(ModalScreen[Approval]):
+    CSS_PATH = "approval.tcss"
+    BINDINGS = keymap.bindings("approval")
+    AUTO_FOCUS = "#approval-scroll"
+
+    def __init__(self, call: ToolCallContent, tool: Tool, preview: str, overrides: Mapping[str, str]) -> None:
+        super().__init__()
+        self.call = call
+        self.tool = tool
+        self.preview = preview
+        self.overrides = overrides
+
+    def _key(self, action_id: str) -> str:
+        return strip_control(keymap.first_key(action_id, self.overrides))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="approval-body") as body:
+            body.border_title = Content.assemble("Allow ", (strip_control(self.tool.name), "bold"), "?")
+            body.border_subtitle = Content(
+                f"{self._key('approve_once')} allow once · {self._key('approve_session')} allow for the session"
+                f" · {self._key('approve_deny')} deny · {self._key('approve_dismiss')} deny silently"
+            )
+            source = "" if self.tool.source == "builtin" else f" ({strip_control(self.tool.source)})"
+            yield Static(
+                Content(f"The model wants to run {strip_control(self.tool.name)}{source}."),
+                id="approval-what",
+            )
+            with VerticalScroll(id="approval-scroll"):
+                if self.tool.wire_name == "write_file":
+                    yield Static(diff_content(self.preview), id="approval-preview", classes="-diff")
+                else:
+                    yield Static(Content(strip_control(self.preview)), id="approval-preview")
+                yield Static(Content("Arguments"), classes="approval-heading")
+                yield Static(json_content(arguments_json(self.call)), id="approval-arguments")
+            message = Input(
+                placeholder="Optional message to the model; enter denies the call",
+                id="approval-message",
+            )
+            message.display = False
+            yield message
+
+    def action_allow_once(self) -> None:
+        self.dismiss(Approval("once"))
+
+    def action_allow_session(self) -> None:
+        self.dismiss(Approval("session"))
+
+    def action_deny(self) -> None:
+        message = self.query_one("#approval-message", Input)
+        message.display = True
+        message.focus()
+
+    def action_dismiss_denied(self) -> None:
+        self.dismiss(Approval("deny"))
+
+    @on(Input.Submitted, "#approval-message")
+    def _denied_with_message(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(Approval("deny", event.value.strip() or None))
