@@ -311,6 +311,8 @@ async def run_agent(
             on_compact=on_compact,
         )
         turns.append(turn)
+        for text in turn.notes:  # a failed automatic compaction, turns the safety net dropped
+            notice(text)
         if turn.entry is not None:  # no tool calls: already saved
             return AgentResult(turns, _stop_of(turn), steps, notices)
         assert tools is not None and ctx is not None

@@ -170,6 +170,21 @@ async def test_a_failed_automatic_compaction_does_not_stop_the_turn(rig: Rig, se
     assert result.compactions == ()
 
 
+async def test_the_agent_loop_tells_the_user_a_compaction_failed(rig: Rig, session) -> None:
+    from core.agent import run_agent
+
+    await chat(session, range(12))
+    await session.append(user_text("u12 " + words(PAD, 12)))
+    rig.server.script(Fail(500), Reply(text="answered anyway"))
+    told: list[str] = []
+    result = await run_agent(
+        session, small_window(rig), model=rig.model, api_base=rig.api_base, on_notice=told.append
+    )
+    assert result.turns[-1].message.text == "answered anyway"
+    failed = [n for n in told if n.startswith("automatic compaction failed")]
+    assert len(failed) == 1 and failed[0] in result.turns[-1].notes
+
+
 async def test_a_second_compaction_updates_the_first_summary(rig: Rig, session) -> None:
     settings = small_window(rig, keep_recent_tokens=800)  # two messages: cuts land on user messages
     await chat(session, range(8))

@@ -193,6 +193,28 @@ async def test_automatic_compaction_shows_progress_then_the_marker(fake_provider
         assert footer(pilot).classes.isdisjoint({"-context-warning", "-context-error"})
 
 
+async def test_a_failed_automatic_compaction_is_said_and_the_reply_still_comes(fake_provider, fake_args) -> None:
+    configure('retries = 0\n[context_windows]\n"openai/test" = 2000\n')  # compact above 1,000 tokens
+    async with running(fake_args) as pilot:
+        fake_provider.script(
+            Reply(text="a1 " + LONG, chunk_size=500, usage={"input_tokens": 100, "output_tokens": 600}),
+            Reply(text="a2 " + LONG, chunk_size=500, usage={"input_tokens": 810, "output_tokens": 600}),
+        )
+        await send(pilot, "one")
+        await send(pilot, "two")
+        fake_provider.script(Fail(500), Stall(2.0, after_chunks=2, reply=Reply(text="answered anyway")))
+        await type_text(pilot, "three")
+        await pilot.press("enter")
+        await wait_for(lambda: len(fake_provider.requests) == 4, pilot)  # two turns, the summary, the reply
+        await pilot.pause(0.3)  # the reply stalls for 2 s after its first chunks
+        assert pilot.app.screen.replying
+        assert not status(pilot).progress, "the progress line ends when the reply starts, not after it"
+        await settle(pilot)
+        assert "answered anyway" in screen_text(pilot)
+        assert any(n.startswith("automatic compaction failed") for n in notifications(pilot))
+        assert not pilot.app.screen.chat_view.query(CompactionMarker)
+
+
 async def test_the_marker_expands_to_the_summary(fake_provider, fake_args) -> None:
     async with running(fake_args) as pilot:
         await three_turns(pilot, fake_provider)

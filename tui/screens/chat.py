@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -52,7 +53,9 @@ _COMPACTING_WHY = {
 
 if TYPE_CHECKING:
     from core.content import ToolCallContent
+    from core.providers.base import StreamEvent
     from core.tools.base import Approval, Tool
+    from tui.agent_display import AgentDisplay
     from tui.screens.sessions import PickerResult
     from tui.widgets.assistant_message import AssistantMessage
     from tui.widgets.chat_view import ChatView
@@ -261,7 +264,7 @@ class ChatScreen(BranchActions, Screen[None]):
                 api_base=conversation.api_base,
                 tools=self.app.tool_registry,  # type: ignore[attr-defined]
                 approve=self._approve,
-                on_event=display.feed,
+                on_event=partial(self._reply_event, display),
                 on_wait=display.show_waiting,
                 on_tool=display.show_tool,
                 on_notice=lambda text: self.notify_plain(text, severity="warning"),
@@ -283,6 +286,12 @@ class ChatScreen(BranchActions, Screen[None]):
             )
         self.refresh_footer()
         self._lookup_window(conversation.model)
+
+    def _reply_event(self, display: AgentDisplay, event: StreamEvent) -> None:
+        """A reply is streaming: an automatic compaction before it is over, done or failed."""
+        if self._compacting:
+            self._compaction_ended()
+        display.feed(event)
 
     async def _approve(self, call: ToolCallContent, tool: Tool, preview: str) -> Approval:
         """Ask in the approval dialog; a stopped reply closes it."""
