@@ -71,14 +71,13 @@ class TreeRow:
 
 
 def preview_text(entry: Entry, limit: int = PREVIEW_CHARS) -> str:
-    """One safe line describing an entry: its first non-empty line, shortened."""
+    """One safe line describing an entry: its first non-empty line, shortened
+    (what kind of entry it is, the tree screen shows beside it)."""
     payload = entry.payload
-    if isinstance(payload, Compaction):
-        text = "compacted: " + payload.summary
-    elif isinstance(payload, BranchSummary):
-        text = "branch summary: " + payload.summary
+    if isinstance(payload, (Compaction, BranchSummary)):
+        text = payload.summary
     elif isinstance(payload, ModelChange):
-        text = f"model: {payload.model}" + (f" (thinking {payload.thinking})" if payload.thinking != "off" else "")
+        text = payload.model + (f" (thinking {payload.thinking})" if payload.thinking != "off" else "")
     else:
         text = payload.text
         if not text.strip():

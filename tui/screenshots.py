@@ -36,8 +36,10 @@ class Scene:
     caption: str
     """One line: what you should see."""
     argv: tuple[str, ...] = ()
-    seed: Callable[[], tuple[list[Payload], list[Blob]]] | None = None
-    """Entries (and image blobs) of a session written before the app opens."""
+    seed: Callable[[], tuple[list[Payload | int], list[Blob]]] | None = None
+    """Entries (and image blobs) of a session written before the app opens,
+    each the child of the one before; a number ``n`` in the list makes the
+    next entry a child of the ``n``-th (1-based) instead: a branch."""
     prompt: str | None = None
     """Typed and sent once the app is open; the scene waits for the reply."""
     keys: tuple[str, ...] = ()
@@ -107,6 +109,29 @@ def _tool_session() -> tuple[list[Payload], list[Blob]]:
     ], []
 
 
+def _branched_session() -> tuple[list[Payload | int], list[Blob]]:
+    model = "anthropic/claude-sonnet-4-5"
+
+    def reply(text: str) -> Message:
+        return _assistant(TextContent(text), model=model, provider="anthropic", stop_reason="stop",
+                          usage=Usage(input_tokens=400, output_tokens=120))
+
+    return [
+        ModelChange(model, "off"),
+        user_text("Plan three days in Lisbon"),
+        reply("**Day 1** Alfama and the castle. **Day 2** Belém. **Day 3** LX Factory and the river."),
+        user_text("Make it cheaper"),
+        reply("Walk instead of taking tuk-tuks, eat at tascas, and use the 24-hour transit pass."),
+        3,
+        user_text("Add a day trip to Sintra"),
+        reply("Take the train from Rossio on day 3: Pena Palace in the morning, Quinta da Regaleira after lunch."),
+        2,
+        reply("Day 1: the old town on foot. Day 2: the museums of Belém. Day 3: a day trip to Cascais."),
+        user_text("Which day has the best food?"),
+        reply("Day 1: Alfama's grilled sardines, then a custard tart at the end of the walk."),
+    ], []
+
+
 def _picture() -> Blob:
     import hashlib
 
@@ -168,6 +193,18 @@ SCENES: dict[str, Scene] = {
         Scene("tool", "A tool call card with its arguments and result, then the answer.", seed=_tool_session),
         Scene("image", "A user message with an attached image, and the answer.", seed=_image_session),
         Scene("error", "A reply that failed with a server error, shown as an error line that can be retried.", seed=_error_session),
+        Scene(
+            "branches",
+            "A conversation with alternatives: the focused reply is the second of two (◀ 2/2 ▶).",
+            seed=_branched_session,
+            keys=("ctrl+up", "up", "up"),
+        ),
+        Scene(
+            "tree",
+            "The session tree (ctrl+g): every branch, the current path highlighted; Enter jumps there.",
+            seed=_branched_session,
+            keys=("ctrl+g",),
+        ),
         Scene("help", "The help screen: every key (with its id for the keymap) and every slash command.", keys=("f1",)),
     )
 }
@@ -184,7 +221,7 @@ def clean_environment(home: Path) -> None:
             del os.environ[name]
 
 
-async def _seed(db: Path, payloads: Sequence[Payload], blobs: Sequence[Blob]) -> str:
+async def _seed(db: Path, payloads: Sequence[Payload | int], blobs: Sequence[Blob]) -> str:
     from storage.store import SqliteStore
 
     store = await SqliteStore.open(db)
@@ -194,7 +231,11 @@ async def _seed(db: Path, payloads: Sequence[Payload], blobs: Sequence[Blob]) ->
         session_id = "01970000-0000-7000-8000-000000000000"
         entries: list[Entry] = []
         parent = None
-        for index, payload in enumerate(payloads, 1):
+        for payload in payloads:
+            if isinstance(payload, int):  # a branch: the next entry's parent
+                parent = entries[payload - 1].id
+                continue
+            index = len(entries) + 1
             entry = Entry(
                 id=f"01970000-0000-7000-8000-{index:012d}",
                 parent_id=parent,

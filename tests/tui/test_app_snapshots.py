@@ -40,6 +40,16 @@ def test_empty_session(snap_compare, scene) -> None:
     assert snap_compare(**scene("empty"))
 
 
+def test_alternatives_on_a_focused_reply(snap_compare, scene) -> None:
+    """A reply regenerated once: focused, it shows ◀ 2/2 ▶ above it."""
+    assert snap_compare(**scene("branches"))
+
+
+def test_session_tree(snap_compare, scene) -> None:
+    """Every branch with its connectors, the current path highlighted, the leaf marked."""
+    assert snap_compare(**scene("tree"))
+
+
 def test_help_screen(snap_compare, scene) -> None:
     """F1 over an empty session: every key with its keymap id, then the slash commands."""
     assert snap_compare(**scene("help"))

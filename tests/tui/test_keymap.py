@@ -115,6 +115,19 @@ async def test_keymap_from_config_remaps_keys() -> None:
         assert "ctrl+s" in screen_text(pilot)
 
 
+async def test_a_message_key_is_remapped_by_its_id_as_written_in_toml() -> None:
+    write_config('[keymap]\nchat_previous_message = "k"\n')
+    async with running([]) as pilot:
+        for text in ("first", "second"):
+            await type_text(pilot, text)
+            await pilot.press("enter")
+            await settle(pilot)
+        await pilot.press("ctrl+up")
+        last = pilot.app.focused
+        await pilot.press("k")
+        assert pilot.app.focused.entry.id == last.entry.parent_id, "k moved to the message before"
+
+
 def test_unknown_keymap_ids_are_a_start_up_error(capsys) -> None:
     write_config('[keymap]\nsned = "ctrl+s"\n')
     with pytest.raises(UsageError, match="unknown action"):

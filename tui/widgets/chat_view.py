@@ -73,8 +73,8 @@ class ChatView(VerticalScroll):
     """
 
     BINDINGS = [
-        Binding("home", "scroll_home", "First message", show=False, id="chat.first"),
-        Binding("end", "scroll_end", "Last message", show=False, id="chat.last"),
+        Binding("home", "scroll_home", "First message", show=False, id="chat_first"),
+        Binding("end", "scroll_end", "Last message", show=False, id="chat_last"),
     ]
 
     INITIAL_ROWS = 12

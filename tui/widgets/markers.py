@@ -88,7 +88,7 @@ class SummaryMarker(MessageWidget):
     """
 
     BINDINGS = [
-        Binding("enter", "toggle", "Expand / collapse", id="chat.toggle-marker", show=False),
+        Binding("enter", "toggle", "Expand / collapse", id="chat_toggle_marker", show=False),
     ]
 
     expanded: reactive[bool] = reactive(False)

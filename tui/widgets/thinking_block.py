@@ -38,7 +38,7 @@ class ThinkingBlock(Widget, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("enter", "toggle", "Expand / collapse", id="chat.toggle-thinking", show=False),
+        Binding("enter", "toggle", "Expand / collapse", id="chat_toggle_thinking", show=False),
     ]
 
     expanded: reactive[bool] = reactive(False, layout=True)

@@ -113,7 +113,7 @@ class ToolCallCard(Widget, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("enter", "toggle", "Expand / collapse", id="chat.toggle-tool", show=False),
+        Binding("enter", "toggle", "Expand / collapse", id="chat_toggle_tool", show=False),
     ]
 
     expanded: reactive[bool] = reactive(False)
