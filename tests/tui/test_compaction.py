@@ -158,15 +158,23 @@ async def test_escape_stops_the_compaction_and_keeps_the_queue(fake_provider, fa
         assert user_texts(fake_provider.requests[-1].body)[-1] == "still wanted"
 
 
+SMALL_WINDOW = '[context_windows]\n"openai/test" = 2000\n'  # compact above 1,000 tokens
+
+
+async def near_the_window(pilot, fake_provider) -> None:
+    """Two long turns: 1,410 of the 2,000-token window used, so the next message compacts first."""
+    fake_provider.script(
+        Reply(text="a1 " + LONG, chunk_size=500, usage={"input_tokens": 100, "output_tokens": 600}),
+        Reply(text="a2 " + LONG, chunk_size=500, usage={"input_tokens": 810, "output_tokens": 600}),
+    )
+    await send(pilot, "one")
+    await send(pilot, "two")
+
+
 async def test_automatic_compaction_shows_progress_then_the_marker(fake_provider, fake_args) -> None:
-    configure('[context_windows]\n"openai/test" = 2000\n')  # compact above 1,000 tokens
+    configure(SMALL_WINDOW)
     async with running(fake_args) as pilot:
-        fake_provider.script(
-            Reply(text="a1 " + LONG, chunk_size=500, usage={"input_tokens": 100, "output_tokens": 600}),
-            Reply(text="a2 " + LONG, chunk_size=500, usage={"input_tokens": 810, "output_tokens": 600}),
-        )
-        await send(pilot, "one")
-        await send(pilot, "two")
+        await near_the_window(pilot, fake_provider)
         assert "-context-warning" in footer(pilot).classes, "1,410 of 2,000"
         fake_provider.script(
             Stall(3.0, reply=Reply(text="AUTO SUMMARY")),
@@ -194,14 +202,9 @@ async def test_automatic_compaction_shows_progress_then_the_marker(fake_provider
 
 
 async def test_a_failed_automatic_compaction_is_said_and_the_reply_still_comes(fake_provider, fake_args) -> None:
-    configure('retries = 0\n[context_windows]\n"openai/test" = 2000\n')  # compact above 1,000 tokens
+    configure("retries = 0\n" + SMALL_WINDOW)
     async with running(fake_args) as pilot:
-        fake_provider.script(
-            Reply(text="a1 " + LONG, chunk_size=500, usage={"input_tokens": 100, "output_tokens": 600}),
-            Reply(text="a2 " + LONG, chunk_size=500, usage={"input_tokens": 810, "output_tokens": 600}),
-        )
-        await send(pilot, "one")
-        await send(pilot, "two")
+        await near_the_window(pilot, fake_provider)
         fake_provider.script(Fail(500), Stall(2.0, after_chunks=2, reply=Reply(text="answered anyway")))
         await type_text(pilot, "three")
         await pilot.press("enter")
