@@ -237,13 +237,16 @@ class BranchActions(_Base):
         self.offer_summary(old_leaf, entry_id)
 
     def _left_branch(self, old_leaf: str | None, new_entry: str | None) -> bool:
-        """Did the move leave messages behind (on the old path, after the common ancestor)?"""
-        from core.branch_summary import summarizable
-
+        """Did the move leave a conversation behind: a message of the user's on
+        the old path, after the common ancestor? Flipping between alternative
+        replies leaves only replies, and asks nothing."""
         tree = self._session_tree
         if tree is None or old_leaf is None or old_leaf not in tree:
             return False
-        return bool(summarizable(tree.branch_entries(old_leaf, new_entry)))
+        return any(
+            entry.message is not None and entry.message.role == "user"
+            for entry in tree.branch_entries(old_leaf, new_entry)
+        )
 
     def offer_summary(
         self, old_leaf: str | None, new_entry: str | None, then: Callable[[], Worker] | None = None

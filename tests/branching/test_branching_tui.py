@@ -364,6 +364,27 @@ async def test_no_summary_question_when_nothing_is_left_behind_or_on_no(fake_pro
         assert texts(pilot) == ["q1", "a1", "q2", "a2"]
 
 
+async def test_flipping_between_alternative_replies_asks_nothing(fake_provider, fake_args) -> None:
+    write_config("ask")
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"))
+        await focus(pilot, "a1")
+        fake_provider.script(Reply(text="a1 again"))
+        await pilot.press("r")
+        await settle(pilot)
+        await focus(pilot, "a1 again")
+        await pilot.press("left")  # leaves only a reply behind: nothing to summarize
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ChatScreen)
+        assert texts(pilot) == ["q1", "a1"]
+        await pilot.press("escape")  # back to the input
+        await chat(pilot, fake_provider, ("q2", "a2"))
+        await focus(pilot, "a1")
+        await pilot.press("right")  # leaves q2 and its answer behind: a conversation
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, Confirm)
+
+
 async def test_always_summarizes_when_an_edit_leaves_a_branch(fake_provider, fake_args) -> None:
     write_config("always")
     async with running(fake_args) as pilot:
