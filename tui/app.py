@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from core.sanitize import strip_control
 from core.session import Session
 from tui import keymap
 from tui.bootstrap import Launch
@@ -92,6 +94,20 @@ class TangentsApp(App[None]):
         """Forget the "allow for this session" answers: call when another session is opened."""
         if self._tools is not None:
             self._tools.forget_approvals()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every notification is plain text, whoever sends it: they quote files,
+        models, tool output and provider errors, so never markup, and never
+        terminal control sequences."""
+        super().notify(strip_control(message), title=strip_control(title), severity=severity, timeout=timeout, markup=False)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus Quit: the keymap's quit is listed already."""

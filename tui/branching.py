@@ -187,7 +187,7 @@ class BranchActions(_Base):
         if restore_draft:
             self.prompt.set_draft(self._draft_before_edit)
             self.composer.detach()
-        self.notify_plain("Edit cancelled.")
+        self.notify("Edit cancelled.")
         return True
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
@@ -230,7 +230,7 @@ class BranchActions(_Base):
     async def move_to(self, entry_id: str | None, focus: str | None = None, note: str | None = None) -> None:
         """Move the leaf (moves run one after another), then offer a summary of the branch left."""
         if self.replying:
-            self.notify_plain(BUSY)
+            self.notify(BUSY)
             return
         old_leaf = await self.move_leaf(entry_id, focus)
         self.composer.set_note(note)
@@ -295,12 +295,12 @@ class BranchActions(_Base):
                     tree=tree,
                 )
             except BranchSummaryError as error:
-                self.notify_plain(f"No branch summary: {error}", severity="warning")
+                self.notify(f"No branch summary: {error}", severity="warning")
             else:
                 tree.add(entry)
                 tree.move_leaf(entry.id)
                 await self.chat_view.append_entry(entry)
-                self.notify_plain("Branch summary added.")
+                self.notify("Branch summary added.")
             finally:
                 self.composer.set_note(note)
         if then is not None:
@@ -332,7 +332,7 @@ class BranchActions(_Base):
         if entry is None:
             return
         if entry.id == self.session.leaf_id:
-            self.notify_plain("This is already where the next message goes.")
+            self.notify("This is already where the next message goes.")
             return
         self.move_to(entry.id, entry.id, f"↳ continuing from “{_short(entry)}”")
 
@@ -369,7 +369,7 @@ class BranchActions(_Base):
         await self.session.set_label(entry.id, label or None)
         (await self.session_tree()).set_label(entry.id, label or None)
         self.chat_view.refresh_branch_info()
-        self.notify_plain(f"Labelled: {label}" if label else "Label removed.")
+        self.notify(f"Labelled: {label}" if label else "Label removed.")
 
     def action_copy_message(self) -> None:
         entry = self.focused_entry()
@@ -382,16 +382,16 @@ class BranchActions(_Base):
             return
         code = last_code_block(message_text(entry))
         if code is None:
-            self.notify_plain("This message has no code block.", severity="warning")
+            self.notify("This message has no code block.", severity="warning")
             return
         self._copy(code, "the last code block")
 
     def _copy(self, text: str, what: str) -> None:
         if not text:
-            self.notify_plain("Nothing to copy.", severity="warning")
+            self.notify("Nothing to copy.", severity="warning")
             return
         self.app.copy_to_clipboard(text)
-        self.notify_plain(f"Copied {what} ({len(text):,} characters).")
+        self.notify(f"Copied {what} ({len(text):,} characters).")
 
     def action_fork_session(self) -> None:
         entry = self.focused_entry()
@@ -402,7 +402,7 @@ class BranchActions(_Base):
     async def fork(self, entry_id: str, first_k: int | None = None, last_n: int | None = None) -> None:
         """Open a new session holding the path up to ``entry_id`` (optionally trimmed)."""
         forked: Session = await self.session.fork(entry_id, first_k, last_n)
-        self.notify_plain(f"Forked into a new session ({len(forked.path)} entries).")
+        self.notify(f"Forked into a new session ({len(forked.path)} entries).")
         self.app.call_later(self.app.open_session, forked)  # not from this screen's worker: the screen goes
 
     def action_open_tree(self) -> None:
@@ -427,10 +427,10 @@ class BranchActions(_Base):
         """``/fork`` the whole path; ``/fork K N`` only its first K and last N messages."""
         parts = arg.split()
         if len(parts) not in (0, 2) or not all(p.isdigit() for p in parts):
-            self.notify_plain("Usage: /fork [FIRST_K LAST_N]", severity="warning")
+            self.notify("Usage: /fork [FIRST_K LAST_N]", severity="warning")
             return False
         if self.session.leaf_id is None:
-            self.notify_plain("Nothing to fork yet.", severity="warning")
+            self.notify("Nothing to fork yet.", severity="warning")
             return False
         first_k, last_n = (int(parts[0]), int(parts[1])) if parts else (None, None)
         self.fork(self.session.leaf_id, first_k, last_n)

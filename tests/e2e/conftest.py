@@ -19,7 +19,7 @@ FAKE_KEY = "sk-test-0123456789abcdefghij"
 def tangents_program() -> str:
     found = shutil.which("tangents") or str(Path(sys.executable).parent / "tangents")
     if not Path(found).exists():
-        pytest.skip("the tangents program is not installed (pip install -e .)")
+        pytest.fail("the tangents program is not installed: the README's test command installs it (pip install -e .)")
     return found
 
 
@@ -29,7 +29,7 @@ class Tmux:
 
     def __init__(self, width: int = 120, height: int = 40) -> None:
         if shutil.which("tmux") is None:
-            pytest.skip("tmux is not installed")
+            pytest.skip("tmux is not installed (a system package pip cannot install); test_pty.py still drives the real program")
         self.socket = f"tangents-test-{uuid.uuid4().hex[:10]}"
         self.name = "app"
         self.width = width

@@ -126,3 +126,12 @@ async def test_model_picker_lists_configured_endpoints() -> None:
         await pilot.press("ctrl+l")
         await settle(pilot)
         assert pilot.app.screen.models == ["demo", "local/llama3.1-8b"]
+
+
+async def test_every_notification_is_plain_text_without_control_sequences() -> None:
+    async with running() as pilot:
+        pilot.app.screen.query_one("#footer").notify("[bold]model[/bold] said \x1b]52;c;Zm9v\x07hi", title="\x1b[31mred")
+        await pilot.pause()
+        [note] = list(pilot.app._notifications)
+        assert note.message == "[bold]model[/bold] said hi" and note.title == "red"
+        assert note.markup is False

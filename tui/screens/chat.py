@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
@@ -180,10 +179,6 @@ class ChatScreen(BranchActions, Screen[None]):
         self.windows[model] = window
         self.refresh_footer()
 
-    def notify_plain(self, message: str, *, severity: SeverityLevel = "information") -> None:
-        """Notifications never parse markup: they often quote files, models and errors."""
-        self.notify(strip_control(message), severity=severity, markup=False)
-
     # --- sending -----------------------------------------------------------
 
     @on(PromptInput.Submitted)
@@ -203,7 +198,7 @@ class ChatScreen(BranchActions, Screen[None]):
             self.compaction_status.queued = self._queue.texts
             return
         if self.replying:
-            self.notify_plain("A reply is still being written: press Esc to stop it first. Your draft is kept.")
+            self.notify("A reply is still being written: press Esc to stop it first. Your draft is kept.")
             self.prompt.restore(text)
             return
         self._reply_worker = self._send(message.strip("\n"), text, self.composer.take_attachments(), self.take_edit())
@@ -226,7 +221,7 @@ class ChatScreen(BranchActions, Screen[None]):
             await self.chat_view.set_entries(self.session.path)
             raise
         except Exception as error:  # storage failures: say so and keep the draft
-            self.notify_plain(f"Could not save the message, draft kept: {error}", severity="error")
+            self.notify(f"Could not save the message, draft kept: {error}", severity="error")
             self.composer.restore(draft, attachments)
             return
         self._show_welcome()
@@ -239,7 +234,7 @@ class ChatScreen(BranchActions, Screen[None]):
     async def _retry(self, entry_id: str | None) -> None:
         await self._loaded.wait()
         if not await self.conversation.prepare_retry(entry_id):
-            self.notify_plain("Nothing to retry: send a message first.")
+            self.notify("Nothing to retry: send a message first.")
             return
         await self.chat_view.set_entries(self.session.path)
         self.prompt.focus()
@@ -267,7 +262,7 @@ class ChatScreen(BranchActions, Screen[None]):
                 on_event=partial(self._reply_event, display),
                 on_wait=display.show_waiting,
                 on_tool=display.show_tool,
-                on_notice=lambda text: self.notify_plain(text, severity="warning"),
+                on_notice=lambda text: self.notify(text, severity="warning"),
                 on_round_saved=display.round_saved,
                 on_compact=self._compaction_started,
             )
@@ -279,7 +274,7 @@ class ChatScreen(BranchActions, Screen[None]):
             display.close()
         await display.catch_up(self.session.path)
         if result.stop == "step_limit":
-            self.notify_plain(
+            self.notify(
                 f"Stopped after {result.steps} tool steps (max_tool_steps) while the model was still calling "
                 "tools. Send a message to let it continue.",
                 severity="warning",
@@ -316,9 +311,9 @@ class ChatScreen(BranchActions, Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "load" and event.state == WorkerState.ERROR:
-            self.notify_plain(f"Could not show the conversation: {event.worker.error}", severity="error")
+            self.notify(f"Could not show the conversation: {event.worker.error}", severity="error")
         if event.worker.group == "reply" and event.state == WorkerState.ERROR:
-            self.notify_plain(f"The reply failed: {event.worker.error}", severity="error")
+            self.notify(f"The reply failed: {event.worker.error}", severity="error")
             if self.query("#chat"):
                 self.run_worker(self.chat_view.set_entries(self.session.path), group="resync")
             self.refresh_footer()
@@ -352,7 +347,7 @@ class ChatScreen(BranchActions, Screen[None]):
     def retry(self, entry_id: str | None = None) -> None:
         """Answer again: the reply ``entry_id`` (else the last one) gets a new sibling."""
         if self.replying:
-            self.notify_plain("A reply is still being written: press Esc to stop it first.")
+            self.notify("A reply is still being written: press Esc to stop it first.")
             return
         self._reply_worker = self._retry(entry_id)
 
@@ -370,8 +365,8 @@ class ChatScreen(BranchActions, Screen[None]):
         try:
             write_state(show_thinking=self.show_thinking)
         except OSError as error:
-            self.notify_plain(f"Could not remember this setting: {error}", severity="warning")
-        self.notify_plain("Thinking shown" if self.show_thinking else "Thinking hidden")
+            self.notify(f"Could not remember this setting: {error}", severity="warning")
+        self.notify("Thinking shown" if self.show_thinking else "Thinking hidden")
 
     def action_cycle_thinking(self) -> None:
         self.conversation.next_thinking_level()
@@ -404,7 +399,7 @@ class ChatScreen(BranchActions, Screen[None]):
             try:
                 session = await Session.open(self.session.store, result.session_id)
             except SessionError as error:
-                self.notify_plain(str(error), severity="warning")
+                self.notify(str(error), severity="warning")
             else:
                 self.app.open_session(session)
                 return
@@ -420,7 +415,7 @@ class ChatScreen(BranchActions, Screen[None]):
 
     def _refuse_while_replying(self) -> bool:
         if self.replying:
-            self.notify_plain("A reply is still being written: press Esc to stop it first.")
+            self.notify("A reply is still being written: press Esc to stop it first.")
         return self.replying
 
     async def command_sessions(self, arg: str, text: str) -> bool:
@@ -439,20 +434,20 @@ class ChatScreen(BranchActions, Screen[None]):
 
         format, _, target = arg.partition(" ")
         if format not in EXPORT_FORMATS:
-            self.notify_plain(f"Usage: /export {'|'.join(EXPORT_FORMATS)} [PATH]", severity="warning")
+            self.notify(f"Usage: /export {'|'.join(EXPORT_FORMATS)} [PATH]", severity="warning")
             return False
         info = await self.session.store.get_session(self.session.id)
         if info is None:
-            self.notify_plain("Nothing to export yet: send a message first.", severity="warning")
+            self.notify("Nothing to export yet: send a message first.", severity="warning")
             return True
         path = Path(target.strip()).expanduser() if target.strip() else free_path(Path.cwd(), default_file_name(info, format))
         try:
             text = await export_text(self.session.store, info, format)
             await asyncio.to_thread(path.write_text, text, encoding="utf-8")
         except OSError as error:
-            self.notify_plain(f"Could not export to {path}: {error.strerror or error}", severity="error")
+            self.notify(f"Could not export to {path}: {error.strerror or error}", severity="error")
             return False
-        self.notify_plain(f"Exported this session ({format}) to {path.absolute()}")
+        self.notify(f"Exported this session ({format}) to {path.absolute()}")
         return True
 
     def action_scroll_up(self) -> None:
@@ -472,7 +467,7 @@ class ChatScreen(BranchActions, Screen[None]):
         invocation = slash.parse(text)
         handler = getattr(self, f"command_{invocation.name}", None) if invocation.name in slash.BY_NAME else None
         if handler is None:
-            self.notify_plain(
+            self.notify(
                 f"Unknown command /{invocation.name}. /help lists them; start with // to send a message beginning with /.",
                 severity="warning",
             )
@@ -481,27 +476,27 @@ class ChatScreen(BranchActions, Screen[None]):
 
     async def command_image(self, arg: str, text: str) -> bool:
         if not arg:
-            self.notify_plain("Usage: /image PATH", severity="warning")
+            self.notify("Usage: /image PATH", severity="warning")
             return False
         self.composer.attach(Path(arg).expanduser(), restore=text)
         return True
 
     async def command_title(self, arg: str, text: str) -> bool:
         if not arg:
-            self.notify_plain(f"Title: {self.session.title or '(untitled)'}")
+            self.notify(f"Title: {self.session.title or '(untitled)'}")
             return True
         try:
             await self.session.set_title(arg)
         except SessionError as error:
-            self.notify_plain(str(error), severity="warning")
+            self.notify(str(error), severity="warning")
             return False
-        self.notify_plain(f"Renamed to: {self.session.title}")
+        self.notify(f"Renamed to: {self.session.title}")
         return True
 
     async def command_model(self, arg: str, text: str) -> bool:
         if arg:
             self.set_model(arg)
-            self.notify_plain(f"The next message goes to {arg}")
+            self.notify(f"The next message goes to {arg}")
         else:
             self.action_pick_model()
         return True
@@ -509,9 +504,9 @@ class ChatScreen(BranchActions, Screen[None]):
     async def command_system(self, arg: str, text: str) -> bool:
         if arg:
             self.conversation.pending_system = arg
-            self.notify_plain("System prompt set: it applies from the next message.")
+            self.notify("System prompt set: it applies from the next message.")
         else:
-            self.notify_plain(f"System prompt: {self.conversation.system or '(none)'}")
+            self.notify(f"System prompt: {self.conversation.system or '(none)'}")
         return True
 
     async def command_detach(self, arg: str, text: str) -> bool:
@@ -528,7 +523,7 @@ class ChatScreen(BranchActions, Screen[None]):
 
     async def command_compact(self, arg: str, text: str) -> bool:
         if self.replying:
-            self.notify_plain("A reply is still being written: press Esc to stop it first.", severity="warning")
+            self.notify("A reply is still being written: press Esc to stop it first.", severity="warning")
             return False
         self._reply_worker = self._compact(arg or None)
         return True
@@ -560,11 +555,11 @@ class ChatScreen(BranchActions, Screen[None]):
                 api_base=conversation.api_base, on_wait=on_wait,
             )
         except NothingToCompact as error:
-            self.notify_plain(f"{str(error)[:1].upper()}{str(error)[1:]}.", severity="warning")
+            self.notify(f"{str(error)[:1].upper()}{str(error)[1:]}.", severity="warning")
         except CompactionError as error:
-            self.notify_plain(f"Compaction failed, nothing was changed: {error}", severity="error")
+            self.notify(f"Compaction failed, nothing was changed: {error}", severity="error")
         except asyncio.CancelledError:
-            self.notify_plain("Compaction stopped: nothing was changed.")
+            self.notify("Compaction stopped: nothing was changed.")
             raise
 
     @property

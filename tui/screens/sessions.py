@@ -21,12 +21,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from core.sanitize import strip_control
 from core.session import Session, SessionError
 from core.store import SessionMatch
 from tui import keymap
@@ -199,7 +197,7 @@ class SessionPicker(ModalScreen[PickerResult]):
                     raise SessionError("a title cannot be empty")
                 await self.store.set_title(session_id, " ".join(title.split()), by_user=True)
         except SessionError as error:
-            self._notify(str(error), severity="warning")
+            self.notify(str(error), severity="warning")
             return
         self._changed(session_id)
 
@@ -213,7 +211,7 @@ class SessionPicker(ModalScreen[PickerResult]):
         archived = not row.summary.info.archived
         await self.store.set_archived(row.summary.info.id, archived)
         title = one_line(row.summary.info.title or row.summary.first_message or "(untitled)")
-        self._notify(f"{'Archived' if archived else 'Unarchived'}: {title}")
+        self.notify(f"{'Archived' if archived else 'Unarchived'}: {title}")
         self._changed(row.summary.info.id)
 
     def action_delete(self) -> None:
@@ -237,7 +235,7 @@ class SessionPicker(ModalScreen[PickerResult]):
         await self.store.delete_session(session_id)
         if session_id == self.current.id:
             self.current_deleted = True
-        self._notify(f"Deleted: {title}")
+        self.notify(f"Deleted: {title}")
         self._query_number += 1
         self._refresh_rows()
 
@@ -246,5 +244,3 @@ class SessionPicker(ModalScreen[PickerResult]):
         self._query_number += 1
         self._refresh_rows(select=session_id)
 
-    def _notify(self, message: str, severity: SeverityLevel = "information") -> None:
-        self.notify(strip_control(message), severity=severity, markup=False)

@@ -119,14 +119,14 @@ class Composer(Vertical):
         try:
             attachment = await asyncio.to_thread(load_image, path)
         except AttachmentError as error:
-            self.notify(strip_control(f"Not attached: {error}"), severity="error", markup=False)
+            self.notify(f"Not attached: {error}", severity="error")
             if paste is not None:
                 self.prompt.insert_text(paste)
             elif restore is not None:
                 self.prompt.restore(restore)
             return
         if any(a.blob.sha256 == attachment.blob.sha256 for a in self.attachments):
-            self.notify(strip_control(f"{attachment.name} is already attached"), markup=False)
+            self.notify(f"{attachment.name} is already attached")
             return
         self.attachments.append(attachment)
         self._show_attachments()
@@ -164,9 +164,9 @@ class Composer(Vertical):
         try:
             edited = edit_text(self.app, self.prompt.draft)
         except EditorError as error:
-            self.notify(strip_control(str(error)), severity="warning", markup=False)
+            self.notify(str(error), severity="warning")
             return
         if edited is None:
-            self.notify("The editor exited with an error: the draft is unchanged.", markup=False)
+            self.notify("The editor exited with an error: the draft is unchanged.")
             return
         self.prompt.set_draft(edited.rstrip("\n"))

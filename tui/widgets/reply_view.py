@@ -53,16 +53,17 @@ def _incomplete_escape(tail: str) -> bool:
     return False
 
 
-def _kind(block: object) -> str:
-    if isinstance(block, TextContent):
-        return "text"
-    if isinstance(block, ThinkingContent):
-        return "thinking"
-    if isinstance(block, ToolCallContent):
-        return "tool"
-    if isinstance(block, ImageContent):
-        return "image"
-    return "other"
+_KINDS: tuple[tuple[type, str], ...] = (
+    (TextContent, "text"), (SegmentedMarkdown, "text"),
+    (ThinkingContent, "thinking"), (ThinkingBlock, "thinking"),
+    (ToolCallContent, "tool"), (ToolCallCard, "tool"),
+    (ImageContent, "image"),
+)
+
+
+def _kind(item: object) -> str:
+    """What a block, or the widget showing one, is: text, thinking, tool or image."""
+    return next((kind for cls, kind in _KINDS if isinstance(item, cls)), "image" if isinstance(item, Widget) else "other")
 
 
 class ReplyView(AssistantMessage):
@@ -402,17 +403,7 @@ class ReplyView(AssistantMessage):
                 await self.remove_children(old)
             if new:
                 await self.mount_all(new, before=self._waiting)
-        self._parts = [(_kind_of_widget(widget), widget) for widget in new]
-
-
-def _kind_of_widget(widget: Widget) -> str:
-    if isinstance(widget, SegmentedMarkdown):
-        return "text"
-    if isinstance(widget, ThinkingBlock):
-        return "thinking"
-    if isinstance(widget, ToolCallCard):
-        return "tool"
-    return "image"
+        self._parts = [(_kind(widget), widget) for widget in new]
 
 
 def _batches(
