@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Literal
+from typing import Literal
 
 from core.chat import CompactHandler, EventHandler, TurnResult, WaitHandler, run_turn
 from core.content import TextContent, ToolCallContent, ToolResultContent
@@ -152,7 +153,11 @@ class _Calls:
         self.on_tool_start = on_tool_start
         self.on_tool_end = on_tool_end
         self.activities = [
-            ToolActivity(call, tool := tools.get(call.name), tool.name if tool else tools.display_name(call.name))
+            ToolActivity(
+                call,
+                tool := tools.get(call.name),
+                tool.name if tool else tools.display_name(call.name),
+            )
             for call in calls
         ]
 
@@ -174,7 +179,9 @@ class _Calls:
         finished = [a for a in self.activities if a.result is not None]
         outcomes = {a.call.id: _outcome_of(a) for a in finished}
         return Message(
-            role="tool_result", content=tuple(a.result for a in finished), meta=outcomes_meta(outcomes)
+            role="tool_result",
+            content=tuple(a.result for a in finished),
+            meta=outcomes_meta(outcomes),
         )
 
     async def run(self) -> None:
@@ -225,7 +232,11 @@ class _Calls:
             self.finish(activity, "error", error_result(call, str(error)))
             return
         except Exception as error:  # a bug in a tool must not end the conversation
-            self.finish(activity, "error", error_result(call, f"{tool.name} failed: {type(error).__name__}: {error}"))
+            self.finish(
+                activity,
+                "error",
+                error_result(call, f"{tool.name} failed: {type(error).__name__}: {error}"),
+            )
             return
         if isinstance(output, str):
             output = ToolOutput.text(output)
@@ -256,7 +267,9 @@ async def _save(session: Session, message: Message, results: Message) -> list[En
     return await asyncio.shield(session.append_many([message, results]))
 
 
-async def _save_round(session: Session, message: Message, results: Message, on_saved: RoundHandler | None) -> Entry:
+async def _save_round(
+    session: Session, message: Message, results: Message, on_saved: RoundHandler | None
+) -> Entry:
     """Save a turn with its results; returns the turn's entry."""
     entry, results_entry = await _save(session, message, results)
     if on_saved is not None:
@@ -306,8 +319,15 @@ async def run_agent(
     steps = 0
     while True:
         turn = await run_turn(
-            session, settings, model=model, thinking=thinking, api_base=api_base,
-            on_event=on_event, on_wait=on_wait, tools=specs, defer_tool_calls=tools is not None,
+            session,
+            settings,
+            model=model,
+            thinking=thinking,
+            api_base=api_base,
+            on_event=on_event,
+            on_wait=on_wait,
+            tools=specs,
+            defer_tool_calls=tools is not None,
             on_compact=on_compact,
         )
         turns.append(turn)
@@ -320,14 +340,18 @@ async def run_agent(
         calls = message.tool_calls
         if message.stop_reason not in ("tool_use", "stop"):
             why = _UNFINISHED_REPLY.get(message.stop_reason or "", "the reply did not finish")
-            turn.entry = await _save_round(session, message, unrun_results(calls, f"not run: {why}"), on_round_saved)
+            turn.entry = await _save_round(
+                session, message, unrun_results(calls, f"not run: {why}"), on_round_saved
+            )
             return AgentResult(turns, _stop_of(turn), steps, notices)
         if steps >= limit:
             text = (
                 f"not run: the limit of {limit} tool steps (setting max_tool_steps) was reached; "
                 "answer with what you have, or ask the user to continue"
             )
-            turn.entry = await _save_round(session, message, unrun_results(calls, text), on_round_saved)
+            turn.entry = await _save_round(
+                session, message, unrun_results(calls, text), on_round_saved
+            )
             return AgentResult(turns, "step_limit", steps, notices)
         runner = _Calls(calls, tools, ctx, approve, on_tool, on_tool_start, on_tool_end)
         try:

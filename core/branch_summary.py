@@ -12,7 +12,7 @@ The caller moves the leaf first (``session.move_leaf``), then calls this.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from core.entries import BranchSummary, Entry
 from core.providers.base import ChatRequest
@@ -80,7 +80,9 @@ async def summarize_branch(
     from core.tokens import context_window
 
     if tree is None:
-        tree = SessionTree.from_entries(await session.store.entries(session.id), {}, session.leaf_id)
+        tree = SessionTree.from_entries(
+            await session.store.entries(session.id), {}, session.leaf_id
+        )
     if old_leaf_id is None or old_leaf_id not in tree:
         raise BranchSummaryError("there is no branch to summarize")
     if new_entry_id is not None and new_entry_id not in tree:

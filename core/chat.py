@@ -8,8 +8,8 @@ appended to the session, so what was streamed is never lost.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Sequence
 
 from core.context import Context
 from core.entries import Entry
@@ -97,9 +97,14 @@ async def run_turn(
     from core.providers.registry import get_provider
     from core.providers.retry import stream_with_retry
 
-    prelude = _prelude or await _compact_if_needed(session, settings, model, thinking, api_base, on_compact, on_wait)
+    prelude = _prelude or await _compact_if_needed(
+        session, settings, model, thinking, api_base, on_compact, on_wait
+    )
     context = session.context(
-        model, default_thinking=thinking, image_budget=settings.image_budget, token_budget=prelude.token_budget
+        model,
+        default_thinking=thinking,
+        image_budget=settings.image_budget,
+        token_budget=prelude.token_budget,
     )
     target = resolve_target(context.model, settings, api_base)
     images = {}
@@ -139,14 +144,27 @@ async def run_turn(
     if _overflowed(builder, settings):
         if _prelude is not None:  # this was the retry after compacting
             _say_still_too_long(builder)
-        elif await _compact_after_overflow(session, settings, builder, prelude, api_base, on_compact, on_wait):
+        elif await _compact_after_overflow(
+            session, settings, builder, prelude, api_base, on_compact, on_wait
+        ):
             return await run_turn(
-                session, settings, model=model, thinking=thinking, api_base=api_base, on_event=on_event,
-                on_wait=on_wait, tools=tools, defer_tool_calls=defer_tool_calls, on_compact=on_compact,
+                session,
+                settings,
+                model=model,
+                thinking=thinking,
+                api_base=api_base,
+                on_event=on_event,
+                on_wait=on_wait,
+                tools=tools,
+                defer_tool_calls=defer_tool_calls,
+                on_compact=on_compact,
                 _prelude=prelude,
             )
     message = builder.finish()
-    done = {"compactions": tuple(prelude.compactions), "notes": tuple(prelude.notes) + context.notes}
+    done = {
+        "compactions": tuple(prelude.compactions),
+        "notes": tuple(prelude.notes) + context.notes,
+    }
     if defer_tool_calls and message.tool_calls:
         return TurnResult(entry=None, error=builder.error, context=context, pending=message, **done)
     entry = await session.append(message)
@@ -184,7 +202,12 @@ async def _compact_if_needed(
     prelude = _Prelude(model=path_model, token_budget=token_budget(path_model, settings))
     try:
         entry = await maybe_compact(
-            session, settings, model=path_model, api_base=api_base, on_compact=on_compact, on_wait=on_wait
+            session,
+            settings,
+            model=path_model,
+            api_base=api_base,
+            on_compact=on_compact,
+            on_wait=on_wait,
         )
     except CompactionError as error:
         prelude.notes.append(f"automatic compaction failed: {error}")
@@ -223,11 +246,17 @@ async def _compact_after_overflow(
         on_compact("overflow")
     try:
         entry = await compact(
-            session, settings, model=prelude.model, api_base=api_base, trigger="overflow", on_wait=on_wait
+            session,
+            settings,
+            model=prelude.model,
+            api_base=api_base,
+            trigger="overflow",
+            on_wait=on_wait,
         )
     except CompactionError as error:
         builder.error = ProviderError(
-            "context_overflow", f"{first.detail}; compacting the conversation failed too: {error}",
+            "context_overflow",
+            f"{first.detail}; compacting the conversation failed too: {error}",
             status=first.status,
         )
         return False
@@ -238,6 +267,7 @@ async def _compact_after_overflow(
 def _say_still_too_long(builder) -> None:
     error: ProviderError = builder.error
     builder.error = ProviderError(
-        "context_overflow", f"still too long after compacting the conversation: {error.detail}",
+        "context_overflow",
+        f"still too long after compacting the conversation: {error.detail}",
         status=error.status,
     )

@@ -16,8 +16,8 @@ I/O (the provider call, writing the entry) lives in :mod:`core.compactor`.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from core import compaction_prompts as prompts
 from core.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
@@ -85,7 +85,9 @@ def entry_tokens(entry: Entry) -> int:
     """The estimated tokens an entry adds to the context (0 for what is never sent)."""
     payload = entry.payload
     if isinstance(payload, Message):
-        return estimate_tokens(payload) if payload.role in ("user", "assistant", "tool_result") else 0
+        return (
+            estimate_tokens(payload) if payload.role in ("user", "assistant", "tool_result") else 0
+        )
     if isinstance(payload, BranchSummary):
         return len(payload.summary) // 4 + 4
     return 0
@@ -132,7 +134,11 @@ def cut_candidates(path: Sequence[Entry], start: int = 0) -> list[int]:
     """Indices where the kept tail may begin: user or assistant messages that
     do not separate a tool call from its result."""
     blocked = _separating(path, start)
-    return [i for i in range(start, len(path)) if _role(path[i]) in ("user", "assistant") and not blocked[i]]
+    return [
+        i
+        for i in range(start, len(path))
+        if _role(path[i]) in ("user", "assistant") and not blocked[i]
+    ]
 
 
 def find_cut_point(
@@ -209,7 +215,8 @@ class Preparation:
 def _summarizable(entries: Sequence[Entry]) -> tuple[Entry, ...]:
     """What a transcript shows: user, assistant and tool messages, branch summaries."""
     return tuple(
-        e for e in entries
+        e
+        for e in entries
         if isinstance(e.payload, BranchSummary) or _role(e) in ("user", "assistant", "tool_result")
     )
 
@@ -223,7 +230,7 @@ def prepare(path: Sequence[Entry], cut: CutPoint | None) -> Preparation | None:
     previous = path[found[0]].payload.summary if found is not None else None  # type: ignore[union-attr]
     history_end = cut.turn_start_index if cut.split_turn else cut.first_kept_index
     history = _summarizable(path[start:history_end])
-    prefix = _summarizable(path[history_end:cut.first_kept_index]) if cut.split_turn else ()
+    prefix = _summarizable(path[history_end : cut.first_kept_index]) if cut.split_turn else ()
     if not history and not prefix:
         return None
     return Preparation(cut=cut, history=history, turn_prefix=prefix, previous_summary=previous)
@@ -255,7 +262,9 @@ def _image(image: ImageContent) -> str:
 
 def _call(call: ToolCallContent) -> str:
     if call.arguments:
-        args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items())
+        args = ", ".join(
+            f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in call.arguments.items()
+        )
     else:
         args = call.raw_arguments
     return f"{call.name}({_clip(args)})"
@@ -279,8 +288,11 @@ def transcript_parts(entries: Sequence[Entry]) -> list[str]:
         if not isinstance(payload, Message):
             continue
         if payload.role == "user":
-            pieces = [b.text if isinstance(b, TextContent) else _image(b) for b in payload.content
-                      if isinstance(b, (TextContent, ImageContent))]
+            pieces = [
+                b.text if isinstance(b, TextContent) else _image(b)
+                for b in payload.content
+                if isinstance(b, (TextContent, ImageContent))
+            ]
             text = "\n".join(p for p in pieces if p)
             if text:
                 parts.append(f"[User]: {text}")
@@ -288,11 +300,15 @@ def transcript_parts(entries: Sequence[Entry]) -> list[str]:
             thinking = "\n".join(b.text for b in payload.thinking if not b.redacted and b.text)
             if thinking:
                 parts.append(f"[Assistant thinking]: {_clip(thinking)}")
-            text = "\n".join(b.text for b in payload.content if isinstance(b, TextContent) and b.text)
+            text = "\n".join(
+                b.text for b in payload.content if isinstance(b, TextContent) and b.text
+            )
             if text:
                 parts.append(f"[Assistant]: {text}")
             if payload.tool_calls:
-                parts.append("[Assistant tool calls]: " + "; ".join(_call(c) for c in payload.tool_calls))
+                parts.append(
+                    "[Assistant tool calls]: " + "; ".join(_call(c) for c in payload.tool_calls)
+                )
             if payload.stop_reason in _UNFINISHED:
                 parts.append(f"[This reply was {_UNFINISHED[payload.stop_reason]}]")
         elif payload.role == "tool_result":
@@ -311,13 +327,17 @@ def serialize_transcript(entries: Sequence[Entry], max_chars: int | None = None)
             size -= len(parts.pop(0)) + 2
             dropped += 1
         if dropped:
-            parts.insert(0, f"[... {dropped} earlier message(s) left out to fit the summarizing model ...]")
+            parts.insert(
+                0, f"[... {dropped} earlier message(s) left out to fit the summarizing model ...]"
+            )
         if parts and len(parts[-1]) > max_chars:
             parts[-1] = parts[-1][-max_chars:]
     return "\n\n".join(parts)
 
 
-def summary_prompt(transcript: str, *, previous_summary: str | None = None, focus: str | None = None) -> str:
+def summary_prompt(
+    transcript: str, *, previous_summary: str | None = None, focus: str | None = None
+) -> str:
     """The user message asking for a (new or updated) summary of ``transcript``."""
     text = f"<conversation>\n{transcript}\n</conversation>\n\n"
     if previous_summary:

@@ -80,7 +80,11 @@ Be concise. Preserve exact file paths, function names, identifiers and error mes
 
 FOCUS = "Additional focus for this summary, from the user: {focus}"
 
-SPLIT_TURN_JOINER = "\n\n---\n\n**Context of the current turn (its beginning was summarized too):**\n\n"
+SPLIT_TURN_JOINER = (
+    "\n\n---\n\n**Context of the current turn (its beginning was summarized too):**\n\n"
+)
 """Joins the history summary and the turn-prefix summary of a split turn."""
 
-NO_PRIOR_HISTORY = "(No earlier conversation: everything before the current turn is summarized below.)"
+NO_PRIOR_HISTORY = (
+    "(No earlier conversation: everything before the current turn is summarized below.)"
+)

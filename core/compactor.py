@@ -9,7 +9,8 @@ over ``window - reserve_tokens``. The decisions are the pure functions of
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, Literal
+from collections.abc import Callable
+from typing import Literal
 
 from core import compaction as plan
 from core import compaction_prompts as prompts
@@ -74,14 +75,20 @@ async def compact(
         keep = min(keep, context_tokens(path, model, exact=False) // 2)
     preparation = plan.prepare_compaction(path, keep, manual=trigger != "auto")
     if preparation is None:
-        raise NothingToCompact("nothing to compact: the conversation has no earlier part to summarize")
+        raise NothingToCompact(
+            "nothing to compact: the conversation has no earlier part to summarize"
+        )
     counting = asyncio.ensure_future(asyncio.to_thread(context_tokens, path, model))
     try:
-        summary, details = await _summarize(settings, preparation, limits, model, focus, api_base, on_wait)
+        summary, details = await _summarize(
+            settings, preparation, limits, model, focus, api_base, on_wait
+        )
         tokens_before = await counting
     finally:
         counting.cancel()
-    return await _append(session, preparation, summary, tokens_before, {**details, "trigger": trigger})
+    return await _append(
+        session, preparation, summary, tokens_before, {**details, "trigger": trigger}
+    )
 
 
 async def maybe_compact(
@@ -116,7 +123,9 @@ async def maybe_compact(
         return None
     if on_compact is not None:
         on_compact("auto")
-    summary, details = await _summarize(settings, preparation, limits, model, None, api_base, on_wait)
+    summary, details = await _summarize(
+        settings, preparation, limits, model, None, api_base, on_wait
+    )
     return await _append(session, preparation, summary, tokens, {**details, "trigger": "auto"})
 
 
@@ -140,7 +149,9 @@ def _summary_target(model: str, settings: Settings, api_base: str | None):
 
     summary_model = settings.compaction.compaction_model or model
     same_provider = summary_model.split("/", 1)[0] == model.split("/", 1)[0]
-    return summary_model, resolve_target(summary_model, settings, api_base if same_provider else None)
+    return summary_model, resolve_target(
+        summary_model, settings, api_base if same_provider else None
+    )
 
 
 async def _summarize(
@@ -179,7 +190,9 @@ async def _summarize(
     history = None
     if preparation.history:
         transcript = plan.serialize_transcript(preparation.history, max_chars)
-        prompt = plan.summary_prompt(transcript, previous_summary=preparation.previous_summary, focus=focus)
+        prompt = plan.summary_prompt(
+            transcript, previous_summary=preparation.previous_summary, focus=focus
+        )
         jobs.append(_complete(request(prompt, history_tokens), summary_model, settings, on_wait))
     else:
         history = preparation.previous_summary
@@ -202,7 +215,11 @@ async def _summarize(
     if preparation.history:
         history = texts.pop(0)
     prefix = texts.pop(0) if preparation.turn_prefix else None
-    details: dict = {"model": summary_model, "focus": focus, "split_turn": preparation.cut.split_turn}
+    details: dict = {
+        "model": summary_model,
+        "focus": focus,
+        "split_turn": preparation.cut.split_turn,
+    }
     if usage is not None:
         details["usage"] = usage.to_dict()
     return plan.merge_summaries(history, prefix), details

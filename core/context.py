@@ -11,8 +11,8 @@ estimate still exceeds the budget.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from core.content import (
     Block,
@@ -72,7 +72,9 @@ def estimate_tokens(message: Message) -> int:
     return chars // 4 + 1_000 * images + 4
 
 
-def current_model(path: Sequence[Entry], default_model: str, default_thinking: str = "off") -> tuple[str, str]:
+def current_model(
+    path: Sequence[Entry], default_model: str, default_thinking: str = "off"
+) -> tuple[str, str]:
     for entry in reversed(path):
         if isinstance(entry.payload, ModelChange):
             return entry.payload.model, entry.payload.thinking
@@ -106,9 +108,7 @@ def build_context(
     if token_budget is not None:
         messages, dropped = _fit_budget(messages, token_budget)
         if dropped:
-            notes.append(
-                f"{dropped} oldest message(s) were left out to fit the context window"
-            )
+            notes.append(f"{dropped} oldest message(s) were left out to fit the context window")
             image_shas = _pixel_images(messages)
     return Context(
         messages=tuple(messages),
@@ -155,7 +155,9 @@ def _visible_messages(path: Sequence[Entry]) -> list[Message]:
             if payload.role in ("user", "assistant", "tool_result"):
                 out.append(payload)
         elif isinstance(payload, BranchSummary):
-            out.append(Message(role="user", content=(TextContent(BRANCH_PREFIX + payload.summary),)))
+            out.append(
+                Message(role="user", content=(TextContent(BRANCH_PREFIX + payload.summary),))
+            )
         elif isinstance(payload, Compaction):
             # An older compaction inside the kept tail: its summary was folded
             # into the newer one, so it adds nothing.
@@ -220,7 +222,10 @@ def _assistant_for(message: Message, model: str) -> Message | None:
             if not unfinished:
                 blocks.append(
                     ToolCallContent(
-                        normalize_tool_id(block.id), block.name, block.arguments, block.raw_arguments
+                        normalize_tool_id(block.id),
+                        block.name,
+                        block.arguments,
+                        block.raw_arguments,
                     )
                 )
         elif isinstance(block, TextContent):
@@ -238,7 +243,9 @@ def _image_note(image: ImageContent) -> TextContent:
     return TextContent(f"[image omitted: {image.describe()}]")
 
 
-def _apply_image_budget(messages: list[Message], budget: int) -> tuple[list[Message], tuple[str, ...]]:
+def _apply_image_budget(
+    messages: list[Message], budget: int
+) -> tuple[list[Message], tuple[str, ...]]:
     """Step 5: the most recent ``budget`` distinct images go as pixels, each once."""
     keep: set[tuple[int, int, int]] = set()  # (message, block, inner) positions sent as pixels
     chosen: list[str] = []
@@ -250,7 +257,8 @@ def _apply_image_budget(messages: list[Message], budget: int) -> tuple[list[Mess
                 positions = [(block, -1)]
             elif isinstance(block, ToolResultContent):
                 positions = [
-                    (inner, i) for i, inner in reversed(list(enumerate(block.content)))
+                    (inner, i)
+                    for i, inner in reversed(list(enumerate(block.content)))
                     if isinstance(inner, ImageContent)
                 ]
             else:
@@ -271,7 +279,9 @@ def _apply_image_budget(messages: list[Message], budget: int) -> tuple[list[Mess
                 blocks.append(block if (m_index, b_index, -1) in keep else _image_note(block))
             elif isinstance(block, ToolResultContent):
                 inner = tuple(
-                    c if not isinstance(c, ImageContent) or (m_index, b_index, i) in keep else _image_note(c)
+                    c
+                    if not isinstance(c, ImageContent) or (m_index, b_index, i) in keep
+                    else _image_note(c)
                     for i, c in enumerate(block.content)
                 )
                 blocks.append(ToolResultContent(block.tool_call_id, inner, block.is_error))

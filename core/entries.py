@@ -134,11 +134,19 @@ class Entry:
         if kind not in _PAYLOAD_TYPES:
             raise ValueError(f"unknown entry type: {kind!r}")
         payload = _PAYLOAD_TYPES[kind].from_dict(data["payload"])
-        return cls.from_row(data["id"], data.get("parent_id"), data["session_id"], kind, data["created_at"], payload)
+        return cls.from_row(
+            data["id"], data.get("parent_id"), data["session_id"], kind, data["created_at"], payload
+        )
 
     @classmethod
     def from_row(
-        cls, id: str, parent_id: str | None, session_id: str, type: str, created_at: str, payload: Payload
+        cls,
+        id: str,
+        parent_id: str | None,
+        session_id: str,
+        type: str,
+        created_at: str,
+        payload: Payload,
     ) -> Entry:
         """An entry from trusted stored values (``type`` already checked), without ``__init__``."""
         return fast_construct(

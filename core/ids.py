@@ -6,7 +6,7 @@ import os
 import threading
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 _lock = threading.Lock()
 _last_ms = 0
@@ -35,4 +35,4 @@ def uuid7() -> str:
 
 def now_iso() -> str:
     """UTC timestamp with microseconds; sorts lexicographically."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

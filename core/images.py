@@ -34,7 +34,9 @@ def looks_like_image(head: bytes) -> bool:
 
 
 def too_large(name: str, size: int) -> ImageError:
-    return ImageError(f"{name}: image too large ({size / 1048576:.1f} MB; the limit is {MAX_BYTES // 1048576} MB)")
+    return ImageError(
+        f"{name}: image too large ({size / 1048576:.1f} MB; the limit is {MAX_BYTES // 1048576} MB)"
+    )
 
 
 def image_blob(data: bytes, name: str = "image") -> Blob:
@@ -51,7 +53,9 @@ def image_blob(data: bytes, name: str = "image") -> Blob:
             if media_type is None:
                 raise not_image
             if width * height > MAX_PIXELS:
-                raise ImageError(f"{name}: too many pixels ({width}×{height}; the limit is 50 megapixels)")
+                raise ImageError(
+                    f"{name}: too many pixels ({width}×{height}; the limit is 50 megapixels)"
+                )
             image.verify()
     except ImageError:
         raise
@@ -63,4 +67,6 @@ def image_blob(data: bytes, name: str = "image") -> Blob:
 
 
 def image_content(blob: Blob) -> ImageContent:
-    return ImageContent(media_type=blob.media_type, sha256=blob.sha256, width=blob.width, height=blob.height)
+    return ImageContent(
+        media_type=blob.media_type, sha256=blob.sha256, width=blob.width, height=blob.height
+    )

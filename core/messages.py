@@ -15,6 +15,7 @@ from core.content import (
     block_from_dict,
 )
 
+
 def fast_construct(cls, values: dict[str, Any]):
     """Build a frozen dataclass from already-valid field values without ``__init__``.
 
@@ -52,7 +53,12 @@ class Usage:
 
     @property
     def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_read_tokens
+            + self.cache_write_tokens
+        )
 
     @property
     def context_tokens(self) -> int:

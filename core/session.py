@@ -7,8 +7,8 @@ user branches, switches siblings and jumps through the tree.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Callable, Sequence
 
 from core.content import TextContent
 from core.context import Context, build_context, current_model, system_prompt
@@ -237,7 +237,9 @@ class Session:
     async def labels(self) -> dict[str, str]:
         return await self.store.labels(self.id)
 
-    async def fork(self, entry_id: str, first_k: int | None = None, last_n: int | None = None) -> Session:
+    async def fork(
+        self, entry_id: str, first_k: int | None = None, last_n: int | None = None
+    ) -> Session:
         """A new session holding the path up to ``entry_id`` (optionally only its
         first ``first_k`` and last ``last_n`` messages), remembering its parent."""
         await self.entry(entry_id)
@@ -262,7 +264,9 @@ def _trim(path: list[Entry], first_k: int, last_n: int) -> list[Entry]:
     message_positions = [i for i, e in enumerate(path) if e.message is not None]
     if first_k + last_n >= len(message_positions):
         return path
-    keep = set(message_positions[:first_k]) | set(message_positions[len(message_positions) - last_n:] if last_n else [])
+    keep = set(message_positions[:first_k]) | set(
+        message_positions[len(message_positions) - last_n :] if last_n else []
+    )
     # Extend the kept tail backwards so it starts at a user message.
     if last_n:
         start = message_positions[len(message_positions) - last_n]
@@ -272,7 +276,15 @@ def _trim(path: list[Entry], first_k: int, last_n: int) -> list[Entry]:
     # Extend the head forwards so it ends after any tool results of its last call.
     if first_k:
         end = message_positions[first_k - 1]
-        while end + 1 < len(path) and path[end + 1].message is not None and path[end + 1].message.role == "tool_result":
+        while (
+            end + 1 < len(path)
+            and path[end + 1].message is not None
+            and path[end + 1].message.role == "tool_result"
+        ):
             end += 1
             keep.add(end)
-    return [e for i, e in enumerate(path) if i in keep or e.message is None or e.message.role == "system"]
+    return [
+        e
+        for i, e in enumerate(path)
+        if i in keep or e.message is None or e.message.role == "system"
+    ]

@@ -15,10 +15,17 @@ worker thread, or passes ``exact=False`` for the cheap estimate.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.context import build_context, estimate_tokens, latest_compaction
 from core.entries import BranchSummary, Entry
 from core.messages import Message

@@ -19,8 +19,9 @@ level of indent; an only child stays at its parent's indent::
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Literal, Mapping, Sequence
+from typing import Literal
 
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.sanitize import strip_control
@@ -77,7 +78,9 @@ def preview_text(entry: Entry, limit: int = PREVIEW_CHARS) -> str:
     if isinstance(payload, (Compaction, BranchSummary)):
         text = payload.summary
     elif isinstance(payload, ModelChange):
-        text = payload.model + (f" (thinking {payload.thinking})" if payload.thinking != "off" else "")
+        text = payload.model + (
+            f" (thinking {payload.thinking})" if payload.thinking != "off" else ""
+        )
     else:
         text = payload.text
         if not text.strip():
@@ -156,7 +159,10 @@ class SessionTree:
 
     @classmethod
     def from_entries(
-        cls, entries: Iterable[Entry], labels: Mapping[str, str] | None = None, leaf_id: str | None = None
+        cls,
+        entries: Iterable[Entry],
+        labels: Mapping[str, str] | None = None,
+        leaf_id: str | None = None,
     ) -> SessionTree:
         """Index ``entries`` (any order). An entry whose parent is missing counts as a root.
         ``labels`` for unknown entries are ignored; so is an unknown ``leaf_id``."""
@@ -168,7 +174,11 @@ class SessionTree:
             by_id[entry.id] = entry
         children: dict[str | None, list[str]] = {None: []}
         for entry in ordered:
-            parent = entry.parent_id if entry.parent_id in by_id and entry.parent_id != entry.id else None
+            parent = (
+                entry.parent_id
+                if entry.parent_id in by_id and entry.parent_id != entry.id
+                else None
+            )
             children.setdefault(parent, []).append(entry.id)
         position: dict[str, int] = {}
         for ids in children.values():
@@ -185,7 +195,11 @@ class SessionTree:
                 stack.append((child, level + 1))
         if len(depth) != len(by_id):
             by_id = {k: v for k, v in by_id.items() if k in depth}
-            children = {k: [c for c in v if c in depth] for k, v in children.items() if k is None or k in depth}
+            children = {
+                k: [c for c in v if c in depth]
+                for k, v in children.items()
+                if k is None or k in depth
+            }
         return cls(
             by_id,
             children,
@@ -401,7 +415,12 @@ class SessionTree:
         fold = fold_linear and not filtering and fold_min > 0
         open_folds = set(expanded)
         open_run: set[str] = set()
-        entries, children, labels, current = self._entries, self._children, self.labels, self.current_path
+        entries, children, labels, current = (
+            self._entries,
+            self._children,
+            self.labels,
+            self.current_path,
+        )
         leaf = self.leaf_id
         rows: list[TreeRow] = []
         roots = children[None]
@@ -410,17 +429,22 @@ class SessionTree:
         self._push_children(stack, roots, "", 0)
         while stack:
             entry_id, prefix, guide, indent = stack.pop()
-            if fold and entry_id in open_folds and entry_id not in open_run and self._foldable(entry_id):
+            if (
+                fold
+                and entry_id in open_folds
+                and entry_id not in open_run
+                and self._foldable(entry_id)
+            ):
                 # an expanded fold: its whole run stays open
                 nxt = entry_id
                 while self._foldable(nxt):
                     open_run.add(nxt)
                     nxt = children[nxt][0]
             if fold and entry_id not in open_run and self._foldable(entry_id):
-                run_end, count = entry_id, 1
+                _run_end, count = entry_id, 1
                 nxt = children[entry_id][0]
                 while self._foldable(nxt):
-                    run_end, count = nxt, count + 1
+                    _run_end, count = nxt, count + 1
                     nxt = children[nxt][0]
                 if count >= fold_min:
                     rows.append(
@@ -491,4 +515,11 @@ class SessionTree:
             child_guide = guide + (_GUIDE_LAST if is_last else _GUIDE_MID)
             if len(child_guide) > _MAX_GUIDE:
                 child_guide = child_guide[-_MAX_GUIDE:]
-            stack.append((kids[index], guide + (_BRANCH_LAST if is_last else _BRANCH_MID), child_guide, indent + 1))
+            stack.append(
+                (
+                    kids[index],
+                    guide + (_BRANCH_LAST if is_last else _BRANCH_MID),
+                    child_guide,
+                    indent + 1,
+                )
+            )

@@ -12,9 +12,10 @@ import asyncio
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 import aiosqlite
 

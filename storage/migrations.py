@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from typing import Callable
+from collections.abc import Callable
 
 from core.ids import now_iso
 from storage.errors import StorageError
@@ -95,7 +95,9 @@ def m002_title_search(conn: sqlite3.Connection) -> None:
             tokenize = 'unicode61 remove_diacritics 2'
         )"""
     )
-    conn.execute("INSERT INTO sessions_fts (title, session_id) SELECT title, id FROM sessions WHERE title IS NOT NULL")
+    conn.execute(
+        "INSERT INTO sessions_fts (title, session_id) SELECT title, id FROM sessions WHERE title IS NOT NULL"
+    )
 
 
 def m003_entry_blobs(conn: sqlite3.Connection) -> None:
@@ -112,7 +114,11 @@ def m003_entry_blobs(conn: sqlite3.Connection) -> None:
     rows = conn.execute("SELECT id, payload FROM entries WHERE payload LIKE '%\"sha256\"%'")
     conn.executemany(
         "INSERT OR IGNORE INTO entry_blobs (entry_id, sha256) VALUES (?, ?)",
-        [(entry_id, sha) for entry_id, payload in rows.fetchall() for sha in blob_shas(json.loads(payload))],
+        [
+            (entry_id, sha)
+            for entry_id, payload in rows.fetchall()
+            for sha in blob_shas(json.loads(payload))
+        ],
     )
 
 
@@ -171,7 +177,9 @@ def migrate(conn: sqlite3.Connection, path: str | os.PathLike[str]) -> None:
     pending = [(name, fn) for name, fn in MIGRATIONS if name not in applied]
     if not pending:
         return
-    conn.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
     for name, fn in pending:
         fn(conn)
         conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, now_iso()))

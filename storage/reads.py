@@ -38,7 +38,9 @@ SELECT {ENTRY_COLUMNS}, depth FROM up
 
 
 def get_session(conn: sqlite3.Connection, session_id: str) -> SessionInfo | None:
-    row = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    row = conn.execute(
+        f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
     return session_from_row(row) if row else None
 
 
@@ -158,8 +160,15 @@ def search(conn: sqlite3.Connection, query: str, limit: int) -> list[SearchHit]:
 # Each payload is parsed once (into its usage object, as JSON text) and each
 # usage object once per field; only entries that can carry usage are read.
 _USAGE_FIELDS = (
-    "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
-    "cost.input", "cost.output", "cost.cache_read", "cost.cache_write",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "cost.input",
+    "cost.output",
+    "cost.cache_read",
+    "cost.cache_write",
 )
 _SESSION_USAGE = (
     "SELECT "
@@ -218,14 +227,18 @@ def search_sessions(
     matches = []
     for session_id in chosen:
         snippet, entry_id = best.get(session_id, ("", None))
-        matches.append(SessionMatch(summaries[session_id], titles.get(session_id), snippet, entry_id))
+        matches.append(
+            SessionMatch(summaries[session_id], titles.get(session_id), snippet, entry_id)
+        )
     return matches
 
 
 _CHUNK = 500  # ids per IN (...), well under SQLite's variable limit
 
 
-def _summaries(conn: sqlite3.Connection, ids: list[str], include_archived: bool) -> dict[str, SessionSummary]:
+def _summaries(
+    conn: sqlite3.Connection, ids: list[str], include_archived: bool
+) -> dict[str, SessionSummary]:
     found: dict[str, SessionSummary] = {}
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]

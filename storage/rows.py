@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gc
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from core.entries import Entry, payload_from_json
 from core.store import SessionInfo
@@ -29,7 +30,9 @@ def entry_row(entry: Entry) -> tuple[Any, ...]:
 
 def entry_from_row(row: tuple[Any, ...]) -> Entry:
     kind = row[3]
-    return Entry.from_row(row[0], row[1], row[2], kind, row[4], payload_from_json(kind, _decode_json(row[5])[0]))
+    return Entry.from_row(
+        row[0], row[1], row[2], kind, row[4], payload_from_json(kind, _decode_json(row[5])[0])
+    )
 
 
 def entries_from_rows(rows: Iterable[tuple[Any, ...]]) -> list[Entry]:

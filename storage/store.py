@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -71,7 +72,9 @@ class SqliteStore:
         labels: Mapping[str, str] | None = None,
         blobs: Sequence[Blob] = (),
     ) -> None:
-        await self._write(writes.import_session, info, tuple(entries), dict(labels or {}), tuple(blobs))
+        await self._write(
+            writes.import_session, info, tuple(entries), dict(labels or {}), tuple(blobs)
+        )
 
     async def get_session(self, session_id: str) -> SessionInfo | None:
         return await self._run(reads.get_session, session_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from core.entries import Entry
 from core.ids import now_iso
@@ -53,7 +53,8 @@ def import_session(
     for start in range(0, len(ids), _ID_CHUNK):
         chunk = ids[start : start + _ID_CHUNK]
         found = conn.execute(
-            f"SELECT id, session_id FROM entries WHERE id IN ({','.join('?' * len(chunk))}) LIMIT 1", chunk
+            f"SELECT id, session_id FROM entries WHERE id IN ({','.join('?' * len(chunk))}) LIMIT 1",
+            chunk,
         ).fetchone()
         if found:
             raise ConflictError(f"entry {found[0]} already exists (in session {found[1]})")
@@ -135,7 +136,9 @@ def delete_session(conn: sqlite3.Connection, session_id: str) -> None:
 def set_label(conn: sqlite3.Connection, session_id: str, entry_id: str, label: str | None) -> None:
     """Set or (with ``None``) remove the label of one of the session's entries."""
     if label is None:
-        conn.execute("DELETE FROM labels WHERE entry_id = ? AND session_id = ?", (entry_id, session_id))
+        conn.execute(
+            "DELETE FROM labels WHERE entry_id = ? AND session_id = ?", (entry_id, session_id)
+        )
         return
     cursor = conn.execute(
         "INSERT INTO labels (entry_id, session_id, label, created_at)"
@@ -166,7 +169,9 @@ def _insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence
     model = first_message = None
     for entry in entries:
         if entry.session_id != session_id:
-            raise ValueError(f"entry {entry.id} belongs to session {entry.session_id}, not {session_id}")
+            raise ValueError(
+                f"entry {entry.id} belongs to session {entry.session_id}, not {session_id}"
+            )
         if entry.parent_id is None:
             new_leaves += 1
         else:
@@ -176,7 +181,9 @@ def _insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence
                 (entry.parent_id,),
             ).fetchone()
             if parent is None or parent[0] != session_id:
-                raise ValueError(f"parent {entry.parent_id} of {entry.id} is not in session {session_id}")
+                raise ValueError(
+                    f"parent {entry.parent_id} of {entry.id} is not in session {session_id}"
+                )
             new_leaves += parent[1]  # a first child takes its parent's place as a leaf
         rowid = conn.execute(
             f"INSERT INTO entries ({ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", entry_row(entry)
@@ -192,7 +199,8 @@ def _insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence
             continue
         for image in message.images:
             conn.execute(
-                "INSERT OR IGNORE INTO entry_blobs (entry_id, sha256) VALUES (?, ?)", (entry.id, image.sha256)
+                "INSERT OR IGNORE INTO entry_blobs (entry_id, sha256) VALUES (?, ?)",
+                (entry.id, image.sha256),
             )
         if message.role not in ("user", "assistant"):
             continue

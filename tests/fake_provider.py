@@ -41,8 +41,9 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Union
+from typing import Any, Union
 
 from aiohttp import web
 
@@ -178,7 +179,12 @@ class RecordedRequest:
     """Parsed JSON, or the raw text when it was not JSON."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "path": self.path, "headers": self.headers, "body": self.body}
+        return {
+            "method": self.method,
+            "path": self.path,
+            "headers": self.headers,
+            "body": self.body,
+        }
 
 
 # --- wire formats ------------------------------------------------------------
@@ -201,7 +207,12 @@ _MESSAGES = {
     500: "Internal server error",
     529: "Overloaded",
 }
-_OPENAI_FINISH = {"end_turn": "stop", "max_tokens": "length", "tool_use": "tool_calls", "refusal": "content_filter"}
+_OPENAI_FINISH = {
+    "end_turn": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -235,7 +246,9 @@ def _tool_id(index: int, call: ToolCall, prefix: str) -> str:
 class _Anthropic:
     @staticmethod
     def error_body(status: int, message: str) -> dict[str, Any]:
-        kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+        kind = _ANTHROPIC_ERROR_TYPES.get(
+            status, "api_error" if status >= 500 else "invalid_request_error"
+        )
         return {"type": "error", "error": {"type": kind, "message": message}}
 
     @staticmethod
@@ -289,17 +302,30 @@ class _Anthropic:
         if reply.redacted_thinking is not None:
             yield {"type": "redacted_thinking", "data": reply.redacted_thinking}, []
         if reply.thinking or reply.signature:
-            deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(reply.thinking, reply.chunk_size)]
+            deltas = [
+                {"type": "thinking_delta", "thinking": p}
+                for p in _pieces(reply.thinking, reply.chunk_size)
+            ]
             if reply.signature:
                 deltas.append({"type": "signature_delta", "signature": reply.signature})
             yield {"type": "thinking", "thinking": "", "signature": ""}, deltas
         if reply.text:
-            deltas = [{"type": "text_delta", "text": p} for p in _pieces(reply.text, reply.chunk_size)]
+            deltas = [
+                {"type": "text_delta", "text": p} for p in _pieces(reply.text, reply.chunk_size)
+            ]
             yield {"type": "text", "text": ""}, deltas
         for i, call in enumerate(reply.tool_calls):
-            block = {"type": "tool_use", "id": _tool_id(i, call, "toolu"), "name": call.name, "input": {}}
+            block = {
+                "type": "tool_use",
+                "id": _tool_id(i, call, "toolu"),
+                "name": call.name,
+                "input": {},
+            }
             deltas = [{"type": "input_json_delta", "partial_json": ""}]
-            deltas += [{"type": "input_json_delta", "partial_json": p} for p in _pieces(call.raw, reply.chunk_size)]
+            deltas += [
+                {"type": "input_json_delta", "partial_json": p}
+                for p in _pieces(call.raw, reply.chunk_size)
+            ]
             yield block, deltas
 
     @staticmethod
@@ -308,7 +334,9 @@ class _Anthropic:
         if reply.redacted_thinking is not None:
             content.append({"type": "redacted_thinking", "data": reply.redacted_thinking})
         if reply.thinking or reply.signature:
-            content.append({"type": "thinking", "thinking": reply.thinking, "signature": reply.signature or ""})
+            content.append(
+                {"type": "thinking", "thinking": reply.thinking, "signature": reply.signature or ""}
+            )
         if reply.text:
             content.append({"type": "text", "text": reply.text})
         for i, call in enumerate(reply.tool_calls):
@@ -316,7 +344,14 @@ class _Anthropic:
                 args = json.loads(call.raw)
             except ValueError:
                 args = {}
-            content.append({"type": "tool_use", "id": _tool_id(i, call, "toolu"), "name": call.name, "input": args})
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": _tool_id(i, call, "toolu"),
+                    "name": call.name,
+                    "input": args,
+                }
+            )
         usage = _usage(reply, body)
         return {
             "id": "msg_fake",
@@ -342,7 +377,11 @@ class _Anthropic:
             content = message.get("content")
             if isinstance(content, str):
                 return content
-            texts = [b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
+            texts = [
+                b.get("text", "")
+                for b in content or []
+                if isinstance(b, dict) and b.get("type") == "text"
+            ]
             if texts:
                 return texts[-1]
         return ""
@@ -351,7 +390,9 @@ class _Anthropic:
 class _OpenAI:
     @staticmethod
     def error_body(status: int, message: str) -> dict[str, Any]:
-        kind = {401: "invalid_request_error", 429: "rate_limit_exceeded"}.get(status, "server_error")
+        kind = {401: "invalid_request_error", 429: "rate_limit_exceeded"}.get(
+            status, "server_error"
+        )
         if 400 <= status < 500 and status not in (401, 429):
             kind = "invalid_request_error"
         return {"error": {"message": message, "type": kind, "param": None, "code": None}}
@@ -376,13 +417,17 @@ class _OpenAI:
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         created = int(time.time())
 
-        def chunk(delta: dict[str, Any] | None, finish: str | None = None, usage: Any = None) -> bytes:
+        def chunk(
+            delta: dict[str, Any] | None, finish: str | None = None, usage: Any = None
+        ) -> bytes:
             data: dict[str, Any] = {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion.chunk",
                 "created": created,
                 "model": body.get("model", "fake"),
-                "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}],
+                "choices": []
+                if delta is None
+                else [{"index": 0, "delta": delta, "finish_reason": finish}],
             }
             if include_usage:
                 data["usage"] = usage
@@ -395,7 +440,9 @@ class _OpenAI:
             yield chunk({"content": piece})
         for i, call in enumerate(reply.tool_calls):
             head = {"index": i, "id": _tool_id(i, call, "call"), "type": "function"}
-            yield chunk({"tool_calls": [{**head, "function": {"name": call.name, "arguments": ""}}]})
+            yield chunk(
+                {"tool_calls": [{**head, "function": {"name": call.name, "arguments": ""}}]}
+            )
             for piece in _pieces(call.raw, reply.chunk_size):
                 yield chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
         yield chunk({}, _OPENAI_FINISH.get(_stop_reason(reply), "stop"))
@@ -423,7 +470,11 @@ class _OpenAI:
             "created": int(time.time()),
             "model": body.get("model", "fake"),
             "choices": [
-                {"index": 0, "message": message, "finish_reason": _OPENAI_FINISH.get(_stop_reason(reply), "stop")}
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": _OPENAI_FINISH.get(_stop_reason(reply), "stop"),
+                }
             ],
             "usage": _OpenAI._usage_dict(reply, body),
         }
@@ -436,7 +487,11 @@ class _OpenAI:
             content = message.get("content")
             if isinstance(content, str):
                 return content
-            texts = [p.get("text", "") for p in content or [] if isinstance(p, dict) and p.get("type") == "text"]
+            texts = [
+                p.get("text", "")
+                for p in content or []
+                if isinstance(p, dict) and p.get("type") == "text"
+            ]
             if texts:
                 return texts[-1]
         return ""
@@ -570,7 +625,12 @@ class FakeProvider:
         except ValueError:
             body = raw
         self.requests.append(
-            RecordedRequest(request.method, request.path, {k.lower(): v for k, v in request.headers.items()}, body)
+            RecordedRequest(
+                request.method,
+                request.path,
+                {k.lower(): v for k, v in request.headers.items()},
+                body,
+            )
         )
         wire = _Anthropic if request.path == "/v1/messages" else _OpenAI
         if not isinstance(body, dict):
@@ -626,9 +686,16 @@ class FakeProvider:
             request.transport.close()
 
     async def _stream(
-        self, request: web.Request, wire: Any, reply: Reply, body: dict[str, Any], item: ScriptItem | None
+        self,
+        request: web.Request,
+        wire: Any,
+        reply: Reply,
+        body: dict[str, Any],
+        item: ScriptItem | None,
     ) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
         delay = self.chunk_delay if reply.delay is None else reply.delay
         try:
             await response.prepare(request)
@@ -679,7 +746,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--script", help="JSON file: a list of script items to queue")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0: a random free port")
-    parser.add_argument("--chunk-delay", type=float, default=0.0, help="seconds between stream chunks")
+    parser.add_argument(
+        "--chunk-delay", type=float, default=0.0, help="seconds between stream chunks"
+    )
     asyncio.run(_main(parser.parse_args(argv)))
 
 

@@ -6,15 +6,23 @@ import hashlib
 
 from hypothesis import strategies as st
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
-from core.entries import BranchSummary, Compaction, Entry, ModelChange, THINKING_LEVELS
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from core.entries import THINKING_LEVELS, BranchSummary, Compaction, Entry, ModelChange
 from core.messages import STOP_REASONS, Message, Usage
 
 text = st.text(max_size=40)
 ids = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_-:.", min_size=1, max_size=12)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=10),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -71,11 +79,19 @@ messages = st.builds(
 )
 payloads = (
     messages
-    | st.builds(Compaction, summary=text, first_kept_id=st.none() | ids, tokens_before=st.integers(0, 10**6),
-                details=st.dictionaries(st.text(max_size=5), json_values, max_size=2))
+    | st.builds(
+        Compaction,
+        summary=text,
+        first_kept_id=st.none() | ids,
+        tokens_before=st.integers(0, 10**6),
+        details=st.dictionaries(st.text(max_size=5), json_values, max_size=2),
+    )
     | st.builds(BranchSummary, from_id=st.none() | ids, summary=text)
-    | st.builds(ModelChange, model=st.sampled_from(["anthropic/claude-x", "openai/gpt-x"]),
-                thinking=st.sampled_from(THINKING_LEVELS))
+    | st.builds(
+        ModelChange,
+        model=st.sampled_from(["anthropic/claude-x", "openai/gpt-x"]),
+        thinking=st.sampled_from(THINKING_LEVELS),
+    )
 )
 entries = st.builds(
     Entry,
@@ -89,6 +105,7 @@ entries = st.builds(
 
 
 # --- conversation paths ----------------------------------------------------
+
 
 @st.composite
 def conversation_paths(draw, max_turns: int = 8) -> list[Entry]:
@@ -115,9 +132,16 @@ def conversation_paths(draw, max_turns: int = 8) -> list[Entry]:
         )
 
     for turn in range(draw(st.integers(1, max_turns))):
-        kind = draw(st.sampled_from(["plain", "plain", "tools", "model", "branch", "compact", "custom"]))
+        kind = draw(
+            st.sampled_from(["plain", "plain", "tools", "model", "branch", "compact", "custom"])
+        )
         if kind == "model":
-            add(ModelChange(model=draw(st.sampled_from(models)), thinking=draw(st.sampled_from(THINKING_LEVELS))))
+            add(
+                ModelChange(
+                    model=draw(st.sampled_from(models)),
+                    thinking=draw(st.sampled_from(THINKING_LEVELS)),
+                )
+            )
         elif kind == "branch":
             add(BranchSummary(from_id=None, summary=draw(text)))
         elif kind == "custom":
@@ -125,10 +149,16 @@ def conversation_paths(draw, max_turns: int = 8) -> list[Entry]:
         elif kind == "compact" and path:
             kept = draw(st.sampled_from([e.id for e in path] + [None]))
             add(Compaction(summary=draw(text), first_kept_id=kept, tokens_before=100))
-        add(Message(role="user", content=tuple(draw(st.lists(texts | images, min_size=1, max_size=2)))))
+        add(
+            Message(
+                role="user", content=tuple(draw(st.lists(texts | images, min_size=1, max_size=2)))
+            )
+        )
         n_calls = draw(st.integers(0, 3)) if kind == "tools" else 0
         calls = tuple(
-            ToolCallContent(id=f"call {turn}.{i}", name="read_file", arguments={}, raw_arguments="{}")
+            ToolCallContent(
+                id=f"call {turn}.{i}", name="read_file", arguments={}, raw_arguments="{}"
+            )
             for i in range(n_calls)
         )
         stop = draw(st.sampled_from(["stop", "tool_use", "aborted", "error", "interrupted"]))
@@ -145,12 +175,14 @@ def conversation_paths(draw, max_turns: int = 8) -> list[Entry]:
         # Results may come in one message or several, in any order.
         while answered:
             chunk = answered[: draw(st.integers(1, len(answered)))]
-            answered = answered[len(chunk):]
+            answered = answered[len(chunk) :]
             add(
                 Message(
                     role="tool_result",
                     content=tuple(
-                        ToolResultContent(c.id, tuple(draw(st.lists(texts | images, max_size=2))), False)
+                        ToolResultContent(
+                            c.id, tuple(draw(st.lists(texts | images, max_size=2))), False
+                        )
                         for c in chunk
                     ),
                 )

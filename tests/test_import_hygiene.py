@@ -12,7 +12,9 @@ SDKS = ("litellm", "anthropic", "openai")
 def modules_after(code: str) -> set[str]:
     out = subprocess.run(
         [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sys.modules))"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     return set(out.split())
 
@@ -29,7 +31,9 @@ def test_core_and_storage_never_import_textual() -> None:
 
 
 def test_core_imports_no_provider_sdk_until_a_request() -> None:
-    loaded = modules_after("import core.chat, core.session, core.context, core.settings, core.providers.base")
+    loaded = modules_after(
+        "import core.chat, core.session, core.context, core.settings, core.providers.base"
+    )
     assert not loaded & set(SDKS)
 
 

@@ -10,7 +10,8 @@ caught up from the session's path, so the view ends as a rebuilt one would.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from core.entries import Entry
 from core.providers.base import ProviderError, StreamEvent

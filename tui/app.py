@@ -107,7 +107,13 @@ class TangentsApp(App[None]):
         """Every notification is plain text, whoever sends it: they quote files,
         models, tool output and provider errors, so never markup, and never
         terminal control sequences."""
-        super().notify(strip_control(message), title=strip_control(title), severity=severity, timeout=timeout, markup=False)
+        super().notify(
+            strip_control(message),
+            title=strip_control(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus Quit: the keymap's quit is listed already."""
@@ -142,4 +148,6 @@ def create_app(
         thinking=thinking,
         system=system,
     )
-    return TangentsApp(make_conversation(session), make_conversation=make_conversation, open_picker=open_picker)
+    return TangentsApp(
+        make_conversation(session), make_conversation=make_conversation, open_picker=open_picker
+    )

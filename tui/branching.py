@@ -160,11 +160,15 @@ class BranchActions(_Base):
         if self._editing is None:
             self._draft_before_edit = self.prompt.draft
         self._editing = entry
-        self._clear_expected = not entry.message.text  # an image-only message: the input stays empty
+        self._clear_expected = (
+            not entry.message.text
+        )  # an image-only message: the input stays empty
         self.prompt.set_draft(entry.message.text)
         self.composer.detach()
         self.composer.restore("", attachments)
-        self.composer.set_note(f"✎ editing “{_short(entry)}” · enter sends it as an alternative · esc cancels")
+        self.composer.set_note(
+            f"✎ editing “{_short(entry)}” · enter sends it as an alternative · esc cancels"
+        )
         self.prompt.focus()
 
     @property
@@ -221,13 +225,17 @@ class BranchActions(_Base):
         tree.move_leaf(entry_id)
         await self.chat_view.set_entries(self.session.path)
         self._show_welcome()
-        self.call_after_refresh(self.refresh_footer)  # after the new path's first frame: it sums the path
+        self.call_after_refresh(
+            self.refresh_footer
+        )  # after the new path's first frame: it sums the path
         if focus is not None:
             await self.chat_view.focus_entry(focus)
         return old_leaf
 
     @work(group="branch-move", exit_on_error=False)
-    async def move_to(self, entry_id: str | None, focus: str | None = None, note: str | None = None) -> None:
+    async def move_to(
+        self, entry_id: str | None, focus: str | None = None, note: str | None = None
+    ) -> None:
         """Move the leaf (moves run one after another), then offer a summary of the branch left."""
         if self.replying:
             self.notify(BUSY)
@@ -276,7 +284,11 @@ class BranchActions(_Base):
 
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _summarize(
-        self, old_leaf: str, new_entry: str | None, summarize: bool, then: Callable[[], Worker] | None
+        self,
+        old_leaf: str,
+        new_entry: str | None,
+        summarize: bool,
+        then: Callable[[], Worker] | None,
     ) -> None:
         from core.branch_summary import BranchSummaryError, summarize_branch
 
@@ -325,7 +337,9 @@ class BranchActions(_Base):
                 self.set_model(model)
                 self.retry(entry.id)
 
-        self.app.push_screen(ModelPicker(self.conversation.settings, self.conversation.model), chosen)
+        self.app.push_screen(
+            ModelPicker(self.conversation.settings, self.conversation.model), chosen
+        )
 
     def action_branch_here(self) -> None:
         entry = self.focused_entry()
@@ -358,7 +372,11 @@ class BranchActions(_Base):
         if entry is None or self._session_tree is None:
             return
         current = self._session_tree.labels.get(entry.id)
-        prompt = TextPrompt(f"Label for “{_short(entry)}”", current or "", placeholder="a short name (empty removes the label)")
+        prompt = TextPrompt(
+            f"Label for “{_short(entry)}”",
+            current or "",
+            placeholder="a short name (empty removes the label)",
+        )
         self.app.push_screen(prompt, lambda label: self._label(entry, label))
 
     @work(group="branch-label", exit_on_error=False)
@@ -399,11 +417,15 @@ class BranchActions(_Base):
             self.fork(entry.id)
 
     @work(group="branch-fork", exit_on_error=False)
-    async def fork(self, entry_id: str, first_k: int | None = None, last_n: int | None = None) -> None:
+    async def fork(
+        self, entry_id: str, first_k: int | None = None, last_n: int | None = None
+    ) -> None:
         """Open a new session holding the path up to ``entry_id`` (optionally trimmed)."""
         forked: Session = await self.session.fork(entry_id, first_k, last_n)
         self.notify(f"Forked into a new session ({len(forked.path)} entries).")
-        self.app.call_later(self.app.open_session, forked)  # not from this screen's worker: the screen goes
+        self.app.call_later(
+            self.app.open_session, forked
+        )  # not from this screen's worker: the screen goes
 
     def action_open_tree(self) -> None:
         if self.loaded:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from core import __version__
 from core.entries import THINKING_LEVELS
@@ -21,10 +21,31 @@ IMPORT_FORMATS = ("auto", "tangents", "openai", "pi")  # core.formats.IMPORT_FOR
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     """Options accepted before and after a subcommand."""
     default = argparse.SUPPRESS if suppress else None
-    parser.add_argument("--db", metavar="PATH", default=default, help="database file (default: TANGENTS_HOME or the user data directory)")
-    parser.add_argument("--config", metavar="PATH", default=default, help="config file (TOML; default: the user config directory)")
-    parser.add_argument("--model", "-m", metavar="MODEL", default=default, help="model, in litellm form: anthropic/..., openai/..., ollama/..., demo")
-    parser.add_argument("--api-base", metavar="URL", default=default, help="base URL of an OpenAI-compatible endpoint (model name says the provider, e.g. openai/my-model)")
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        default=default,
+        help="database file (default: TANGENTS_HOME or the user data directory)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        default=default,
+        help="config file (TOML; default: the user config directory)",
+    )
+    parser.add_argument(
+        "--model",
+        "-m",
+        metavar="MODEL",
+        default=default,
+        help="model, in litellm form: anthropic/..., openai/..., ollama/..., demo",
+    )
+    parser.add_argument(
+        "--api-base",
+        metavar="URL",
+        default=default,
+        help="base URL of an OpenAI-compatible endpoint (model name says the provider, e.g. openai/my-model)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,20 +56,51 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tangents {__version__}")
     _global_options(parser, suppress=False)
-    parser.add_argument("-p", "--print", dest="prompt", metavar="PROMPT", nargs="?", const="-", default=None,
-                        help="print mode: send PROMPT (or stdin with '-'), stream the answer to stdout, save it, exit")
-    parser.add_argument("-c", "--continue", dest="continue_", action="store_true", help="continue the most recent session")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="PROMPT",
+        nargs="?",
+        const="-",
+        default=None,
+        help="print mode: send PROMPT (or stdin with '-'), stream the answer to stdout, save it, exit",
+    )
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the most recent session",
+    )
     parser.add_argument("-r", "--resume", action="store_true", help="open the session picker")
     parser.add_argument("--session", metavar="ID", help="continue the session with this id")
-    parser.add_argument("--from", dest="from_entry", metavar="ENTRY_ID", help="continue from this entry of the session, starting a branch")
+    parser.add_argument(
+        "--from",
+        dest="from_entry",
+        metavar="ENTRY_ID",
+        help="continue from this entry of the session, starting a branch",
+    )
     parser.add_argument("--system", metavar="TEXT", help="system prompt")
     parser.add_argument("--thinking", choices=THINKING_LEVELS, help="thinking level")
-    parser.add_argument("--allow-tools", metavar="NAMES", help="print mode: comma-separated side-effect tools allowed to run")
-    parser.add_argument("--extra-root", dest="extra_roots", metavar="DIR", action="append",
-                        help="let the tools use DIR besides the working directory (repeatable; setting: extra_roots)")
+    parser.add_argument(
+        "--allow-tools",
+        metavar="NAMES",
+        help="print mode: comma-separated side-effect tools allowed to run",
+    )
+    parser.add_argument(
+        "--extra-root",
+        dest="extra_roots",
+        metavar="DIR",
+        action="append",
+        help="let the tools use DIR besides the working directory (repeatable; setting: extra_roots)",
+    )
 
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sessions = commands.add_parser("sessions", help="list, search, export, import, rename, archive, delete and compact sessions")
+    sessions = commands.add_parser(
+        "sessions",
+        help="list, search, export, import, rename, archive, delete and compact sessions",
+    )
     _global_options(sessions, suppress=True)
     actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
 
@@ -73,7 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _global_options(export, suppress=True)
     export.add_argument("id", metavar="ID")
-    export.add_argument("--format", "-f", choices=EXPORT_FORMATS, default="json", help="output format (default: json)")
+    export.add_argument(
+        "--format",
+        "-f",
+        choices=EXPORT_FORMATS,
+        default="json",
+        help="output format (default: json)",
+    )
 
     importing = actions.add_parser(
         "import",
@@ -94,8 +152,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _global_options(importing, suppress=True)
     importing.add_argument("file", metavar="FILE")
-    importing.add_argument("--format", "-f", choices=IMPORT_FORMATS, default="auto", help="input format (default: auto)")
-    importing.add_argument("--new-ids", action="store_true", help="give a Tangents export fresh session and entry ids (import a copy)")
+    importing.add_argument(
+        "--format",
+        "-f",
+        choices=IMPORT_FORMATS,
+        default="auto",
+        help="input format (default: auto)",
+    )
+    importing.add_argument(
+        "--new-ids",
+        action="store_true",
+        help="give a Tangents export fresh session and entry ids (import a copy)",
+    )
     importing.add_argument("--json", action="store_true", help="JSON output")
 
     search = actions.add_parser(
@@ -114,8 +182,10 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(rename, suppress=True)
     rename.add_argument("id", metavar="ID")
     rename.add_argument("title", metavar="TITLE")
-    for name, what in (("archive", "hide a session from the list and the picker (it stays searchable with --all)"),
-                       ("unarchive", "show an archived session again")):
+    for name, what in (
+        ("archive", "hide a session from the list and the picker (it stays searchable with --all)"),
+        ("unarchive", "show an archived session again"),
+    ):
         archiving = actions.add_parser(name, help=what)
         _global_options(archiving, suppress=True)
         archiving.add_argument("id", metavar="ID")
@@ -129,10 +199,14 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("id", metavar="ID")
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask")
 
-    compact = actions.add_parser("compact", help="summarize a session's older messages to free its context")
+    compact = actions.add_parser(
+        "compact", help="summarize a session's older messages to free its context"
+    )
     _global_options(compact, suppress=True)
     compact.add_argument("id", metavar="ID")
-    compact.add_argument("--focus", metavar="TEXT", help="what the summary should pay most attention to")
+    compact.add_argument(
+        "--focus", metavar="TEXT", help="what the summary should pay most attention to"
+    )
 
     return parser
 

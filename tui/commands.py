@@ -20,7 +20,9 @@ class ActionCommands(Provider):
         prompts = self.screen.query(PromptInput)
         if prompts:
             namespaces["input"] = prompts.first()
-        return [(a, namespaces[a.scope]) for a in keymap.ACTIONS if a.palette and a.scope in namespaces]
+        return [
+            (a, namespaces[a.scope]) for a in keymap.ACTIONS if a.palette and a.scope in namespaces
+        ]
 
     def _help(self, action: keymap.Action) -> str:
         settings_keymap = getattr(self.app, "keymap_overrides", {})

@@ -26,7 +26,9 @@ from typing import Literal
 
 from textual.binding import Binding
 
-Scope = Literal["app", "chat", "input", "dialog", "picker", "sessions", "tree", "confirm", "approval", "message"]
+Scope = Literal[
+    "app", "chat", "input", "dialog", "picker", "sessions", "tree", "confirm", "approval", "message"
+]
 
 
 @dataclass(frozen=True)
@@ -53,59 +55,193 @@ ACTIONS: tuple[Action, ...] = (
     Action("open_editor", "ctrl+e", "open_editor", "Edit the draft in $EDITOR", "input"),
     Action("stop", "escape", "stop", "Stop the reply (or go back to the input)", "chat"),
     Action("retry", "ctrl+r", "retry", "Retry the last reply (or regenerate it)", "chat"),
-    Action("focus_messages", "ctrl+up", "focus_messages", "Move to the messages (then up/down between them)", "chat"),
+    Action(
+        "focus_messages",
+        "ctrl+up",
+        "focus_messages",
+        "Move to the messages (then up/down between them)",
+        "chat",
+    ),
     Action("toggle_thinking", "ctrl+t", "toggle_thinking", "Show or hide thinking blocks", "chat"),
-    Action("cycle_thinking", "shift+tab", "cycle_thinking", "Cycle the thinking level: off, low, medium, high", "chat"),
+    Action(
+        "cycle_thinking",
+        "shift+tab",
+        "cycle_thinking",
+        "Cycle the thinking level: off, low, medium, high",
+        "chat",
+    ),
     Action("pick_model", "ctrl+l", "pick_model", "Choose the model", "chat"),
     Action("scroll_up", "pageup", "scroll_up", "Scroll the conversation up", "chat", priority=True),
-    Action("scroll_down", "pagedown", "scroll_down", "Scroll the conversation down", "chat", priority=True),
+    Action(
+        "scroll_down",
+        "pagedown",
+        "scroll_down",
+        "Scroll the conversation down",
+        "chat",
+        priority=True,
+    ),
     Action("help", "f1", "help", "Show keys and commands", "app", priority=True),
-    Action("command_palette", "ctrl+p", "command_palette", "Open the command palette", "app", priority=True, palette=False),
+    Action(
+        "command_palette",
+        "ctrl+p",
+        "command_palette",
+        "Open the command palette",
+        "app",
+        priority=True,
+        palette=False,
+    ),
     Action("quit", "ctrl+q", "quit", "Quit", "app", priority=True),
     Action("close", "escape", "close", "Close the dialog", "dialog", palette=False),
     Action("picker_down", "down", "cursor_down", "Next model in the list", "picker", palette=False),
     Action("picker_up", "up", "cursor_up", "Previous model in the list", "picker", palette=False),
     # Branching: the chat's keys act on the focused message (tui/branching.py).
-    Action("edit_message", "e", "edit_message", "Edit the focused message (sends an alternative)", "chat"),
+    Action(
+        "edit_message",
+        "e",
+        "edit_message",
+        "Edit the focused message (sends an alternative)",
+        "chat",
+    ),
     Action("retry_message", "r", "retry_message", "Regenerate the focused reply", "chat"),
-    Action("regenerate_with_model", "R", "regenerate_with_model", "Regenerate the focused reply with another model", "chat"),
-    Action("branch_here", "b", "branch_here", "Branch here: continue from the focused message", "chat"),
-    Action("previous_alternative", "left,left_square_bracket", "previous_alternative", "Previous alternative of the focused message", "chat"),
-    Action("next_alternative", "right,right_square_bracket", "next_alternative", "Next alternative of the focused message", "chat"),
+    Action(
+        "regenerate_with_model",
+        "R",
+        "regenerate_with_model",
+        "Regenerate the focused reply with another model",
+        "chat",
+    ),
+    Action(
+        "branch_here", "b", "branch_here", "Branch here: continue from the focused message", "chat"
+    ),
+    Action(
+        "previous_alternative",
+        "left,left_square_bracket",
+        "previous_alternative",
+        "Previous alternative of the focused message",
+        "chat",
+    ),
+    Action(
+        "next_alternative",
+        "right,right_square_bracket",
+        "next_alternative",
+        "Next alternative of the focused message",
+        "chat",
+    ),
     Action("label_message", "l", "label_message", "Label the focused message", "chat"),
     Action("copy_message", "c", "copy_message", "Copy the focused message's text", "chat"),
     Action("copy_code", "C", "copy_code", "Copy the focused message's last code block", "chat"),
-    Action("fork_session", "f", "fork_session", "Fork the path up to here into a new session", "chat"),
+    Action(
+        "fork_session", "f", "fork_session", "Fork the path up to here into a new session", "chat"
+    ),
     Action("open_tree", "ctrl+g", "open_tree", "Show the session tree (jump anywhere)", "chat"),
     Action("tree_close", "escape", "close", "Close the tree", "tree", palette=False),
     Action("tree_choose", "enter", "choose", "Go to the selected entry", "tree", palette=False),
-    Action("tree_filter", "tab,ctrl+f", "cycle_filter", "Cycle the filter: all, user messages, labelled", "tree", priority=True, palette=False),
+    Action(
+        "tree_filter",
+        "tab,ctrl+f",
+        "cycle_filter",
+        "Cycle the filter: all, user messages, labelled",
+        "tree",
+        priority=True,
+        palette=False,
+    ),
     Action("tree_up", "up", "cursor(-1)", "Previous entry", "tree", palette=False),
     Action("tree_down", "down", "cursor(1)", "Next entry", "tree", palette=False),
     Action("tree_page_up", "pageup", "page(-1)", "Page up", "tree", priority=True, palette=False),
-    Action("tree_page_down", "pagedown", "page(1)", "Page down", "tree", priority=True, palette=False),
+    Action(
+        "tree_page_down", "pagedown", "page(1)", "Page down", "tree", priority=True, palette=False
+    ),
     Action("tree_first", "ctrl+home", "edge(0)", "First entry", "tree", palette=False),
     Action("tree_last", "ctrl+end", "edge(1)", "Last entry", "tree", palette=False),
-    Action("tree_to_leaf", "ctrl+g", "to_leaf", "Back to the current position", "tree", palette=False),
+    Action(
+        "tree_to_leaf", "ctrl+g", "to_leaf", "Back to the current position", "tree", palette=False
+    ),
     # Sessions: open the picker or a new session from the chat; the picker's own keys; yes/no questions.
-    Action("sessions", "ctrl+o", "sessions", "Open the session picker (resume, search, manage)", "chat"),
+    Action(
+        "sessions", "ctrl+o", "sessions", "Open the session picker (resume, search, manage)", "chat"
+    ),
     Action("new_session", "ctrl+n", "new_session", "Start a new session", "chat"),
-    Action("sessions_resume", "enter", "resume", "Resume the highlighted session", "sessions", palette=False),
-    Action("sessions_rename", "ctrl+r", "rename", "Rename the highlighted session", "sessions", palette=False),
-    Action("sessions_archive", "ctrl+s", "archive", "Archive or unarchive the highlighted session", "sessions", palette=False),
-    Action("sessions_delete", "ctrl+d", "delete", "Delete the highlighted session (asks first)", "sessions",
-           priority=True, palette=False),
-    Action("sessions_show_archived", "ctrl+t", "toggle_archived", "Show or hide archived sessions", "sessions", palette=False),
+    Action(
+        "sessions_resume",
+        "enter",
+        "resume",
+        "Resume the highlighted session",
+        "sessions",
+        palette=False,
+    ),
+    Action(
+        "sessions_rename",
+        "ctrl+r",
+        "rename",
+        "Rename the highlighted session",
+        "sessions",
+        palette=False,
+    ),
+    Action(
+        "sessions_archive",
+        "ctrl+s",
+        "archive",
+        "Archive or unarchive the highlighted session",
+        "sessions",
+        palette=False,
+    ),
+    Action(
+        "sessions_delete",
+        "ctrl+d",
+        "delete",
+        "Delete the highlighted session (asks first)",
+        "sessions",
+        priority=True,
+        palette=False,
+    ),
+    Action(
+        "sessions_show_archived",
+        "ctrl+t",
+        "toggle_archived",
+        "Show or hide archived sessions",
+        "sessions",
+        palette=False,
+    ),
     Action("sessions_down", "down", "cursor(1)", "Next session", "sessions", palette=False),
     Action("sessions_up", "up", "cursor(-1)", "Previous session", "sessions", palette=False),
-    Action("sessions_page_down", "pagedown", "page(1)", "Page down the sessions", "sessions", palette=False),
-    Action("sessions_page_up", "pageup", "page(-1)", "Page up the sessions", "sessions", palette=False),
+    Action(
+        "sessions_page_down",
+        "pagedown",
+        "page(1)",
+        "Page down the sessions",
+        "sessions",
+        palette=False,
+    ),
+    Action(
+        "sessions_page_up", "pageup", "page(-1)", "Page up the sessions", "sessions", palette=False
+    ),
     Action("confirm_yes", "y", "answer(True)", "Yes", "confirm", palette=False),
     Action("confirm_no", "n,escape", "answer(False)", "No", "confirm", palette=False),
     Action("approve_once", "y", "allow_once", "Allow this tool call", "approval", palette=False),
-    Action("approve_session", "a", "allow_session", "Allow this tool for the rest of the session", "approval", palette=False),
-    Action("approve_deny", "n", "deny", "Deny, with an optional message to the model", "approval", palette=False),
-    Action("approve_dismiss", "escape", "dismiss_denied", "Deny the call without a message", "approval", palette=False),
+    Action(
+        "approve_session",
+        "a",
+        "allow_session",
+        "Allow this tool for the rest of the session",
+        "approval",
+        palette=False,
+    ),
+    Action(
+        "approve_deny",
+        "n",
+        "deny",
+        "Deny, with an optional message to the model",
+        "approval",
+        palette=False,
+    ),
+    Action(
+        "approve_dismiss",
+        "escape",
+        "dismiss_denied",
+        "Deny the call without a message",
+        "approval",
+        palette=False,
+    ),
 )
 
 BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
@@ -135,7 +271,14 @@ def widget_actions() -> tuple[Action, ...]:
                 if isinstance(binding, Binding) and binding.id and binding.id not in BY_ID:
                     found.setdefault(
                         binding.id,
-                        Action(binding.id, binding.key, binding.action, binding.description, "message", palette=False),
+                        Action(
+                            binding.id,
+                            binding.key,
+                            binding.action,
+                            binding.description,
+                            "message",
+                            palette=False,
+                        ),
                     )
     return tuple(found.values())
 

@@ -78,19 +78,28 @@ def probe_terminal_graphics() -> threading.Thread | None:
     a thread, the waiting overlaps the import of the rest of the app. The
     modules both threads need (rich's) are imported here first, so the two
     never import the same module at once; Pillow only the probe needs now."""
-    if not sys.__stdout__ or not sys.__stdout__.isatty() or "textual_image.renderable" in sys.modules:
+    if (
+        not sys.__stdout__
+        or not sys.__stdout__.isatty()
+        or "textual_image.renderable" in sys.modules
+    ):
         return None
     import rich.console
     import rich.control  # noqa: F401
 
     thread = threading.Thread(
-        target=importlib.import_module, args=("textual_image.renderable",), name="terminal-probe", daemon=True
+        target=importlib.import_module,
+        args=("textual_image.renderable",),
+        name="terminal-probe",
+        daemon=True,
     )
     thread.start()
     return thread
 
 
-async def _run(args: argparse.Namespace, launch: Launch, probe: threading.Thread | None = None) -> int:
+async def _run(
+    args: argparse.Namespace, launch: Launch, probe: threading.Thread | None = None
+) -> int:
     app, store = await build_app(args, launch)
     try:
         if probe is not None:

@@ -72,4 +72,3 @@ def known_models(settings: Settings, current: Iterable[str] = ()) -> list[str]:
         models.extend(f"{endpoint.name}/{m}" if "/" not in m else m for m in endpoint.models)
     extra = [m for m in current if m]
     return list(dict.fromkeys([*extra, *sorted(set(models) - set(extra)), DEMO]))
-

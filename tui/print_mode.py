@@ -82,7 +82,10 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         allowed = allowed_tools(args)
         unknown = [n for n in allowed if "." not in n and tools.find(n) is None]
         if unknown:
-            print(f"tangents: --allow-tools: no built-in tool named {', '.join(unknown)}", file=sys.stderr)
+            print(
+                f"tangents: --allow-tools: no built-in tool named {', '.join(unknown)}",
+                file=sys.stderr,
+            )
         approve = print_mode_approval(allowed)
 
         def on_tool_start(activity) -> None:
@@ -107,9 +110,17 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         loop.add_signal_handler(signal.SIGTERM, task.cancel)
         try:
             result = await run_agent(
-                session, launch.settings, model=model, thinking=thinking,
-                api_base=launch.api_base, tools=tools, approve=approve,
-                on_event=on_event, on_wait=on_wait, on_tool_start=on_tool_start, on_tool_end=on_tool_end,
+                session,
+                launch.settings,
+                model=model,
+                thinking=thinking,
+                api_base=launch.api_base,
+                tools=tools,
+                approve=approve,
+                on_event=on_event,
+                on_wait=on_wait,
+                on_tool_start=on_tool_start,
+                on_tool_end=on_tool_end,
                 on_notice=lambda text: print(f"tangents: {_one_line(text)}", file=sys.stderr),
             )
         except asyncio.CancelledError:
@@ -123,7 +134,8 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         if result.stop == "step_limit":
             return fail(
                 f"stopped after {result.steps} tool steps (max_tool_steps) while the model was still "
-                f"calling tools; continue with -c (session {session.id})", 1,
+                f"calling tools; continue with -c (session {session.id})",
+                1,
             )
         if result.message.stop_reason == "interrupted":
             return fail(f"the answer was cut off; what arrived was saved (session {session.id})", 1)
@@ -153,7 +165,8 @@ def print_mode_approval(allowed: set[str]):
             file=sys.stderr,
         )
         return Approval(
-            "deny", f"print mode runs {tool.name} only when the user passes --allow-tools {tool.name}"
+            "deny",
+            f"print mode runs {tool.name} only when the user passes --allow-tools {tool.name}",
         )
 
     return approve

@@ -20,7 +20,13 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.entries import Entry, ModelChange, Payload, entry_type_of
 from core.messages import Message, Usage, user_text
 from core.store import Blob, SessionInfo
@@ -70,7 +76,9 @@ def _thinking_session() -> tuple[list[Payload], list[Blob]]:
             ),
             model=model,
             provider="anthropic",
-            usage=Usage(input_tokens=1520, output_tokens=210, input_cost=0.00456, output_cost=0.00315),
+            usage=Usage(
+                input_tokens=1520, output_tokens=210, input_cost=0.00456, output_cost=0.00315
+            ),
             stop_reason="stop",
         ),
     ], []
@@ -95,12 +103,18 @@ def _tool_session() -> tuple[list[Payload], list[Blob]]:
             content=(
                 ToolResultContent(
                     "call_1",
-                    (TextContent("# Tangents\n\nA terminal chat client for LLMs where every conversation is a tree."),),
+                    (
+                        TextContent(
+                            "# Tangents\n\nA terminal chat client for LLMs where every conversation is a tree."
+                        ),
+                    ),
                 ),
             ),
         ),
         _assistant(
-            TextContent("The README introduces **Tangents**, a terminal chat client in which every conversation is a tree."),
+            TextContent(
+                "The README introduces **Tangents**, a terminal chat client in which every conversation is a tree."
+            ),
             model=model,
             provider="openai",
             usage=Usage(input_tokens=900, output_tokens=30),
@@ -113,20 +127,31 @@ def _branched_session() -> tuple[list[Payload | int], list[Blob]]:
     model = "anthropic/claude-sonnet-4-5"
 
     def reply(text: str) -> Message:
-        return _assistant(TextContent(text), model=model, provider="anthropic", stop_reason="stop",
-                          usage=Usage(input_tokens=400, output_tokens=120))
+        return _assistant(
+            TextContent(text),
+            model=model,
+            provider="anthropic",
+            stop_reason="stop",
+            usage=Usage(input_tokens=400, output_tokens=120),
+        )
 
     return [
         ModelChange(model, "off"),
         user_text("Plan three days in Lisbon"),
-        reply("**Day 1** Alfama and the castle. **Day 2** Belém. **Day 3** LX Factory and the river."),
+        reply(
+            "**Day 1** Alfama and the castle. **Day 2** Belém. **Day 3** LX Factory and the river."
+        ),
         user_text("Make it cheaper"),
         reply("Walk instead of taking tuk-tuks, eat at tascas, and use the 24-hour transit pass."),
         3,
         user_text("Add a day trip to Sintra"),
-        reply("Take the train from Rossio on day 3: Pena Palace in the morning, Quinta da Regaleira after lunch."),
+        reply(
+            "Take the train from Rossio on day 3: Pena Palace in the morning, Quinta da Regaleira after lunch."
+        ),
         2,
-        reply("Day 1: the old town on foot. Day 2: the museums of Belém. Day 3: a day trip to Cascais."),
+        reply(
+            "Day 1: the old town on foot. Day 2: the museums of Belém. Day 3: a day trip to Cascais."
+        ),
         user_text("Which day has the best food?"),
         reply("Day 1: Alfama's grilled sardines, then a custard tart at the end of the walk."),
     ], []
@@ -155,7 +180,9 @@ def _image_session() -> tuple[list[Payload], list[Blob]]:
         ModelChange(model, "off"),
         user_text("What is in this picture?", (image,)),
         _assistant(
-            TextContent("A simple landscape: a yellow sun in a blue sky above a strip of green grass."),
+            TextContent(
+                "A simple landscape: a yellow sun in a blue sky above a strip of green grass."
+            ),
             model=model,
             provider="anthropic",
             usage=Usage(input_tokens=1100, output_tokens=22),
@@ -182,17 +209,34 @@ def _error_session() -> tuple[list[Payload], list[Blob]]:
 SCENES: dict[str, Scene] = {
     s.name: s
     for s in (
-        Scene("empty", "A new session without any API key: the welcome, the demo model (offline), the input focused."),
-        Scene("reply", "A reply from the demo model, streamed: thinking, Markdown and a Python code block.", prompt="Show me some code"),
+        Scene(
+            "empty",
+            "A new session without any API key: the welcome, the demo model (offline), the input focused.",
+        ),
+        Scene(
+            "reply",
+            "A reply from the demo model, streamed: thinking, Markdown and a Python code block.",
+            prompt="Show me some code",
+        ),
         Scene(
             "thinking",
             "A reply with its thinking block expanded (click or Enter), thinking level high in the footer.",
             seed=_thinking_session,
             click="ThinkingBlock",
         ),
-        Scene("tool", "A tool call card with its arguments and result, then the answer.", seed=_tool_session),
-        Scene("image", "A user message with an attached image, and the answer.", seed=_image_session),
-        Scene("error", "A reply that failed with a server error, shown as an error line that can be retried.", seed=_error_session),
+        Scene(
+            "tool",
+            "A tool call card with its arguments and result, then the answer.",
+            seed=_tool_session,
+        ),
+        Scene(
+            "image", "A user message with an attached image, and the answer.", seed=_image_session
+        ),
+        Scene(
+            "error",
+            "A reply that failed with a server error, shown as an error line that can be retried.",
+            seed=_error_session,
+        ),
         Scene(
             "branches",
             "A conversation with alternatives: the focused reply is the second of two (◀ 2/2 ▶).",
@@ -205,7 +249,11 @@ SCENES: dict[str, Scene] = {
             seed=_branched_session,
             keys=("ctrl+g",),
         ),
-        Scene("help", "The help screen: every key (with its id for the keymap) and every slash command.", keys=("f1",)),
+        Scene(
+            "help",
+            "The help screen: every key (with its id for the keymap) and every slash command.",
+            keys=("f1",),
+        ),
     )
 }
 
@@ -216,7 +264,9 @@ def clean_environment(home: Path) -> None:
     os.environ["TANGENTS_HOME"] = str(home)
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     for name in list(os.environ):
-        provider_setting = name.upper().endswith(("_API_KEY", "_API_TOKEN", "_BASE_URL", "_API_BASE"))
+        provider_setting = name.upper().endswith(
+            ("_API_KEY", "_API_TOKEN", "_BASE_URL", "_API_BASE")
+        )
         if provider_setting or (name.startswith("TANGENTS_") and name != "TANGENTS_HOME"):
             del os.environ[name]
 
@@ -247,7 +297,11 @@ async def _seed(db: Path, payloads: Sequence[Payload | int], blobs: Sequence[Blo
             entries.append(entry)
             parent = entry.id
         info = SessionInfo(
-            id=session_id, title=None, created_at=_TIME.format(0), updated_at=_TIME.format(len(entries)), leaf_id=parent
+            id=session_id,
+            title=None,
+            created_at=_TIME.format(0),
+            updated_at=_TIME.format(len(entries)),
+            leaf_id=parent,
         )
         await store.create_session(info, entries)
         return session_id
@@ -316,7 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     names = (sys.argv[1:] if argv is None else argv) or list(SCENES)
     unknown = [n for n in names if n not in SCENES]
     if unknown:
-        print(f"unknown scene(s): {', '.join(unknown)}; known: {', '.join(SCENES)}", file=sys.stderr)
+        print(
+            f"unknown scene(s): {', '.join(unknown)}; known: {', '.join(SCENES)}", file=sys.stderr
+        )
         return 2
     OUT_DIR.mkdir(exist_ok=True)
     for name in names:

@@ -82,7 +82,9 @@ async def _list(store, args: argparse.Namespace) -> int:
         return 0
     for s in summaries:
         title = strip_control(s.info.title or "(untitled)")
-        print(f"{s.info.id}  {s.info.updated_at[:19].replace('T', ' ')}  {s.message_count:>5} msg  {title}")
+        print(
+            f"{s.info.id}  {s.info.updated_at[:19].replace('T', ' ')}  {s.message_count:>5} msg  {title}"
+        )
     return 0
 
 
@@ -123,12 +125,23 @@ async def _import(store, imported: ImportedSession, args: argparse.Namespace) ->
     try:
         await store.import_session(info, imported.entries, imported.labels, imported.blobs)
     except ConflictError as error:
-        hint = "; --new-ids imports a copy" if imported.format == "tangents" and not args.new_ids else ""
+        hint = (
+            "; --new-ids imports a copy"
+            if imported.format == "tangents" and not args.new_ids
+            else ""
+        )
         raise ImportFailed(f"cannot import {args.file}: {error}{hint}") from None
     counts = imported.counts()
     if args.json:
-        _print_json({"id": info.id, "format": imported.format, "title": info.title, **counts,
-                     "notes": list(imported.notes)})
+        _print_json(
+            {
+                "id": info.id,
+                "format": imported.format,
+                "title": info.title,
+                **counts,
+                "notes": list(imported.notes),
+            }
+        )
         return 0
     for note in imported.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -140,15 +153,25 @@ async def _import(store, imported: ImportedSession, args: argparse.Namespace) ->
     return 0
 
 
-_HELD = (("messages", "message"), ("compactions", "compaction"), ("branch_summaries", "branch summary"),
-         ("model_changes", "model change"))
+_HELD = (
+    ("messages", "message"),
+    ("compactions", "compaction"),
+    ("branch_summaries", "branch summary"),
+    ("model_changes", "model change"),
+)
 _FOUND = (("branches", "branch"), ("labels", "label"), ("images", "image"))
 
 
 def _count(number: int, word: str) -> str:
     if number == 1:
         return f"1 {word}"
-    plural = word[:-1] + "ies" if word.endswith("y") else word + "es" if word.endswith(("ch", "sh")) else word + "s"
+    plural = (
+        word[:-1] + "ies"
+        if word.endswith("y")
+        else word + "es"
+        if word.endswith(("ch", "sh"))
+        else word + "s"
+    )
     return f"{number} {plural}"
 
 
@@ -208,7 +231,9 @@ async def _change(store, args: argparse.Namespace) -> int:
         await store.set_archived(info.id, args.action == "archive")
         print(f"{args.action.capitalize()}d session {info.id}: {title}")
     else:
-        if not args.yes and not _confirm(f"Delete session {info.id} ({title}, {summary.message_count} messages)?"):
+        if not args.yes and not _confirm(
+            f"Delete session {info.id} ({title}, {summary.message_count} messages)?"
+        ):
             print("Nothing was deleted.", file=sys.stderr)
             return 1
         await store.delete_session(info.id)
@@ -243,7 +268,12 @@ async def _compact(store, args: argparse.Namespace, launch: Launch) -> int:
 
     try:
         entry = await compact(
-            session, launch.settings, model=model, focus=args.focus, api_base=launch.api_base, on_wait=on_wait
+            session,
+            launch.settings,
+            model=model,
+            focus=args.focus,
+            api_base=launch.api_base,
+            on_wait=on_wait,
         )
     except CompactionError as error:
         return fail(str(error), 1)

@@ -3,7 +3,7 @@ strings (never markup), search matches styled, control characters stripped."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from rich.style import Style
 from rich.text import Text
@@ -12,7 +12,13 @@ from core.sanitize import strip_control
 from core.store import SessionMatch
 from storage.fts import HIGHLIGHT_END, HIGHLIGHT_START
 
-_UNITS = ((365 * 86_400, "year"), (30 * 86_400, "month"), (86_400, "day"), (3_600, "hour"), (60, "min"))
+_UNITS = (
+    (365 * 86_400, "year"),
+    (30 * 86_400, "month"),
+    (86_400, "day"),
+    (3_600, "hour"),
+    (60, "min"),
+)
 
 
 def age(timestamp: str, now: datetime) -> str:
@@ -22,7 +28,7 @@ def age(timestamp: str, now: datetime) -> str:
     except ValueError:
         return ""
     if then.tzinfo is None:
-        then = then.replace(tzinfo=timezone.utc)
+        then = then.replace(tzinfo=UTC)
     seconds = (now - then).total_seconds()
     for size, unit in _UNITS:
         if seconds >= size:
@@ -57,7 +63,12 @@ def title_line(match: SessionMatch, highlight: Style | str) -> Text:
     info = match.summary.info
     if match.title is not None:
         return marked(match.title, "bold", highlight)
-    return Text(one_line(info.title or match.summary.first_message or "(empty session)"), "bold", no_wrap=True, end="")
+    return Text(
+        one_line(info.title or match.summary.first_message or "(empty session)"),
+        "bold",
+        no_wrap=True,
+        end="",
+    )
 
 
 def detail_line(match: SessionMatch, highlight: Style | str) -> Text:

@@ -21,17 +21,27 @@ class SlashCommand:
 
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "[name]", "Switch model for the next message (no name: open the picker)"),
-    SlashCommand("system", "[text]", "Set the system prompt for the next message (no text: show it)"),
+    SlashCommand(
+        "system", "[text]", "Set the system prompt for the next message (no text: show it)"
+    ),
     SlashCommand("image", "PATH", "Attach an image file to the next message"),
     SlashCommand("detach", "", "Remove the images attached to the draft"),
     SlashCommand("title", "TEXT", "Rename this session"),
-    SlashCommand("compact", "[focus]", "Summarize older messages to free context (focus: what to keep)"),
+    SlashCommand(
+        "compact", "[focus]", "Summarize older messages to free context (focus: what to keep)"
+    ),
     SlashCommand("sessions", "[query]", "Open the session picker (optionally searching for query)"),
     SlashCommand("resume", "[query]", "Same as /sessions"),
     SlashCommand("new", "", "Start a new session"),
-    SlashCommand("export", "FORMAT [PATH]", "Save this session as markdown, json, openai or mplp (default: a file here)"),
+    SlashCommand(
+        "export",
+        "FORMAT [PATH]",
+        "Save this session as markdown, json, openai or mplp (default: a file here)",
+    ),
     SlashCommand("tree", "", "Show the session tree (jump to any entry)"),
-    SlashCommand("fork", "[K N]", "Fork the path into a new session (only its first K and last N messages)"),
+    SlashCommand(
+        "fork", "[K N]", "Fork the path into a new session (only its first K and last N messages)"
+    ),
     SlashCommand("help", "", "Show keys and commands"),
     SlashCommand("quit", "", "Quit"),
 )
@@ -80,13 +90,13 @@ def suggest(text: str, models: Iterable[str] = ()) -> str:
         names = [c.name for c in COMMANDS if c.name.startswith(body.lower())]
         if not names:
             return ""
-        rest = _common_prefix(names)[len(body):]
+        rest = _common_prefix(names)[len(body) :]
         return rest + " " if len(names) == 1 and BY_NAME[names[0]].args else rest
     name, _, arg = body.partition(" ")
     if name.lower() != "model" or " " in arg:
         return ""
     matches = [m for m in models if m.startswith(arg) and m != arg]
-    return _common_prefix(matches)[len(arg):] if matches else ""
+    return _common_prefix(matches)[len(arg) :] if matches else ""
 
 
 def _common_prefix(words: list[str]) -> str:

@@ -8,9 +8,10 @@ import binascii
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from core.entries import BranchSummary, Compaction, Entry
 from core.images import image_blob
@@ -104,7 +105,7 @@ def referenced_ids(payload: Any) -> tuple[str | None, ...]:
 
 def format_timestamp(moment: datetime) -> str:
     """Tangents' timestamp form (UTC, microseconds), which sorts as text."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def parse_timestamp(value: Any) -> str | None:
@@ -113,11 +114,13 @@ def parse_timestamp(value: Any) -> str | None:
         return None
     try:
         if isinstance(value, (int, float)):
-            return format_timestamp(datetime.fromtimestamp(value / 1000, timezone.utc))
+            return format_timestamp(datetime.fromtimestamp(value / 1000, UTC))
         if isinstance(value, str) and value:
-            moment = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+            moment = datetime.fromisoformat(
+                value.replace("Z", "+00:00") if value.endswith("Z") else value
+            )
             if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=timezone.utc)
+                moment = moment.replace(tzinfo=UTC)
             return format_timestamp(moment)
     except (ValueError, OverflowError, OSError):
         return None
@@ -194,10 +197,9 @@ def line_of(text: str, path: Iterable[str | int]) -> int | None:
 def json_error(error: json.JSONDecodeError, text: str) -> FormatError:
     """A decoding error as a :class:`FormatError`, saying when the text just stops."""
     truncated = error.pos >= len(text.rstrip()) or (
-        error.msg.startswith("Unterminated string") and '"' not in text[error.pos + 1:]
+        error.msg.startswith("Unterminated string") and '"' not in text[error.pos + 1 :]
     )
     reason = f"not valid JSON ({error.msg}, column {error.colno})"
     if truncated:
         reason += "; the file ends too early (truncated?)"
     return FormatError(error.lineno, reason)
-

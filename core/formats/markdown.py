@@ -8,9 +8,15 @@ they contain, compactions and branch summaries as their own sections.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
 from core.store import SessionInfo
@@ -36,7 +42,9 @@ def _message_markdown(message: Message) -> list[str]:
         elif isinstance(block, ToolCallContent):
             args = block.raw_arguments or "{}"
             fence = _fence(args)
-            parts.append(f"**Tool call** `{block.name}` (`{block.id}`)\n\n{fence}json\n{args}\n{fence}")
+            parts.append(
+                f"**Tool call** `{block.name}` (`{block.id}`)\n\n{fence}json\n{args}\n{fence}"
+            )
         elif isinstance(block, ToolResultContent):
             label = "Tool error" if block.is_error else "Tool result"
             text = block.text
@@ -44,7 +52,9 @@ def _message_markdown(message: Message) -> list[str]:
             images = "".join(
                 f"\n\n[image: {c.describe()}]" for c in block.content if isinstance(c, ImageContent)
             )
-            parts.append(f"**{label}** (`{block.tool_call_id}`)\n\n{fence}\n{text}\n{fence}{images}")
+            parts.append(
+                f"**{label}** (`{block.tool_call_id}`)\n\n{fence}\n{text}\n{fence}{images}"
+            )
         elif isinstance(block, ImageContent):
             parts.append(f"[image: {block.describe()}, sha256 {block.sha256[:12]}]")
     return parts

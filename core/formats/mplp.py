@@ -27,7 +27,8 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from core.content import ImageContent, TextContent, ThinkingContent, ToolResultContent
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
@@ -37,7 +38,13 @@ from core.store import SessionInfo
 PROTOCOL_VERSION = "1.0.0"
 SCHEMA_VERSION = "1.0.0"
 SOURCE = "tangents"
-_ROLES = {"user": "user", "assistant": "assistant", "system": "system", "tool_result": "agent", "custom": "agent"}
+_ROLES = {
+    "user": "user",
+    "assistant": "assistant",
+    "system": "system",
+    "tool_result": "agent",
+    "custom": "agent",
+}
 
 
 def mplp_id(kind: str, value: str) -> str:
@@ -48,7 +55,9 @@ def mplp_id(kind: str, value: str) -> str:
     return str(uuid.UUID(bytes=bytes(digest)))
 
 
-def to_mplp_dialog(info: SessionInfo, path: Sequence[Entry], labels: dict[str, str] | None = None) -> dict[str, Any]:
+def to_mplp_dialog(
+    info: SessionInfo, path: Sequence[Entry], labels: dict[str, str] | None = None
+) -> dict[str, Any]:
     labels = labels or {}
     messages: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = [
@@ -64,15 +73,27 @@ def to_mplp_dialog(info: SessionInfo, path: Sequence[Entry], labels: dict[str, s
         if isinstance(payload, Message):
             messages.append(_message(entry, payload, labels.get(entry.id)))
         elif isinstance(payload, Compaction):
-            data = {"entry_id": entry.id, "summary": payload.summary, "tokens_before": payload.tokens_before,
-                    "first_kept_id": payload.first_kept_id}
-            events.append(_event("dialog.compacted", mplp_id("entry", entry.id), entry.created_at, data))
+            data = {
+                "entry_id": entry.id,
+                "summary": payload.summary,
+                "tokens_before": payload.tokens_before,
+                "first_kept_id": payload.first_kept_id,
+            }
+            events.append(
+                _event("dialog.compacted", mplp_id("entry", entry.id), entry.created_at, data)
+            )
         elif isinstance(payload, BranchSummary):
             data = {"entry_id": entry.id, "summary": payload.summary, "from_id": payload.from_id}
-            events.append(_event("dialog.branch.summarized", mplp_id("entry", entry.id), entry.created_at, data))
+            events.append(
+                _event(
+                    "dialog.branch.summarized", mplp_id("entry", entry.id), entry.created_at, data
+                )
+            )
         elif isinstance(payload, ModelChange):
             data = {"entry_id": entry.id, "model": payload.model, "thinking": payload.thinking}
-            events.append(_event("dialog.model.changed", mplp_id("entry", entry.id), entry.created_at, data))
+            events.append(
+                _event("dialog.model.changed", mplp_id("entry", entry.id), entry.created_at, data)
+            )
     tags = ["tangents", f"tangents-session:{info.id}"]
     meta = {
         "protocol_version": PROTOCOL_VERSION,
@@ -98,8 +119,13 @@ def to_mplp_dialog(info: SessionInfo, path: Sequence[Entry], labels: dict[str, s
 
 
 def _event(kind: str, event_id: str, timestamp: str, data: dict[str, Any]) -> dict[str, Any]:
-    return {"event_id": event_id, "event_type": kind, "source": SOURCE, "timestamp": timestamp,
-            "data": {k: v for k, v in data.items() if v is not None}}
+    return {
+        "event_id": event_id,
+        "event_type": kind,
+        "source": SOURCE,
+        "timestamp": timestamp,
+        "data": {k: v for k, v in data.items() if v is not None},
+    }
 
 
 def _message(entry: Entry, message: Message, label: str | None) -> dict[str, Any]:
@@ -118,7 +144,9 @@ def _message(entry: Entry, message: Message, label: str | None) -> dict[str, Any
             for c in message.tool_calls
         ]
     if message.tool_results:
-        data["tool_results"] = [{"tool_call_id": r.tool_call_id, "is_error": r.is_error} for r in message.tool_results]
+        data["tool_results"] = [
+            {"tool_call_id": r.tool_call_id, "is_error": r.is_error} for r in message.tool_results
+        ]
     if message.thinking:
         data["thinking"] = ["[redacted]" if t.redacted else t.text for t in message.thinking]
     if message.images:
@@ -146,9 +174,12 @@ def _text(message: Message) -> str:
             continue
         elif isinstance(block, ToolResultContent):
             body = "\n".join(
-                c.text if isinstance(c, TextContent) else f"[image: {c.describe()}]" for c in block.content
+                c.text if isinstance(c, TextContent) else f"[image: {c.describe()}]"
+                for c in block.content
             )
             parts.append(("[tool error] " if block.is_error else "") + body)
         else:  # a tool call
-            parts.append(f"[tool call {block.name} {block.raw_arguments or json.dumps(block.arguments)}]")
+            parts.append(
+                f"[tool call {block.name} {block.raw_arguments or json.dumps(block.arguments)}]"
+            )
     return "\n\n".join(p for p in parts if p)

@@ -22,9 +22,17 @@ kept in the message's ``meta["openai"]``.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from core.content import Block, ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    Block,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.context import BRANCH_PREFIX
 from core.entries import BranchSummary, Entry
 from core.formats.base import FormatError, ImportedSession, data_url_blob, json_error, line_of
@@ -37,7 +45,9 @@ from core.store import Blob, SessionInfo
 # --- export -----------------------------------------------------------------
 
 
-def to_openai_messages(path: Sequence[Entry], blobs: Mapping[str, Blob] | None = None) -> list[dict[str, Any]]:
+def to_openai_messages(
+    path: Sequence[Entry], blobs: Mapping[str, Blob] | None = None
+) -> list[dict[str, Any]]:
     """The branch ending at the path's last entry as chat-completions messages.
 
     ``blobs`` maps an image's sha256 to its blob; images without bytes become
@@ -47,7 +57,9 @@ def to_openai_messages(path: Sequence[Entry], blobs: Mapping[str, Blob] | None =
     for entry in path:
         payload = entry.payload
         if isinstance(payload, BranchSummary):
-            messages.append(Message(role="user", content=(TextContent(BRANCH_PREFIX + payload.summary),)))
+            messages.append(
+                Message(role="user", content=(TextContent(BRANCH_PREFIX + payload.summary),))
+            )
         elif isinstance(payload, Message) and payload.role != "custom":
             messages.append(payload)
     images = {sha: blob.data for sha, blob in (blobs or {}).items()}
@@ -120,10 +132,18 @@ class _Reader:
             raise self.fail(index, "must be an object")
         role = item.get("role")
         if role not in _KNOWN:
-            raise self.fail(index, f"unknown role {role!r}" + (" (legacy function messages are not supported)" if role == "function" else ""))
+            raise self.fail(
+                index,
+                f"unknown role {role!r}"
+                + (" (legacy function messages are not supported)" if role == "function" else ""),
+            )
         if "function_call" in item:
             raise self.fail(index, "legacy function_call is not supported; use tool_calls")
-        extra = {k: v for k, v in item.items() if k not in _KNOWN[role] or (k == "role" and v == "developer")}
+        extra = {
+            k: v
+            for k, v in item.items()
+            if k not in _KNOWN[role] or (k == "role" and v == "developer")
+        }
         meta = {"openai": extra} if extra else {}
         if role == "tool":
             call_id = item.get("tool_call_id")
@@ -132,13 +152,19 @@ class _Reader:
             if call_id not in self.calls:
                 raise self.fail(index, f"tool_call_id {call_id!r} answers no earlier tool call")
             inner = self.content(item.get("content"), index, blobs, images=False)
-            return Message(role="tool_result", content=(ToolResultContent(call_id, tuple(inner)),), meta=meta)  # type: ignore[arg-type]
+            return Message(
+                role="tool_result", content=(ToolResultContent(call_id, tuple(inner)),), meta=meta
+            )  # type: ignore[arg-type]
         if role == "assistant":
             return self.assistant(item, index, blobs, meta)
         blocks = self.content(item.get("content"), index, blobs, images=role == "user")
-        return Message(role="system" if role == "developer" else role, content=tuple(blocks), meta=meta)
+        return Message(
+            role="system" if role == "developer" else role, content=tuple(blocks), meta=meta
+        )
 
-    def assistant(self, item: dict[str, Any], index: int, blobs: dict[str, Blob], meta: dict[str, Any]) -> Message:
+    def assistant(
+        self, item: dict[str, Any], index: int, blobs: dict[str, Blob], meta: dict[str, Any]
+    ) -> Message:
         blocks: list[Block] = []
         reasoning = item.get("reasoning_content")
         if reasoning is not None:
@@ -173,7 +199,9 @@ class _Reader:
         self.calls.add(call_id)
         return ToolCallContent(call_id, name, parsed if isinstance(parsed, dict) else {}, raw)
 
-    def content(self, content: Any, index: int, blobs: dict[str, Blob], *, images: bool) -> list[Block]:
+    def content(
+        self, content: Any, index: int, blobs: dict[str, Blob], *, images: bool
+    ) -> list[Block]:
         if content is None:
             return []
         if isinstance(content, str):
@@ -193,7 +221,9 @@ class _Reader:
                 raise self.fail(index, f"content part {number}: unsupported type {kind!r}")
         return blocks
 
-    def image(self, part: dict[str, Any], index: int, number: int, blobs: dict[str, Blob], allowed: bool) -> Block:
+    def image(
+        self, part: dict[str, Any], index: int, number: int, blobs: dict[str, Blob], allowed: bool
+    ) -> Block:
         image_url = part.get("image_url")
         url = image_url.get("url") if isinstance(image_url, dict) else image_url
         if not isinstance(url, str):
@@ -201,7 +231,9 @@ class _Reader:
         if not url.startswith("data:"):
             return TextContent(f"[image: {url}]")
         if not allowed:
-            raise self.fail(index, f"content part {number}: images are only supported in user messages")
+            raise self.fail(
+                index, f"content part {number}: images are only supported in user messages"
+            )
         try:
             blob = data_url_blob(url)
         except ValueError as error:

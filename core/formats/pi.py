@@ -43,7 +43,14 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from core.content import Block, ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    Block,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.entries import BranchSummary, Compaction, Entry, ModelChange, Payload, entry_type_of
 from core.formats.base import (
     FormatError,
@@ -60,11 +67,31 @@ from core.store import Blob, SessionInfo
 
 PI_VERSION = 3
 ENTRY_TYPES = (
-    "message", "compaction", "branch_summary", "model_change", "thinking_level_change",
-    "label", "session_info", "custom", "custom_message",
+    "message",
+    "compaction",
+    "branch_summary",
+    "model_change",
+    "thinking_level_change",
+    "label",
+    "session_info",
+    "custom",
+    "custom_message",
 )
-THINKING = {"off": "off", "minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
-STOP_REASONS = {"stop": "stop", "length": "length", "toolUse": "tool_use", "error": "error", "aborted": "aborted"}
+THINKING = {
+    "off": "off",
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "high",
+}
+STOP_REASONS = {
+    "stop": "stop",
+    "length": "length",
+    "toolUse": "tool_use",
+    "error": "error",
+    "aborted": "aborted",
+}
 
 
 @dataclass
@@ -105,18 +132,26 @@ class _Importer:
         by_id = {r.id: r for r in records}
         for record in records:
             if record.parent is not None and record.parent not in by_id:
-                raise FormatError(record.line, f"parentId {record.parent!r} points to no entry in the file")
+                raise FormatError(
+                    record.line, f"parentId {record.parent!r} points to no entry in the file"
+                )
         start_model = self.model_name(header.data.get("provider"), header.data.get("modelId"))
         start_thinking = _lookup(THINKING, header.data.get("thinkingLevel")) or "off"
         states: dict[str, _State] = {}
         entries: list[Entry] = []
         for record in _parent_first(records, by_id):
-            parent = states[record.parent] if record.parent is not None else _State(None, start_model, start_thinking)
+            parent = (
+                states[record.parent]
+                if record.parent is not None
+                else _State(None, start_model, start_thinking)
+            )
             try:
                 state, entry = self.convert(record, parent, states, by_id)
             except (TypeError, ValueError, AttributeError, OverflowError) as error:
                 # A value of the wrong shape somewhere the checks above did not look.
-                raise FormatError(record.line, f"malformed {record.data['type']} entry ({error})") from None
+                raise FormatError(
+                    record.line, f"malformed {record.data['type']} entry ({error})"
+                ) from None
             states[record.id] = state
             if entry is not None:
                 entries.append(entry)
@@ -124,7 +159,10 @@ class _Importer:
             raise FormatError(header.line, "the file holds no messages to import")
         leaf = states[records[-1].id].kept
         created = parse_timestamp(header.data.get("timestamp")) or entries[0].created_at
-        first_user = next((e.payload.text for e in entries if e.message is not None and e.message.role == "user"), "")
+        first_user = next(
+            (e.payload.text for e in entries if e.message is not None and e.message.role == "user"),
+            "",
+        )
         info = SessionInfo(
             id=self.session_id,
             title=self.title or derive_title(first_user),
@@ -136,8 +174,12 @@ class _Importer:
         )
         notes = []
         if self.skipped:
-            notes.append(f"skipped {self.skipped} extension state entr{'y' if self.skipped == 1 else 'ies'} (type custom)")
-        return ImportedSession("pi", info, tuple(entries), self.labels, tuple(self.blobs.values()), tuple(notes))
+            notes.append(
+                f"skipped {self.skipped} extension state entr{'y' if self.skipped == 1 else 'ies'} (type custom)"
+            )
+        return ImportedSession(
+            "pi", info, tuple(entries), self.labels, tuple(self.blobs.values()), tuple(notes)
+        )
 
     def read(self) -> tuple[_Record, list[_Record]]:
         lines = self.text.split("\n")
@@ -154,7 +196,9 @@ class _Importer:
                 data = json.loads(raw)
             except json.JSONDecodeError as error:
                 reason = f"not valid JSON ({error.msg}, column {error.colno})"
-                looks_cut = not self.text.endswith("\n") or "truncated" in json_error(error, raw).reason
+                looks_cut = (
+                    not self.text.endswith("\n") or "truncated" in json_error(error, raw).reason
+                )
                 if number - 1 == last and looks_cut:
                     reason += "; the file ends too early (truncated?)"
                 raise FormatError(number, reason) from None
@@ -163,12 +207,18 @@ class _Importer:
             kind = data.get("type")
             if header is None:
                 if kind != "session":
-                    raise FormatError(number, 'not a pi session file: the first line must be a {"type": "session"} header')
+                    raise FormatError(
+                        number,
+                        'not a pi session file: the first line must be a {"type": "session"} header',
+                    )
                 version = data.get("version", 1)
                 if not isinstance(version, int) or isinstance(version, bool):
                     raise FormatError(number, "the header's version must be a number")
                 if version > PI_VERSION:
-                    raise FormatError(number, f"pi session version {version} is newer than this importer knows ({PI_VERSION})")
+                    raise FormatError(
+                        number,
+                        f"pi session version {version} is newer than this importer knows ({PI_VERSION})",
+                    )
                 header = _Record(number, data, "", None)
                 index_to_id.append(None)
                 continue
@@ -186,7 +236,9 @@ class _Importer:
                 if parent is not None and not isinstance(parent, str):
                     raise FormatError(number, "parentId must be a string or null")
                 if entry_id in seen:
-                    raise FormatError(number, f"duplicate id {entry_id!r} (first on line {seen[entry_id]})")
+                    raise FormatError(
+                        number, f"duplicate id {entry_id!r} (first on line {seen[entry_id]})"
+                    )
             seen[entry_id] = number
             if version < 2 and kind == "compaction":
                 data = dict(data)
@@ -243,7 +295,9 @@ class _Importer:
         if payload is None:
             return _State(parent.kept, model, thinking), None
         created = self.timestamp(data, record)
-        entry = Entry(uuid7(), parent.kept, self.session_id, entry_type_of(payload), created, payload)
+        entry = Entry(
+            uuid7(), parent.kept, self.session_id, entry_type_of(payload), created, payload
+        )
         self.last_created = created
         return _State(entry.id, model, thinking), entry
 
@@ -259,7 +313,12 @@ class _Importer:
         return parsed
 
     def compaction(
-        self, data: dict[str, Any], record: _Record, parent: _State, states: dict[str, _State], by_id: dict[str, _Record]
+        self,
+        data: dict[str, Any],
+        record: _Record,
+        parent: _State,
+        states: dict[str, _State],
+        by_id: dict[str, _Record],
     ) -> Compaction:
         summary = data.get("summary")
         if not isinstance(summary, str):
@@ -268,11 +327,17 @@ class _Importer:
         first_kept: str | None = None
         if target is not None:
             if not isinstance(target, str) or target not in by_id:
-                raise FormatError(record.line, f"firstKeptEntryId {target!r} points to no entry in the file")
+                raise FormatError(
+                    record.line, f"firstKeptEntryId {target!r} points to no entry in the file"
+                )
             first_kept = self.first_kept(record, target, states, by_id)
         tokens = data.get("tokensBefore", 0)
         details = data.get("details")
-        details = dict(details) if isinstance(details, dict) else ({"details": details} if details is not None else {})
+        details = (
+            dict(details)
+            if isinstance(details, dict)
+            else ({"details": details} if details is not None else {})
+        )
         if data.get("fromHook"):
             details["pi_from_hook"] = True
         return Compaction(
@@ -282,7 +347,9 @@ class _Importer:
             details=details,
         )
 
-    def first_kept(self, record: _Record, target: str, states: dict[str, _State], by_id: dict[str, _Record]) -> str | None:
+    def first_kept(
+        self, record: _Record, target: str, states: dict[str, _State], by_id: dict[str, _Record]
+    ) -> str | None:
         """Our id of the first kept entry from ``target`` down to the compaction."""
         chain: list[str] = []
         current = record.parent
@@ -299,7 +366,11 @@ class _Importer:
         return None
 
     def branch_summary(
-        self, data: dict[str, Any], record: _Record, states: dict[str, _State], by_id: dict[str, _Record]
+        self,
+        data: dict[str, Any],
+        record: _Record,
+        states: dict[str, _State],
+        by_id: dict[str, _Record],
     ) -> BranchSummary:
         summary = data.get("summary")
         if not isinstance(summary, str):
@@ -312,7 +383,13 @@ class _Importer:
             from_id = states[origin].kept if origin in states else None
         return BranchSummary(from_id=from_id, summary=summary)
 
-    def label(self, data: dict[str, Any], record: _Record, states: dict[str, _State], by_id: dict[str, _Record]) -> None:
+    def label(
+        self,
+        data: dict[str, Any],
+        record: _Record,
+        states: dict[str, _State],
+        by_id: dict[str, _Record],
+    ) -> None:
         target = data.get("targetId")
         if not isinstance(target, str) or target not in by_id:
             raise FormatError(record.line, f"targetId {target!r} points to no entry in the file")
@@ -341,18 +418,27 @@ class _Importer:
         role = message.get("role")
         extras: dict[str, Any] = {"id": record.data["id"]} if "id" in record.data else {}
         if role == "user":
-            blocks = self.blocks(message.get("content"), record, ("text", "image"), extras, allow_string=True)
-            return _with_meta(Message(role="user", content=tuple(blocks)), message, {"role", "content"}, extras)
+            blocks = self.blocks(
+                message.get("content"), record, ("text", "image"), extras, allow_string=True
+            )
+            return _with_meta(
+                Message(role="user", content=tuple(blocks)), message, {"role", "content"}, extras
+            )
         if role == "assistant":
             return self.assistant(message, record, extras)
         if role == "toolResult":
             call_id = message.get("toolCallId")
             if not isinstance(call_id, str) or not call_id:
                 raise FormatError(record.line, "a toolResult needs a toolCallId")
-            inner = self.blocks(message.get("content"), record, ("text", "image"), extras, allow_string=True)
+            inner = self.blocks(
+                message.get("content"), record, ("text", "image"), extras, allow_string=True
+            )
             block = ToolResultContent(call_id, tuple(inner), bool(message.get("isError", False)))  # type: ignore[arg-type]
             return _with_meta(
-                Message(role="tool_result", content=(block,)), message, {"role", "content", "toolCallId", "isError"}, extras
+                Message(role="tool_result", content=(block,)),
+                message,
+                {"role", "content", "toolCallId", "isError"},
+                extras,
             )
         if role == "bashExecution":
             return self.bash(message, record, extras)
@@ -360,8 +446,16 @@ class _Importer:
             return self.custom_message(message, record, entry_type=False)
         raise FormatError(record.line, f"unknown message role {role!r}")
 
-    def assistant(self, message: dict[str, Any], record: _Record, extras: dict[str, Any]) -> Message:
-        blocks = self.blocks(message.get("content"), record, ("text", "thinking", "toolCall"), extras, allow_string=True)
+    def assistant(
+        self, message: dict[str, Any], record: _Record, extras: dict[str, Any]
+    ) -> Message:
+        blocks = self.blocks(
+            message.get("content"),
+            record,
+            ("text", "thinking", "toolCall"),
+            extras,
+            allow_string=True,
+        )
         stop = message.get("stopReason")
         if stop is not None and _lookup(STOP_REASONS, stop) is None:
             raise FormatError(record.line, f"unknown stopReason {stop!r}")
@@ -397,7 +491,9 @@ class _Importer:
             text += f"\n\n[Output truncated. Full output: {message['fullOutputPath']}]"
         extras["role"] = "bashExecution"
         if message.get("excludeFromContext"):
-            base = Message(role="custom", content=(TextContent(text),), custom_type="bash_execution")
+            base = Message(
+                role="custom", content=(TextContent(text),), custom_type="bash_execution"
+            )
         else:
             base = Message(role="user", content=(TextContent(text),))
         return _with_meta(base, message, {"role", "output"}, extras)
@@ -411,11 +507,19 @@ class _Importer:
         else:
             extras["role"] = data.get("role")
             known = {"role", "content"}
-        blocks = self.blocks(data.get("content"), record, ("text", "image"), extras, allow_string=True)
+        blocks = self.blocks(
+            data.get("content"), record, ("text", "image"), extras, allow_string=True
+        )
         return _with_meta(Message(role="user", content=tuple(blocks)), data, known, extras)
 
     def blocks(
-        self, content: Any, record: _Record, allowed: tuple[str, ...], extras: dict[str, Any], *, allow_string: bool
+        self,
+        content: Any,
+        record: _Record,
+        allowed: tuple[str, ...],
+        extras: dict[str, Any],
+        *,
+        allow_string: bool,
     ) -> list[Block]:
         if content is None:
             return []
@@ -428,7 +532,9 @@ class _Importer:
         for index, block in enumerate(content):
             kind = block.get("type") if isinstance(block, dict) else None
             if kind not in allowed:
-                raise FormatError(record.line, f"content block {index + 1}: unknown or misplaced type {kind!r}")
+                raise FormatError(
+                    record.line, f"content block {index + 1}: unknown or misplaced type {kind!r}"
+                )
             converted, known = self.block(block, kind, record, index)
             out.append(converted)
             extra = {k: v for k, v in block.items() if k not in known}
@@ -438,7 +544,9 @@ class _Importer:
             extras["blocks"] = block_extras
         return out
 
-    def block(self, block: dict[str, Any], kind: str, record: _Record, index: int) -> tuple[Block, set[str]]:
+    def block(
+        self, block: dict[str, Any], kind: str, record: _Record, index: int
+    ) -> tuple[Block, set[str]]:
         where = f"content block {index + 1}"
         if kind == "text":
             if not isinstance(block.get("text"), str):
@@ -446,12 +554,24 @@ class _Importer:
             return TextContent(block["text"]), {"type", "text"}
         if kind == "thinking":
             text, signature = block.get("thinking", ""), block.get("thinkingSignature")
-            if not isinstance(text, str) or (signature is not None and not isinstance(signature, str)):
-                raise FormatError(record.line, f"{where}: thinking and thinkingSignature must be strings")
+            if not isinstance(text, str) or (
+                signature is not None and not isinstance(signature, str)
+            ):
+                raise FormatError(
+                    record.line, f"{where}: thinking and thinkingSignature must be strings"
+                )
             return ThinkingContent(text, signature, bool(block.get("redacted", False))), {
-                "type", "thinking", "thinkingSignature", "redacted"}
+                "type",
+                "thinking",
+                "thinkingSignature",
+                "redacted",
+            }
         if kind == "toolCall":
-            call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments", {})
+            call_id, name, arguments = (
+                block.get("id"),
+                block.get("name"),
+                block.get("arguments", {}),
+            )
             if not isinstance(call_id, str) or not isinstance(name, str) or not call_id or not name:
                 raise FormatError(record.line, f"{where}: a toolCall needs an id and a name")
             if isinstance(arguments, str):
@@ -465,7 +585,12 @@ class _Importer:
                 raw = json.dumps(arguments, ensure_ascii=False)
             else:
                 raise FormatError(record.line, f"{where}: toolCall arguments must be an object")
-            return ToolCallContent(call_id, name, arguments, raw), {"type", "id", "name", "arguments"}
+            return ToolCallContent(call_id, name, arguments, raw), {
+                "type",
+                "id",
+                "name",
+                "arguments",
+            }
         # image
         media_type = block.get("mimeType")
         try:
@@ -485,7 +610,9 @@ def _lookup(table: dict[str, str], value: Any) -> str | None:
     return table.get(value) if isinstance(value, str) else None
 
 
-def _with_meta(message: Message, source: dict[str, Any], known: set[str], extras: dict[str, Any]) -> Message:
+def _with_meta(
+    message: Message, source: dict[str, Any], known: set[str], extras: dict[str, Any]
+) -> Message:
     kept = dict(extras)
     kept.update((k, v) for k, v in source.items() if k not in known)
     return message.with_(meta={"pi": kept}) if kept else message

@@ -17,8 +17,9 @@ import base64
 import binascii
 import hashlib
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from core.entries import ENTRY_TYPES, BranchSummary, Compaction, Entry, payload_from_json
 from core.formats.base import (
@@ -89,17 +90,22 @@ class _Reader:
         self.text = text
 
     def fail(self, path: Sequence[str | int], reason: str) -> FormatError:
-        where = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
+        where = "".join(
+            f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path)
+        )
         return FormatError(line_of(self.text, path), f"{where}: {reason}" if where else reason)
 
     def read(self, document: Any, new_ids: bool) -> ImportedSession:
         if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
-            raise FormatError(1, f"not a Tangents session export (no \"format\": \"{JSON_FORMAT}\")")
+            raise FormatError(1, f'not a Tangents session export (no "format": "{JSON_FORMAT}")')
         version = document.get("version")
         if not isinstance(version, int) or isinstance(version, bool):
             raise self.fail(["version"], "must be a number")
         if version > JSON_VERSION:
-            raise self.fail(["version"], f"made by a newer Tangents (version {version}; this one reads {JSON_VERSION})")
+            raise self.fail(
+                ["version"],
+                f"made by a newer Tangents (version {version}; this one reads {JSON_VERSION})",
+            )
         info = self.session(document.get("session"))
         entries = self.entries(document.get("entries"), info.id)
         ids = {entry.id for entry in entries}
@@ -116,8 +122,12 @@ class _Reader:
         known = {blob.sha256 for blob in blobs}
         missing = [sha for sha in image_shas(ordered) if sha not in known]
         if missing:
-            notes.append(f"{len(missing)} image(s) have no data in the file; they show only if this database has them")
-        imported = ImportedSession("tangents", info, tuple(ordered), labels, tuple(blobs), tuple(notes))
+            notes.append(
+                f"{len(missing)} image(s) have no data in the file; they show only if this database has them"
+            )
+        imported = ImportedSession(
+            "tangents", info, tuple(ordered), labels, tuple(blobs), tuple(notes)
+        )
         return _with_new_ids(imported) if new_ids else imported
 
     def session(self, data: Any) -> SessionInfo:
@@ -126,7 +136,14 @@ class _Reader:
         for key in ("id", "created_at"):
             if not isinstance(data.get(key), str) or not data[key]:
                 raise self.fail(["session", key], "must be a non-empty string")
-        for key in ("title", "updated_at", "leaf_id", "parent_session_id", "parent_entry_id", "cwd"):
+        for key in (
+            "title",
+            "updated_at",
+            "leaf_id",
+            "parent_session_id",
+            "parent_entry_id",
+            "cwd",
+        ):
             if data.get(key) is not None and not isinstance(data[key], str):
                 raise self.fail(["session", key], "must be a string or null")
         for key in ("created_at", "updated_at"):
@@ -142,12 +159,18 @@ class _Reader:
         for index, item in enumerate(data):
             entry = self.entry(item, index, session_id)
             if entry.id in seen:
-                raise self.fail(["entries", index], f"duplicate id {entry.id!r} (also entries[{seen[entry.id]}])")
+                raise self.fail(
+                    ["entries", index],
+                    f"duplicate id {entry.id!r} (also entries[{seen[entry.id]}])",
+                )
             seen[entry.id] = index
             out.append(entry)
         for index, entry in enumerate(out):
             if entry.parent_id is not None and entry.parent_id not in seen:
-                raise self.fail(["entries", index, "parent_id"], f"{entry.parent_id!r} points to no entry in the file")
+                raise self.fail(
+                    ["entries", index, "parent_id"],
+                    f"{entry.parent_id!r} points to no entry in the file",
+                )
         return out
 
     def entry(self, data: Any, index: int, session_id: str) -> Entry:
@@ -162,7 +185,10 @@ class _Reader:
         if data.get("parent_id") is not None and not isinstance(data["parent_id"], str):
             raise self.fail(path + ["parent_id"], "must be a string or null")
         if data["session_id"] != session_id:
-            raise self.fail(path + ["session_id"], f"{data['session_id']!r} is not the exported session {session_id!r}")
+            raise self.fail(
+                path + ["session_id"],
+                f"{data['session_id']!r} is not the exported session {session_id!r}",
+            )
         kind = data["type"]
         if kind not in ENTRY_TYPES:
             raise self.fail(path + ["type"], f"unknown entry type {kind!r}")
@@ -178,7 +204,9 @@ class _Reader:
             raise self.fail(path + ["payload"], f"bad {kind}: missing {error}") from None
         except (TypeError, ValueError, AttributeError) as error:
             raise self.fail(path + ["payload"], f"bad {kind}: {error}") from None
-        return Entry(data["id"], data.get("parent_id"), session_id, kind, data["created_at"], payload)
+        return Entry(
+            data["id"], data.get("parent_id"), session_id, kind, data["created_at"], payload
+        )
 
     def labels(self, data: Any, ids: set[str]) -> dict[str, str]:
         if not isinstance(data, dict):
@@ -200,7 +228,13 @@ class _Reader:
                 raise self.fail(path, "must be an object")
             try:
                 raw = base64.b64decode(item["data"], validate=True)
-                blob = Blob(str(item["sha256"]), str(item["media_type"]), int(item["width"]), int(item["height"]), raw)
+                blob = Blob(
+                    str(item["sha256"]),
+                    str(item["media_type"]),
+                    int(item["width"]),
+                    int(item["height"]),
+                    raw,
+                )
             except KeyError as error:
                 raise self.fail(path, f"missing {error}") from None
             except (TypeError, ValueError, binascii.Error) as error:
@@ -221,9 +255,15 @@ _Spec = dict[str, tuple[tuple[type, ...], bool]]  # field -> (types, required)
 
 def _spec(required: dict[str, Any], optional: dict[str, Any]) -> _Spec:
     def types(value: Any) -> tuple[type, ...]:
-        return tuple(type(None) if t is None else t for t in (value if isinstance(value, tuple) else (value,)))
+        return tuple(
+            type(None) if t is None else t
+            for t in (value if isinstance(value, tuple) else (value,))
+        )
 
-    return {**{k: (types(v), True) for k, v in required.items()}, **{k: (types(v), False) for k, v in optional.items()}}
+    return {
+        **{k: (types(v), True) for k, v in required.items()},
+        **{k: (types(v), False) for k, v in optional.items()},
+    }
 
 
 _BLOCKS: dict[str, _Spec] = {
@@ -234,16 +274,39 @@ _BLOCKS: dict[str, _Spec] = {
     "tool_result": _spec({"tool_call_id": str}, {"content": list, "is_error": bool}),
 }
 _PAYLOADS: dict[str, _Spec] = {
-    "message": _spec({"role": str}, {
-        "content": list, "model": (str, None), "provider": (str, None), "usage": (dict, None),
-        "stop_reason": (str, None), "error": (str, None), "custom_type": (str, None), "meta": dict,
-    }),
-    "compaction": _spec({"summary": str}, {"first_kept_id": (str, None), "tokens_before": int, "details": dict}),
+    "message": _spec(
+        {"role": str},
+        {
+            "content": list,
+            "model": (str, None),
+            "provider": (str, None),
+            "usage": (dict, None),
+            "stop_reason": (str, None),
+            "error": (str, None),
+            "custom_type": (str, None),
+            "meta": dict,
+        },
+    ),
+    "compaction": _spec(
+        {"summary": str}, {"first_kept_id": (str, None), "tokens_before": int, "details": dict}
+    ),
     "branch_summary": _spec({"summary": str}, {"from_id": (str, None)}),
     "model_change": _spec({"model": str}, {"thinking": str}),
 }
-_USAGE = _spec({}, {k: int for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-                                      "reasoning_tokens")} | {"cost": dict})
+_USAGE = _spec(
+    {},
+    {
+        k: int
+        for k in (
+            "input_tokens",
+            "output_tokens",
+            "cache_read_tokens",
+            "cache_write_tokens",
+            "reasoning_tokens",
+        )
+    }
+    | {"cost": dict},
+)
 
 
 def _shape(data: dict[str, Any], spec: _Spec) -> tuple[list[str | int], str] | None:
@@ -268,8 +331,11 @@ def payload_problem(kind: str, payload: dict[str, Any]) -> tuple[list[str | int]
         problem = _shape(payload["usage"], _USAGE)
         if problem is None and isinstance(payload["usage"].get("cost"), dict):
             cost = payload["usage"]["cost"]
-            bad = next((k for k, v in cost.items() if not isinstance(v, _NUMBER) or isinstance(v, bool)), None)
-            problem = ([ "cost", bad], "must be a number") if bad is not None else None
+            bad = next(
+                (k for k, v in cost.items() if not isinstance(v, _NUMBER) or isinstance(v, bool)),
+                None,
+            )
+            problem = (["cost", bad], "must be a number") if bad is not None else None
         if problem is not None:
             return ["usage", *problem[0]], problem[1]
     for index, block in enumerate(payload.get("content", [])):
@@ -285,7 +351,9 @@ def _block_problem(block: Any, nested: bool) -> tuple[list[str | int], str] | No
     kind = block.get("type")
     allowed = ("text", "image") if nested else tuple(_BLOCKS)
     if kind not in allowed:
-        return ["type"], f"unknown content block type {kind!r}" + (" in a tool result" if nested else "")
+        return ["type"], f"unknown content block type {kind!r}" + (
+            " in a tool result" if nested else ""
+        )
     problem = _shape(block, _BLOCKS[kind])
     if problem is None and kind == "tool_result":
         for index, inner in enumerate(block.get("content", [])):
@@ -297,7 +365,9 @@ def _block_problem(block: Any, nested: bool) -> tuple[list[str | int], str] | No
 
 def _with_new_ids(imported: ImportedSession) -> ImportedSession:
     """The same session under fresh ids, every reference remapped."""
-    mapping = {entry.id: uuid7() for entry in sorted(imported.entries, key=lambda e: (e.created_at, e.id))}
+    mapping = {
+        entry.id: uuid7() for entry in sorted(imported.entries, key=lambda e: (e.created_at, e.id))
+    }
     session_id = uuid7()
 
     def remap(entry: Entry) -> Entry:

@@ -10,9 +10,16 @@ signature (which the API would reject) is dropped.
 from __future__ import annotations
 
 import base64
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.messages import Message
 from core.providers.base import ChatRequest
 
@@ -28,7 +35,10 @@ def request_params(request: ChatRequest) -> dict[str, Any]:
     """Keyword arguments for ``client.messages.create`` (without ``stream``)."""
     model = request.model.removeprefix("anthropic/")
     max_tokens = request.max_tokens or DEFAULT_MAX_TOKENS
-    params: dict[str, Any] = {"model": model, "messages": to_messages(request.messages, request.images)}
+    params: dict[str, Any] = {
+        "model": model,
+        "messages": to_messages(request.messages, request.images),
+    }
     budget = THINKING_BUDGETS.get(request.thinking, 0)
     if budget:
         params["thinking"] = {"type": "enabled", "budget_tokens": budget}
@@ -39,7 +49,8 @@ def request_params(request: ChatRequest) -> dict[str, Any]:
         params["system"] = [{"type": "text", "text": system, "cache_control": _CACHE}]
     if request.tools:
         params["tools"] = [
-            {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in request.tools
         ]
     return params
 
@@ -90,7 +101,11 @@ def _blocks(block: Any, images: Mapping[str, bytes]) -> list[dict[str, Any]]:
             for c in block.content
             if not (isinstance(c, TextContent) and not c.text)
         ]
-        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_call_id, "content": inner}
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": block.tool_call_id,
+            "content": inner,
+        }
         if block.is_error:
             result["is_error"] = True
         return [result]
@@ -103,5 +118,9 @@ def _image(block: ImageContent, images: Mapping[str, bytes]) -> dict[str, Any]:
         return {"type": "text", "text": f"[image unavailable: {block.describe()}]"}
     return {
         "type": "image",
-        "source": {"type": "base64", "media_type": block.media_type, "data": base64.b64encode(data).decode("ascii")},
+        "source": {
+            "type": "base64",
+            "media_type": block.media_type,
+            "data": base64.b64encode(data).decode("ascii"),
+        },
     }

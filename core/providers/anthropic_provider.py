@@ -9,7 +9,8 @@ JSON after every delta and raises on malformed JSON.
 from __future__ import annotations
 
 import os
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from core.messages import StopReason, Usage
 from core.providers import sdk
@@ -96,7 +97,12 @@ class _StreamState:
     def _take_usage(self, usage: Any) -> None:
         if usage is None:
             return
-        for name in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+        for name in (
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        ):
             value = getattr(usage, name, None)
             if isinstance(value, int):
                 self.usage[name] = value
@@ -128,7 +134,11 @@ class _StreamState:
         if block.type == "text":
             return [TextDelta(block.text)] if block.text else []
         if block.type == "thinking":
-            return [ThinkingDelta(block.thinking or "", signature=block.signature or None, new_block=True)]
+            return [
+                ThinkingDelta(
+                    block.thinking or "", signature=block.signature or None, new_block=True
+                )
+            ]
         if block.type == "redacted_thinking":
             return [ThinkingDelta(block.data, redacted=True, new_block=True)]
         if block.type == "tool_use":
@@ -144,5 +154,7 @@ class _StreamState:
         if delta.type == "signature_delta":
             return [ThinkingDelta(signature=delta.signature)]
         if delta.type == "input_json_delta":
-            return [ToolCallDelta(index, arguments=delta.partial_json)] if delta.partial_json else []
+            return (
+                [ToolCallDelta(index, arguments=delta.partial_json)] if delta.partial_json else []
+            )
         return []

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Mapping, Protocol, Union
+from typing import Any, Protocol, Union
 
 from core.messages import Message, StopReason, Usage
 

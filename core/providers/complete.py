@@ -22,7 +22,9 @@ async def complete_text(
 
     provider = get_provider(request.model)
     builder = MessageBuilder(model=model, provider=provider.name)
-    async for event in stream_with_retry(provider, request, max_attempts=settings.retries + 1, on_wait=on_wait):
+    async for event in stream_with_retry(
+        provider, request, max_attempts=settings.retries + 1, on_wait=on_wait
+    ):
         builder.add(event)
     if builder.error is not None:
         raise CompletionError(f"the summary request failed: {builder.error.message}")

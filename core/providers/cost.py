@@ -12,10 +12,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from core.messages import Usage
 from core.providers import sdk
@@ -57,7 +58,9 @@ def cost_for(model: str, usage: Usage) -> Usage:
     """
     prices = prices_for(model)
     if prices is None:
-        return replace(usage, input_cost=0.0, output_cost=0.0, cache_read_cost=0.0, cache_write_cost=0.0)
+        return replace(
+            usage, input_cost=0.0, output_cost=0.0, cache_read_cost=0.0, cache_write_cost=0.0
+        )
     input_price = float(prices.get("input_cost_per_token") or 0.0)
     output_price = float(prices.get("output_cost_per_token") or 0.0)
     read_price = prices.get("cache_read_input_token_cost")
@@ -66,6 +69,8 @@ def cost_for(model: str, usage: Usage) -> Usage:
         usage,
         input_cost=usage.input_tokens * input_price,
         output_cost=usage.output_tokens * output_price,
-        cache_read_cost=usage.cache_read_tokens * float(input_price if read_price is None else read_price),
-        cache_write_cost=usage.cache_write_tokens * float(input_price if write_price is None else write_price),
+        cache_read_cost=usage.cache_read_tokens
+        * float(input_price if read_price is None else read_price),
+        cache_write_cost=usage.cache_write_tokens
+        * float(input_price if write_price is None else write_price),
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 from core.messages import Message, Usage
 from core.providers.base import (
@@ -70,7 +70,9 @@ class DemoProvider:
                 await self._pause()
             stop = "stop"
         prompt = sum(len(m.text) for m in request.messages) + len(request.system or "")
-        yield UsageEvent(Usage(input_tokens=max(1, prompt // 4), output_tokens=(len(thinking) + len(reply)) // 4))
+        yield UsageEvent(
+            Usage(input_tokens=max(1, prompt // 4), output_tokens=(len(thinking) + len(reply)) // 4)
+        )
         yield Done(stop)
 
     async def _pause(self) -> None:

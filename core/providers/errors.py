@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
-from typing import Any, Mapping
+from typing import Any
 
 from core.providers.base import ProviderError
 from core.sanitize import redact, strip_control
@@ -61,7 +62,9 @@ _CONTEXT_OVERFLOW = re.compile(
     re.IGNORECASE,
 )
 _REFUSED = re.compile(r"content[_ ]filter|content[_ ]policy|ContentPolicyViolation", re.IGNORECASE)
-_AUTH_TEXT = re.compile(r"missing credentials|api_key client option must be set|no api key", re.IGNORECASE)
+_AUTH_TEXT = re.compile(
+    r"missing credentials|api_key client option must be set|no api key", re.IGNORECASE
+)
 _TIMEOUT_TEXT = re.compile(r"timed out|timeout on reading", re.IGNORECASE)
 _CONNECTION_TEXT = re.compile(
     r"connection error|connection refused|cannot connect|payload is not completed|"
@@ -83,8 +86,12 @@ def to_provider_error(exc: BaseException, *, api_key: str | None = None) -> Prov
     text = " ".join(filter(None, [body_message, *map(str, chain)]))
     kind = _kind(names, status, body_type, text)
     detail = sanitize_detail(body_message or _message(_unwrapped(exc)), api_key)
-    retry_after = parse_retry_after(_headers(chain)) if kind in ("rate_limit", "overloaded") else None
-    shown_status = status if status and status >= 400 and kind not in ("timeout", "connection") else None
+    retry_after = (
+        parse_retry_after(_headers(chain)) if kind in ("rate_limit", "overloaded") else None
+    )
+    shown_status = (
+        status if status and status >= 400 and kind not in ("timeout", "connection") else None
+    )
     return ProviderError(kind, detail, status=shown_status, retry_after=retry_after)
 
 
@@ -126,7 +133,11 @@ def _kind(names: set[str], status: int | None, body_type: str | None, text: str)
         return "context_overflow"
     if "ContentPolicyViolationError" in names or _REFUSED.search(text):
         return "refused"
-    if status in (401, 403) or names & {"AuthenticationError", "PermissionDeniedError"} or _AUTH_TEXT.search(text):
+    if (
+        status in (401, 403)
+        or names & {"AuthenticationError", "PermissionDeniedError"}
+        or _AUTH_TEXT.search(text)
+    ):
         return "auth"
     if status == 429 or "RateLimitError" in names:
         return "rate_limit"

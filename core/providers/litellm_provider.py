@@ -8,7 +8,8 @@ so that is what decides between a finished and an interrupted reply.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from core.messages import StopReason, Usage
 from core.providers import openai_format, sdk

@@ -53,7 +53,10 @@ def convert(
 
 def tools(request: ChatRequest) -> list[dict[str, Any]]:
     return [
-        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
         for t in request.tools
     ]
 
@@ -80,7 +83,9 @@ def _assistant(message: Message, wire: list[dict[str, Any]], raw_arguments: bool
     wire.append(entry)
 
 
-def _tool_results(message: Message, images: Mapping[str, bytes], wire: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _tool_results(
+    message: Message, images: Mapping[str, bytes], wire: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Append one tool message per result; return the image parts they carried."""
     carried: list[dict[str, Any]] = []
     for result in message.content:

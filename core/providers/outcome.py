@@ -7,7 +7,10 @@ from core.providers.base import Done, ErrorEvent, ProviderError, StreamEvent, Us
 
 
 def final_events(
-    usage: Usage | None, stop_reason: StopReason | None, error: ProviderError | None, has_content: bool
+    usage: Usage | None,
+    stop_reason: StopReason | None,
+    error: ProviderError | None,
+    has_content: bool,
 ) -> list[StreamEvent]:
     """Usage (when known), then ``Done`` or ``ErrorEvent``.
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
-from typing import AsyncIterator, Awaitable, Callable
 
 from core.providers.base import (
     ChatRequest,
@@ -66,7 +66,11 @@ async def stream_with_retry(
         async with aclosing(provider.stream(request)) as events:
             async for event in events:
                 if not started:
-                    if isinstance(event, ErrorEvent) and event.error.retryable and attempt < max_attempts:
+                    if (
+                        isinstance(event, ErrorEvent)
+                        and event.error.retryable
+                        and attempt < max_attempts
+                    ):
                         retry_error = event.error
                         break
                     if not isinstance(event, _STARTS):

@@ -17,10 +17,11 @@ This module is light: jsonschema is imported on first validation.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
 from core.messages import Message
@@ -150,7 +151,9 @@ def checked_arguments(call: ToolCallContent, tool: Tool) -> dict[str, Any]:
                 f"Send a JSON object matching the schema of {tool.wire_name}."
             ) from None
         if not isinstance(value, dict):
-            raise ToolError(f"the arguments must be a JSON object, not {_json_type(value)}; nothing was run.")
+            raise ToolError(
+                f"the arguments must be a JSON object, not {_json_type(value)}; nothing was run."
+            )
         arguments = value
     else:
         arguments = dict(call.arguments)
@@ -164,7 +167,9 @@ def checked_arguments(call: ToolCallContent, tool: Tool) -> dict[str, Any]:
 def validation_errors(schema: dict[str, Any], value: Any, limit: int = 8) -> list[str]:
     """Readable schema violations (``at 'path': ...``), at most ``limit``."""
     validator = _validator(json.dumps(schema, sort_keys=True))
-    errors = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    errors = sorted(
+        validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+    )
     out = []
     for error in errors[:limit]:
         where = "/".join(str(p) for p in error.absolute_path)

@@ -59,7 +59,11 @@ READ_FILE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "path": {"type": "string", "description": "File path, relative to the working directory."},
-        "start_line": {"type": "integer", "minimum": 1, "description": "First line to return (1-based). Default 1."},
+        "start_line": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "First line to return (1-based). Default 1.",
+        },
         "end_line": {
             "type": "integer",
             "minimum": 1,
@@ -84,7 +88,9 @@ async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if ctx.store is None:
         raise ToolError(f"{shown}: images cannot be returned here (no blob store)")
     await ctx.store.put_blob(result)
-    note = TextContent(f"{shown}: {result.media_type} {result.width}x{result.height}, {len(result.data)} bytes")
+    note = TextContent(
+        f"{shown}: {result.media_type} {result.width}x{result.height}, {len(result.data)} bytes"
+    )
     return ToolOutput((note, image_content(result)))
 
 
@@ -127,7 +133,9 @@ def _read_sync(path: Path, shown: str, start: int, end: int | None) -> str | Blo
                 continue
             line = line.rstrip("\n")
             if len(line) > LINE_CHARS:
-                line = line[:LINE_CHARS] + f" [... line cut, {len(line) - LINE_CHARS} more characters]"
+                line = (
+                    line[:LINE_CHARS] + f" [... line cut, {len(line) - LINE_CHARS} more characters]"
+                )
             numbered = f"{number:6}\t{line}"
             if size + len(numbered) > MAX_OUTPUT_CHARS and lines:
                 cut_at = number
@@ -152,7 +160,10 @@ def _read_sync(path: Path, shown: str, start: int, end: int | None) -> str | Blo
 LIST_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "Directory, relative to the working directory. Default '.'."},
+        "path": {
+            "type": "string",
+            "description": "Directory, relative to the working directory. Default '.'.",
+        },
     },
     "additionalProperties": False,
 }
@@ -194,11 +205,22 @@ def _list_sync(path: Path, shown: str) -> str:
 SEARCH_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "pattern": {"type": "string", "description": "Python regular expression, matched against each line."},
+        "pattern": {
+            "type": "string",
+            "description": "Python regular expression, matched against each line.",
+        },
         "path": {"type": "string", "description": "File or directory to search. Default '.'."},
-        "glob": {"type": "string", "description": "Only files whose name or relative path match, e.g. '*.py'."},
+        "glob": {
+            "type": "string",
+            "description": "Only files whose name or relative path match, e.g. '*.py'.",
+        },
         "ignore_case": {"type": "boolean", "description": "Case-insensitive match. Default false."},
-        "max_results": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Default 100."},
+        "max_results": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "Default 100.",
+        },
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -216,7 +238,9 @@ async def search_text(args: dict[str, Any], ctx: ToolContext) -> str:
     )
 
 
-def _search_sync(ctx: ToolContext, regex: re.Pattern[str], path: Path, glob: str | None, limit: int) -> str:
+def _search_sync(
+    ctx: ToolContext, regex: re.Pattern[str], path: Path, glob: str | None, limit: int
+) -> str:
     deadline = time.monotonic() + SEARCH_SECONDS
     shown_root = ctx.roots.display(path)
     if not path.exists():
@@ -270,10 +294,14 @@ def _search_sync(ctx: ToolContext, regex: re.Pattern[str], path: Path, glob: str
                     break
         matched_files += found_here
         if len(out) >= limit or size > MAX_OUTPUT_CHARS:
-            notes.append(f"stopped at {len(out)} matches; narrow the pattern, path or glob for the rest")
+            notes.append(
+                f"stopped at {len(out)} matches; narrow the pattern, path or glob for the rest"
+            )
             break
     if not out:
-        return f"no matches for {regex.pattern!r} in {shown_root}" + (f" ({notes[0]})" if notes else "")
+        return f"no matches for {regex.pattern!r} in {shown_root}" + (
+            f" ({notes[0]})" if notes else ""
+        )
     summary = f"[{len(out)} matches in {matched_files} files]"
     return "\n".join(out + [summary] + [f"[{n}]" for n in notes])
 
@@ -321,7 +349,9 @@ async def write_file_preview(args: dict[str, Any], ctx: ToolContext) -> str:
             tofile=f"b/{shown}",
         )
     )
-    diff = [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in diff]
+    diff = [
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in diff
+    ]
     if len(diff) > DIFF_LINES:
         diff = diff[:DIFF_LINES] + [f"[... {len(diff) - DIFF_LINES} more diff lines]\n"]
     head = f"write_file {shown} ({'new file' if old is None else 'replace'}, {len(new.encode())} bytes)\n"
@@ -370,7 +400,11 @@ def _write_sync(path: Path, shown: str, content: str) -> str:
 COMMAND_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "command": {"type": "string", "minLength": 1, "description": "Shell command, run with /bin/sh -c."},
+        "command": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Shell command, run with /bin/sh -c.",
+        },
         "timeout_seconds": {
             "type": "number",
             "exclusiveMinimum": 0,
@@ -395,9 +429,15 @@ def _run_command(cap: int) -> Any:
             result = await run_process(args["command"], cwd=str(ctx.cwd), timeout=timeout, cap=cap)
         except OSError as error:
             raise ToolError(f"cannot start the shell: {error.strerror or error}") from None
-        output = result.output if result.output.endswith("\n") or not result.output else result.output + "\n"
+        output = (
+            result.output
+            if result.output.endswith("\n") or not result.output
+            else result.output + "\n"
+        )
         if result.timed_out:
-            status = f"[timed out after {timeout:g} s; the command and its child processes were killed]"
+            status = (
+                f"[timed out after {timeout:g} s; the command and its child processes were killed]"
+            )
         else:
             status = f"[exit code {result.exit_code}]"
         return ToolOutput.text(output + status, is_error=result.timed_out or result.exit_code != 0)

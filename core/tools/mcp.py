@@ -25,8 +25,9 @@ import base64
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 from core import __version__
 from core.content import ImageContent, TextContent
@@ -86,11 +87,17 @@ class McpConnection:
         ready: asyncio.Future[list[Any]] = loop.create_future()
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "not retrieved"
         self._stop = asyncio.Event()
-        self._task = asyncio.create_task(self._own(ready, self._stop), name=f"mcp-server:{self.name}")
+        self._task = asyncio.create_task(
+            self._own(ready, self._stop), name=f"mcp-server:{self.name}"
+        )
         try:
             listed = await asyncio.wait_for(asyncio.shield(ready), timeout)
         except (TimeoutError, McpStartError) as error:
-            why = f"did not start within {timeout:g} s" if isinstance(error, TimeoutError) else str(error)
+            why = (
+                f"did not start within {timeout:g} s"
+                if isinstance(error, TimeoutError)
+                else str(error)
+            )
             tail = self._stderr_tail()
             await self.close()
             self._failed(why + tail)
@@ -104,7 +111,12 @@ class McpConnection:
 
     @property
     def running(self) -> bool:
-        return self.state == "running" and self._task is not None and not self._task.done() and self._client is not None
+        return (
+            self.state == "running"
+            and self._task is not None
+            and not self._task.done()
+            and self._client is not None
+        )
 
     async def close(self) -> None:
         """Stop the server (stdio: stdin closed, then the process group killed)."""
@@ -163,7 +175,10 @@ class McpConnection:
 
             self._errlog = tempfile.TemporaryFile()
             params = StdioServerParameters(
-                command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=self.cwd
+                command=config.command,
+                args=list(config.args),
+                env=dict(config.env) or None,
+                cwd=self.cwd,
             )
             return stdio_client(params, errlog=self._errlog)
         if config.url:
@@ -186,9 +201,13 @@ class McpConnection:
             result = await client.call_tool(tool_name, arguments, read_timeout_seconds=CALL_TIMEOUT)
         except MCPError as error:
             if error.code == REQUEST_TIMEOUT:
-                raise ToolError(f"MCP server '{self.name}' did not answer {tool_name} within {CALL_TIMEOUT:g} s") from None
+                raise ToolError(
+                    f"MCP server '{self.name}' did not answer {tool_name} within {CALL_TIMEOUT:g} s"
+                ) from None
             if error.code != CONNECTION_CLOSED:
-                raise ToolError(f"MCP server '{self.name}' refused {tool_name}: {error.message}") from None
+                raise ToolError(
+                    f"MCP server '{self.name}' refused {tool_name}: {error.message}"
+                ) from None
             raise self._crashed_during(tool_name, error) from None
         except (OSError, EOFError) as error:
             raise self._crashed_during(tool_name, error) from None
@@ -211,7 +230,9 @@ class McpConnection:
             tools.append(
                 Tool(
                     name=f"{self.name}.{item.name}",
-                    description=item.description or item.title or f"{item.name} (from MCP server {self.name})",
+                    description=item.description
+                    or item.title
+                    or f"{item.name} (from MCP server {self.name})",
                     parameters=schema,
                     run=self._runner(item.name),
                     side_effects=True,
@@ -293,14 +314,20 @@ async def _convert(result: Any, ctx: ToolContext, label: str) -> ToolOutput:
         elif kind == "audio":
             content.append(TextContent(f"[audio omitted: {block.mime_type}]"))
         elif kind == "resource_link":
-            content.append(TextContent(f"[resource link: {block.uri}{' ' + block.name if block.name else ''}]"))
+            content.append(
+                TextContent(f"[resource link: {block.uri}{' ' + block.name if block.name else ''}]")
+            )
         elif kind == "resource":
             resource = block.resource
             text = getattr(resource, "text", None)
             if text is not None:
                 content.append(TextContent(f"[resource {resource.uri}]\n{text}"))
             else:
-                content.append(TextContent(f"[resource {resource.uri}: {resource.mime_type or 'binary'} data omitted]"))
+                content.append(
+                    TextContent(
+                        f"[resource {resource.uri}: {resource.mime_type or 'binary'} data omitted]"
+                    )
+                )
         else:
             content.append(TextContent(f"[unsupported MCP content: {kind}]"))
     if not content and result.structured_content is not None:
@@ -310,7 +337,9 @@ async def _convert(result: Any, ctx: ToolContext, label: str) -> ToolOutput:
     return ToolOutput(tuple(content), bool(result.is_error))
 
 
-async def _image(data: str, mime_type: str, ctx: ToolContext, label: str) -> TextContent | ImageContent:
+async def _image(
+    data: str, mime_type: str, ctx: ToolContext, label: str
+) -> TextContent | ImageContent:
     try:
         raw = base64.b64decode(data, validate=False)
         blob = image_blob(raw, label)
@@ -335,7 +364,7 @@ class McpManager:
             return []
         outcomes = await asyncio.gather(*(c.start() for c in due), return_exceptions=True)
         notices: list[str] = []
-        for connection, outcome in zip(due, outcomes):
+        for connection, outcome in zip(due, outcomes, strict=False):
             if isinstance(outcome, asyncio.CancelledError):
                 raise outcome
             if isinstance(outcome, BaseException):

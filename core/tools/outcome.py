@@ -10,8 +10,9 @@ Sessions without it (imports, older saves) fall back to the result's
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from core.content import ToolResultContent
 from core.messages import Message
@@ -33,14 +34,21 @@ class ToolOutcome:
 
 def outcomes_meta(outcomes: Mapping[str, ToolOutcome]) -> dict[str, Any]:
     """The ``meta`` of a ``tool_result`` message recording ``outcomes`` by call id."""
-    return {META_KEY: {call_id: outcome.to_dict() for call_id, outcome in outcomes.items()}} if outcomes else {}
+    return (
+        {META_KEY: {call_id: outcome.to_dict() for call_id, outcome in outcomes.items()}}
+        if outcomes
+        else {}
+    )
 
 
 def saved_outcomes(message: Message) -> dict[str, ToolOutcome]:
     """The outcome of every result in ``message`` by call id (from ``meta``, else from ``is_error``)."""
     recorded = message.meta.get(META_KEY) if isinstance(message.meta, dict) else None
     recorded = recorded if isinstance(recorded, dict) else {}
-    return {result.tool_call_id: _outcome(result, recorded.get(result.tool_call_id)) for result in message.tool_results}
+    return {
+        result.tool_call_id: _outcome(result, recorded.get(result.tool_call_id))
+        for result in message.tool_results
+    }
 
 
 def _outcome(result: ToolResultContent, saved: Any) -> ToolOutcome:
@@ -49,5 +57,10 @@ def _outcome(result: ToolResultContent, saved: Any) -> ToolOutcome:
         return ToolOutcome(fallback)
     state = saved.get("state") if saved.get("state") in _STATES else fallback
     seconds = saved.get("seconds")
-    valid = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds) and seconds >= 0
+    valid = (
+        isinstance(seconds, (int, float))
+        and not isinstance(seconds, bool)
+        and math.isfinite(seconds)
+        and seconds >= 0
+    )
     return ToolOutcome(state, float(seconds) if valid else None)

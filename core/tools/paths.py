@@ -11,9 +11,9 @@ directory pointing outside it are all refused, with a message saying why.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from core.tools.base import ToolError
 
@@ -31,7 +31,9 @@ class Roots:
     extra: tuple[Path, ...] = ()
 
     @classmethod
-    def create(cls, cwd: str | os.PathLike[str] | None = None, extra: Iterable[str | os.PathLike[str]] = ()) -> Roots:
+    def create(
+        cls, cwd: str | os.PathLike[str] | None = None, extra: Iterable[str | os.PathLike[str]] = ()
+    ) -> Roots:
         base = _real(cwd if cwd is not None else os.getcwd())
         extras = []
         for root in extra:
@@ -69,7 +71,9 @@ class Roots:
     def describe(self) -> str:
         if not self.extra:
             return f"the working directory {self.cwd}"
-        return f"the working directory {self.cwd} and the allowed directories " + ", ".join(map(str, self.extra))
+        return f"the working directory {self.cwd} and the allowed directories " + ", ".join(
+            map(str, self.extra)
+        )
 
     def display(self, real: Path) -> str:
         """``real`` relative to the working directory when inside it, else absolute."""

@@ -94,7 +94,9 @@ async def run_process(command: str, *, cwd: str, timeout: float, cap: int) -> Pr
     """Run ``command``; cancellation kills the process group, then re-raises."""
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(
-        "/bin/sh", "-c", command,
+        "/bin/sh",
+        "-c",
+        command,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,

@@ -46,13 +46,20 @@ async def _switch_ms(n: int, branches: int, db: Path) -> tuple[float, float, flo
     entries, main_leaf = branched(n, branches)
     store = await SqliteStore.open(db)
     try:
-        info = SessionInfo(id=SESSION, title="bench", created_at=stamp(0), updated_at=stamp(n), leaf_id=main_leaf)
+        info = SessionInfo(
+            id=SESSION, title="bench", created_at=stamp(0), updated_at=stamp(n), leaf_id=main_leaf
+        )
         await store.create_session(info, entries)
         session = await Session.open(store, SESSION)
         tree = SessionTree.from_entries(entries, {}, main_leaf)
-        side_leaf = next(e.id for e in reversed(entries) if tree.is_leaf(e.id) and e.id != main_leaf)
+        side_leaf = next(
+            e.id for e in reversed(entries) if tree.is_leaf(e.id) and e.id != main_leaf
+        )
+
         def make_conversation(session: Session) -> Conversation:
-            return Conversation(session, Settings(), default_model="demo", default_thinking="off", api_base=None)
+            return Conversation(
+                session, Settings(), default_model="demo", default_thinking="off", api_base=None
+            )
 
         app = TangentsApp(make_conversation(session), make_conversation=make_conversation)
         times: list[float] = []
@@ -96,7 +103,9 @@ async def _switch_ms(n: int, branches: int, db: Path) -> tuple[float, float, flo
 
 def bench_branch_switch() -> str:
     with tempfile.TemporaryDirectory() as tmp:
-        small, small_idle, small_data = asyncio.run(_switch_ms(SMALL, SMALL_BRANCHES, Path(tmp) / "small.db"))
+        small, small_idle, small_data = asyncio.run(
+            _switch_ms(SMALL, SMALL_BRANCHES, Path(tmp) / "small.db")
+        )
         big, big_idle, big_data = asyncio.run(_switch_ms(BIG, BIG_BRANCHES, Path(tmp) / "big.db"))
     verdict = "ok" if big < BUDGET_MS else "OVER"
     return (

@@ -228,7 +228,9 @@ async def case_paced(total: int, chunk: int = 200) -> dict[str, object]:
                 await asyncio.sleep(0.001)
             for part in reply.text_parts:
                 stream, live = part._stream, part._live
-                while (stream is not None and stream._pending) or (live is not None and live.lock.is_locked):
+                while (stream is not None and stream._pending) or (
+                    live is not None and live.lock.is_locked
+                ):
                     await asyncio.sleep(0.001)
             frame = painted[0]
             deadline = time.perf_counter() + 0.5
@@ -296,7 +298,9 @@ def main() -> None:
         child(args.case, args.n)
         return
 
-    print(f"chat view benchmarks, headless {SIZE[0]}x{SIZE[1]}, load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"chat view benchmarks, headless {SIZE[0]}x{SIZE[1]}, load average {os.getloadavg()[0]:.2f}"
+    )
     floor = run_case("open", 0)
     small = run_case("open", 10)
     large = run_case("open", 10_000)

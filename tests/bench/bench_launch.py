@@ -43,14 +43,29 @@ def tangents_program() -> str:
     return shutil.which("tangents") or str(Path(sys.executable).parent / "tangents")
 
 
-def time_to_marker(command: list[str], marker: str, env: dict[str, str], timeout: float = 60.0) -> float:
+def time_to_marker(
+    command: list[str], marker: str, env: dict[str, str], timeout: float = 60.0
+) -> float:
     """Seconds from asking tmux to start ``command`` until ``marker`` is on screen."""
     socket = f"tangents-bench-{uuid.uuid4().hex[:10]}"
     tmux = ["tmux", "-L", socket]
     quoted = " ".join("'" + part.replace("'", "'\\''") + "'" for part in command)
     try:
         start = time.perf_counter()
-        new_session = [*tmux, "-f", "/dev/null", "new-session", "-d", "-s", "b", "-x", "120", "-y", "40", quoted]
+        new_session = [
+            *tmux,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "b",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            quoted,
+        ]
         subprocess.run(new_session, env=env, check=True)
         while time.perf_counter() - start < timeout:
             capture = [*tmux, "capture-pane", "-p", "-t", "b"]
@@ -79,7 +94,18 @@ def seed_session(db: Path, messages: int) -> None:
             payloads = []
             for i in range(messages // 2):
                 payloads.append(user_text(f"Question {i}: how does part {i} work?"))
-                payloads.append(Message(role="assistant", content=(TextContent(f"Part {i} works like this:\n\n- one\n- two\n\n```python\nprint({i})\n```"),), model="demo", stop_reason="stop"))
+                payloads.append(
+                    Message(
+                        role="assistant",
+                        content=(
+                            TextContent(
+                                f"Part {i} works like this:\n\n- one\n- two\n\n```python\nprint({i})\n```"
+                            ),
+                        ),
+                        model="demo",
+                        stop_reason="stop",
+                    )
+                )
             await session.append_many(payloads)
         finally:
             await store.close()
@@ -102,7 +128,11 @@ def main() -> None:
         print("launch: skipped (tmux is not installed)")
         return
     with tempfile.TemporaryDirectory(prefix="tangents-bench-") as home:
-        env = {k: v for k, v in os.environ.items() if not k.upper().endswith(("_API_KEY", "_API_BASE", "_BASE_URL"))}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.upper().endswith(("_API_KEY", "_API_BASE", "_BASE_URL"))
+        }
         env.update(TANGENTS_HOME=home, TERM="xterm-256color", LITELLM_LOCAL_MODEL_COST_MAP="True")
         floor_script = Path(home) / "minimal_app.py"
         floor_script.write_text(FLOOR_APP)

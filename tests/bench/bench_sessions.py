@@ -42,9 +42,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -59,7 +59,18 @@ MESSAGES = 200_000
 BUDGET_MS = 100.0
 VOCABULARY = 20_000
 
-COMMON = ["the", "branch", "tree", "session", "model", "answer", "context", "token", "file", "error"]
+COMMON = [
+    "the",
+    "branch",
+    "tree",
+    "session",
+    "model",
+    "answer",
+    "context",
+    "token",
+    "file",
+    "error",
+]
 
 
 @dataclass(frozen=True)
@@ -85,7 +96,23 @@ class Result:
 def _words(rng: random.Random) -> tuple[list[str], list[float]]:
     """The vocabulary and its cumulative weights (for ``random.choices``)."""
     # Zipf-like frequencies: a few words everywhere, most rare.
-    syllables = ["ka", "lo", "mi", "ne", "ra", "su", "to", "vi", "ze", "po", "qu", "ex", "an", "or", "el"]
+    syllables = [
+        "ka",
+        "lo",
+        "mi",
+        "ne",
+        "ra",
+        "su",
+        "to",
+        "vi",
+        "ze",
+        "po",
+        "qu",
+        "ex",
+        "an",
+        "or",
+        "el",
+    ]
     words = list(COMMON)
     seen = set(words)
     while len(words) < VOCABULARY:
@@ -96,7 +123,9 @@ def _words(rng: random.Random) -> tuple[list[str], list[float]]:
     return words, list(itertools.accumulate(1.0 / (rank + 1) for rank in range(len(words))))
 
 
-def build_database(path: Path, seed: int = 7, sessions: int = SESSIONS, messages: int = MESSAGES) -> dict[str, str]:
+def build_database(
+    path: Path, seed: int = 7, sessions: int = SESSIONS, messages: int = MESSAGES
+) -> dict[str, str]:
     """Create the schema through the store, then bulk insert the rows. Returns
     query words by selectivity (rare / medium / common)."""
 
@@ -121,33 +150,61 @@ def build_database(path: Path, seed: int = 7, sessions: int = SESSIONS, messages
         start = base + s * 30_000
         for m in range(per_session):
             role = "user" if m % 2 == 0 else "assistant"
-            text = " ".join(rng.choices(words, cum_weights=cumulative, k=12 if role == "user" else 40))
+            text = " ".join(
+                rng.choices(words, cum_weights=cumulative, k=12 if role == "user" else 40)
+            )
             payload: dict = {"role": role, "content": [{"type": "text", "text": text}]}
             if role == "assistant":
-                payload.update(model="anthropic/claude-sonnet-4-5", provider="anthropic", stop_reason="stop")
+                payload.update(
+                    model="anthropic/claude-sonnet-4-5", provider="anthropic", stop_reason="stop"
+                )
             else:
                 first = first or text[:500]
             entry_id = uuid7()
-            created = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(start + m * 10)) + f".{m % 1_000_000:06d}Z"
+            created = (
+                time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(start + m * 10))
+                + f".{m % 1_000_000:06d}Z"
+            )
             rowid += 1
-            entries.append((rowid, entry_id, session_id, parent, "message", created,
-                            json.dumps(payload, separators=(",", ":"))))
+            entries.append(
+                (
+                    rowid,
+                    entry_id,
+                    session_id,
+                    parent,
+                    "message",
+                    created,
+                    json.dumps(payload, separators=(",", ":")),
+                )
+            )
             fts.append((rowid, text, entry_id, session_id))
             parent = entry_id
         updated = entries[-1][5]
         conn.execute(
             "INSERT INTO sessions (id, title, created_at, updated_at, leaf_id, message_count, branch_count,"
             " first_message, model) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)",
-            (session_id, first[:60], entries[0][5], updated, parent, per_session, first,
-             "anthropic/claude-sonnet-4-5"),
+            (
+                session_id,
+                first[:60],
+                entries[0][5],
+                updated,
+                parent,
+                per_session,
+                first,
+                "anthropic/claude-sonnet-4-5",
+            ),
         )
-        conn.execute("INSERT INTO sessions_fts (title, session_id) VALUES (?, ?)", (first[:60], session_id))
+        conn.execute(
+            "INSERT INTO sessions_fts (title, session_id) VALUES (?, ?)", (first[:60], session_id)
+        )
         conn.executemany(
             "INSERT INTO entries (rowid, id, session_id, parent_id, type, created_at, payload)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             entries,
         )
-        conn.executemany("INSERT INTO entries_fts (rowid, text, entry_id, session_id) VALUES (?, ?, ?, ?)", fts)
+        conn.executemany(
+            "INSERT INTO entries_fts (rowid, text, entry_id, session_id) VALUES (?, ?, ?, ?)", fts
+        )
     conn.execute("COMMIT")
     conn.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -189,19 +246,25 @@ async def _measure(path: Path, queries: dict[str, str], runs: int) -> list[Resul
             match = match_query(query)
             hits = await store.search(query)
             floor_rows = bare.execute(
-                "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50", (match,)
+                "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50",
+                (match,),
             ).fetchall()
             assert len(hits) == len(floor_rows), (name, len(hits), len(floor_rows))
             value, floor = await _interleaved(
                 lambda: store.search(query),
                 lambda: bare.execute(
-                    "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50", (match,)
+                    "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50",
+                    (match,),
                 ).fetchall(),
                 runs,
             )
-            matched = bare.execute("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?", (match,)).fetchone()[0]
+            matched = bare.execute(
+                "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?", (match,)
+            ).fetchone()[0]
             goal = 5 if matched < 100 else 2
-            results.append(Result(f"search_{name} ({query!r}, {matched} matches)", value, floor, goal=goal))
+            results.append(
+                Result(f"search_{name} ({query!r}, {matched} matches)", value, floor, goal=goal)
+            )
         listed = await store.list_sessions(limit=100)
         assert len(listed) == 100
         value, floor = await _interleaved(
@@ -221,7 +284,8 @@ async def _measure(path: Path, queries: dict[str, str], runs: int) -> list[Resul
             value, floor = await _interleaved(
                 lambda: store.search_sessions(query),
                 lambda: bare.execute(
-                    "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50", (match,)
+                    "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50",
+                    (match,),
                 ).fetchall(),
                 runs,
             )
@@ -260,7 +324,9 @@ async def _picker(path: Path, small: Path, query: str, runs: int) -> list[Result
                     picker = SessionPicker(session)
                     await pilot.app.push_screen(picker)
                     while not (picker.settled and picker.session_list.rows):
-                        await pilot.app.workers.wait_for_complete()  # no busy wait: the query needs the GIL
+                        await (
+                            pilot.app.workers.wait_for_complete()
+                        )  # no busy wait: the query needs the GIL
                     draw(pilot.app)
                     samples.append(time.perf_counter() - start)
                     picker.dismiss(None)
@@ -298,13 +364,22 @@ async def _picker(path: Path, small: Path, query: str, runs: int) -> list[Result
     floor_samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        floor_conn.execute("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50", (match,)).fetchall()
+        floor_conn.execute(
+            "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT 50",
+            (match,),
+        ).fetchall()
         floor_samples.append(time.perf_counter() - start)
     floor_conn.close()
     big, few, searched = await time_open(path), await time_open(small), await time_search()
     ms = lambda samples: statistics.median(samples) * 1000  # noqa: E731
     return [
-        Result(f"picker_open ({SESSIONS} sessions; floor: 10 sessions)", ms(big), ms(few), goal=2, budget_ms=300.0),
+        Result(
+            f"picker_open ({SESSIONS} sessions; floor: 10 sessions)",
+            ms(big),
+            ms(few),
+            goal=2,
+            budget_ms=300.0,
+        ),
         Result(f"picker_search ({query!r})", ms(searched), ms(floor_samples), goal=12),
     ]
 
@@ -315,8 +390,10 @@ def main(runs: int = 15) -> list[Result]:
         path = Path(name) / "sessions.db"
         start = time.perf_counter()
         queries = build_database(path)
-        print(f"(database: {SESSIONS} sessions, {MESSAGES} messages, "
-              f"{path.stat().st_size / 1e6:.0f} MB, built in {time.perf_counter() - start:.1f} s)")
+        print(
+            f"(database: {SESSIONS} sessions, {MESSAGES} messages, "
+            f"{path.stat().st_size / 1e6:.0f} MB, built in {time.perf_counter() - start:.1f} s)"
+        )
         small = Path(name) / "ten.db"
         build_database(small, sessions=10, messages=2_000)
         results = asyncio.run(_measure(path, queries, runs))

@@ -20,9 +20,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -83,7 +83,9 @@ async def _new_session(store: SqliteStore, count: int) -> str:
     """A session holding a chain of ``count`` entries; returns its leaf."""
     session_id, now = uuid7(), now_iso()
     entries = _chain(session_id, count)
-    await store.create_session(SessionInfo(session_id, "bench", now, now, leaf_id=entries[-1].id), entries)
+    await store.create_session(
+        SessionInfo(session_id, "bench", now, now, leaf_id=entries[-1].id), entries
+    )
     return entries[-1].id
 
 
@@ -97,14 +99,16 @@ def _sync(fn: Callable[[], object]) -> Op:
     return run
 
 
-async def _interleaved(value: Op, floor: Op, runs: int, collect: bool = False) -> tuple[float, float]:
+async def _interleaved(
+    value: Op, floor: Op, runs: int, collect: bool = False
+) -> tuple[float, float]:
     """Median times in ms of ``value`` and ``floor``, run alternately so that
     both see the same machine and disk conditions. With ``collect``, each
     large result is freed and garbage collected untimed, so neither side pays
     for the other's garbage."""
     times: tuple[list[float], list[float]] = ([], [])
     for _ in range(runs):
-        for op, samples in zip((value, floor), times):
+        for op, samples in zip((value, floor), times, strict=False):
             start = time.perf_counter()
             result = await op()
             samples.append(time.perf_counter() - start)
@@ -131,7 +135,8 @@ async def bench_path(tmp: Path) -> Result:
         leaf = await _new_session(store, 10_000)
         assert len(await store.path(leaf)) == 10_000
         value, floor = await _interleaved(
-            lambda: store.path(leaf), _sync(lambda: bare.execute(_BARE_PATH, (leaf,)).fetchall()),
+            lambda: store.path(leaf),
+            _sync(lambda: bare.execute(_BARE_PATH, (leaf,)).fetchall()),
             runs=9,
             collect=True,
         )
@@ -183,7 +188,9 @@ async def bench_open_latest(tmp: Path) -> Result:
         for store, count in ((many, 1000), (few, 10)):
             for _ in range(count):
                 await _new_session(store, 20)
-        value, floor = await _interleaved(lambda: _open_latest(many), lambda: _open_latest(few), runs=200)
+        value, floor = await _interleaved(
+            lambda: _open_latest(many), lambda: _open_latest(few), runs=200
+        )
     finally:
         await few.close()
         await many.close()

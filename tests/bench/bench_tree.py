@@ -50,6 +50,7 @@ def bench_index_rows() -> str:
         def run():
             tree = SessionTree.from_entries(entries, labels, leaf)
             tree.rows()
+
         return run
 
     big_ms = _best(build(big, big_leaf), 5)

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from core.content import TextContent
 from core.entries import Entry
 from core.messages import Message
 
-EPOCH = datetime(2026, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 SESSION = "session-under-test"
 
 
 def stamp(i: int) -> str:
-    return (EPOCH + timedelta(milliseconds=i)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return (
+        (EPOCH + timedelta(milliseconds=i))
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
 
 
 def message(text: str, role: str = "user") -> Message:

@@ -18,7 +18,10 @@ class AlternativesApp(App[None]):
     def __init__(self) -> None:
         super().__init__()
         make = EntryMaker()
-        self.entries = [make(user("Plan the trip to Lisbon.")), make(assistant("Day 1: Alfama, then **Belém**."))]
+        self.entries = [
+            make(user("Plan the trip to Lisbon.")),
+            make(assistant("Day 1: Alfama, then **Belém**.")),
+        ]
         question, answer = self.entries
         self.info = {question.id: BranchInfo(0, 1, "trip plan"), answer.id: BranchInfo(1, 3)}
 

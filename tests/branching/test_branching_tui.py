@@ -14,8 +14,8 @@ from core.session import Session
 from core.tree import SessionTree
 from storage import SqliteStore
 from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
-from tui.screens.dialogs import Confirm, TextPrompt
 from tui.screens.chat import ChatScreen
+from tui.screens.dialogs import Confirm, TextPrompt
 from tui.screens.tree import TreeScreen, TreeView
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.branch_bar import BranchBar
@@ -26,7 +26,9 @@ FAKE_KEY = "sk-test-0123456789abcdefghij"
 
 
 def write_config(summary: str) -> None:
-    (Path(os.environ["TANGENTS_HOME"]) / "config.toml").write_text(f'branch_summary = "{summary}"\n')
+    (Path(os.environ["TANGENTS_HOME"]) / "config.toml").write_text(
+        f'branch_summary = "{summary}"\n'
+    )
 
 
 @pytest.fixture
@@ -96,10 +98,16 @@ async def test_edit_sends_an_alternative_and_keeps_the_old_branch(fake_provider,
         tree = await whole_tree(pilot)
         old, new = entry_with(pilot, "q2 bis"), None
         alternatives = tree.alternatives(old.id)
-        assert [tree.entry(i).message.text for i in alternatives] == ["q2", "q2 bis"]  # creation order
+        assert [tree.entry(i).message.text for i in alternatives] == [
+            "q2",
+            "q2 bis",
+        ]  # creation order
         new = tree.entry(alternatives[0])
         assert new.parent_id == old.parent_id  # a sibling: same parent
-        assert [e.message.text for e in tree.branch_entries(tree.deepest_leaf(new.id), old.id)] == ["q2", "a2"]
+        assert [e.message.text for e in tree.branch_entries(tree.deepest_leaf(new.id), old.id)] == [
+            "q2",
+            "a2",
+        ]
         assert await stored_path(pilot) == ["q1", "a1", "q2 bis", "a2 again"]
 
 
@@ -143,7 +151,10 @@ async def test_r_regenerates_any_focused_reply_as_an_alternative(fake_provider, 
         assert texts(pilot) == ["q1", "a1 again"]
         tree = await whole_tree(pilot)
         again = entry_with(pilot, "a1 again")
-        assert [tree.entry(i).message.text for i in tree.alternatives(again.id)] == ["a1", "a1 again"]
+        assert [tree.entry(i).message.text for i in tree.alternatives(again.id)] == [
+            "a1",
+            "a1 again",
+        ]
 
 
 async def test_alternatives_show_arrows_and_left_right_switch(fake_provider, fake_args) -> None:
@@ -251,7 +262,11 @@ async def test_label_shows_on_the_message_and_in_the_tree(fake_provider, fake_ar
 
 async def test_copy_the_message_and_its_last_code_block(fake_provider, fake_args) -> None:
     async with running(fake_args) as pilot:
-        await chat(pilot, fake_provider, ("code please", "Here:\n\n```py\nx = 1\n```\n\nand\n\n```sh\nls -l\n```\n"))
+        await chat(
+            pilot,
+            fake_provider,
+            ("code please", "Here:\n\n```py\nx = 1\n```\n\nand\n\n```sh\nls -l\n```\n"),
+        )
         reply = session(pilot).path[-1]
         await pilot.app.screen.chat_view.focus_entry(reply.id)
         await settle(pilot)
@@ -281,7 +296,9 @@ async def test_fork_opens_a_new_session_that_remembers_its_parent(fake_provider,
         assert "q2" not in screen_text(pilot) and "a1" in screen_text(pilot)
         await chat(pilot, fake_provider, ("q3", "a3"))
         assert texts(pilot) == ["q1", "a1", "q3", "a3"]
-        assert len(await parent.store.entries(parent.id)) == len(parent.path)  # the parent is untouched
+        assert len(await parent.store.entries(parent.id)) == len(
+            parent.path
+        )  # the parent is untouched
 
 
 async def test_fork_command_keeps_first_k_and_last_n(fake_provider, fake_args) -> None:
@@ -312,12 +329,18 @@ async def test_tree_jump_rebuilds_the_chat_and_persists_the_leaf(fake_provider, 
         await settle(pilot)
         assert isinstance(pilot.app.screen, ChatScreen)
         assert texts(pilot) == ["q1", "a1", "q2", "a2"]
-        shown = [w.entry.message.text for w in pilot.app.screen.chat_view.message_widgets if w.entry and w.entry.message]
+        shown = [
+            w.entry.message.text
+            for w in pilot.app.screen.chat_view.message_widgets
+            if w.entry and w.entry.message
+        ]
         assert shown[-2:] == ["q2", "a2"]
         assert await stored_path(pilot) == ["q1", "a1", "q2", "a2"]
 
 
-async def test_leaving_a_branch_asks_for_a_summary_that_reaches_the_next_request(fake_provider, fake_args) -> None:
+async def test_leaving_a_branch_asks_for_a_summary_that_reaches_the_next_request(
+    fake_provider, fake_args
+) -> None:
     write_config("ask")
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("try the risky plan", "the plan crashed"))
@@ -340,7 +363,9 @@ async def test_leaving_a_branch_asks_for_a_summary_that_reaches_the_next_request
         assert "the plan crashed" not in sent
 
 
-async def test_no_summary_question_when_nothing_is_left_behind_or_on_no(fake_provider, fake_args) -> None:
+async def test_no_summary_question_when_nothing_is_left_behind_or_on_no(
+    fake_provider, fake_args
+) -> None:
     write_config("ask")
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
@@ -399,7 +424,10 @@ async def test_always_summarizes_when_an_edit_leaves_a_branch(fake_provider, fak
         assert "branch_summary" in kinds
         tree = await whole_tree(pilot)
         edited = entry_with(pilot, "q2 bis")
-        assert [tree.entry(i).message.text for i in tree.alternatives(edited.id)] == ["q2", "q2 bis"]
+        assert [tree.entry(i).message.text for i in tree.alternatives(edited.id)] == [
+            "q2",
+            "q2 bis",
+        ]
         assert "Asked q2; got a2." in str(fake_provider.last_request.body)
 
 
@@ -420,5 +448,8 @@ async def test_shift_r_regenerates_with_another_model(fake_provider, fake_args) 
         tree = await whole_tree(pilot)
         again = entry_with(pilot, "a1 from other")
         assert tree.entry(again.parent_id).type == "model_change"
-        assert [tree.entry(i).message.text for i in tree.alternatives(again.id)] == ["a1", "a1 from other"]
+        assert [tree.entry(i).message.text for i in tree.alternatives(again.id)] == [
+            "a1",
+            "a1 from other",
+        ]
         assert bar_text(pilot.app.screen.chat_view.message_widgets[-1]) == "◀ 2/2 ▶"

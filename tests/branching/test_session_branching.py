@@ -3,10 +3,11 @@ branch summary made through the fake provider reaches the next request."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import AsyncIterator
 
 import pytest
+from fake_provider import Reply
 
 from core.branch_summary import BranchSummaryError, summarize_branch
 from core.chat import run_turn
@@ -16,7 +17,6 @@ from core.messages import Message
 from core.session import Session
 from core.settings import Settings
 from core.tree import SessionTree
-from fake_provider import Reply
 from storage import SqliteStore
 
 
@@ -39,7 +39,9 @@ async def tree_of(session: Session) -> SessionTree:
 
 async def conversation(store: SqliteStore, *texts: str) -> tuple[Session, list]:
     session = await Session.create(store)
-    entries = await session.append_many([msg(t, "user" if i % 2 == 0 else "assistant") for i, t in enumerate(texts)])
+    entries = await session.append_many(
+        [msg(t, "user" if i % 2 == 0 else "assistant") for i, t in enumerate(texts)]
+    )
     return session, entries
 
 
@@ -94,10 +96,14 @@ def anthropic_env(fake_provider, monkeypatch: pytest.MonkeyPatch):
     return fake_provider
 
 
-async def test_branch_summary_is_appended_and_sent_with_the_next_turn(store: SqliteStore, anthropic_env) -> None:
+async def test_branch_summary_is_appended_and_sent_with_the_next_turn(
+    store: SqliteStore, anthropic_env
+) -> None:
     fake = anthropic_env
     settings = Settings(retries=0)
-    session, (q1, a1, q2, a2) = await conversation(store, "q1", "a1", "try the risky plan", "the plan crashed")
+    session, (q1, a1, q2, a2) = await conversation(
+        store, "q1", "a1", "try the risky plan", "the plan crashed"
+    )
     await session.move_leaf(a1.id)
     fake.script(Reply(text="- The user tried the risky plan; it failed."))
     summary = await summarize_branch(
@@ -122,4 +128,6 @@ async def test_branch_summary_is_appended_and_sent_with_the_next_turn(store: Sql
 async def test_nothing_to_summarize(store: SqliteStore) -> None:
     session, (q1, a1) = await conversation(store, "q1", "a1")
     with pytest.raises(BranchSummaryError):
-        await summarize_branch(session, Settings(retries=0), model="anthropic/x", old_leaf_id=a1.id, new_entry_id=a1.id)
+        await summarize_branch(
+            session, Settings(retries=0), model="anthropic/x", old_leaf_id=a1.id, new_entry_id=a1.id
+        )

@@ -6,7 +6,8 @@ import random
 import sys
 from dataclasses import replace
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.entries import BranchSummary, ModelChange
 from core.tree import SessionTree
@@ -23,7 +24,11 @@ def eid(i: int) -> str:
 def trees(draw):
     raw = draw(st.lists(st.integers(-3, 10**6), min_size=1, max_size=50))
     parents = [None if i == 0 or v < 0 else v % i for i, v in enumerate(raw)]
-    roles = draw(st.lists(st.sampled_from(["user", "assistant"]), min_size=len(parents), max_size=len(parents)))
+    roles = draw(
+        st.lists(
+            st.sampled_from(["user", "assistant"]), min_size=len(parents), max_size=len(parents)
+        )
+    )
     n = len(parents)
     labelled = draw(st.sets(st.integers(0, n - 1), max_size=4))
     leaf = draw(st.none() | st.integers(0, n - 1))
@@ -100,12 +105,12 @@ def test_common_ancestor_and_branch_entries(case, data) -> None:
     a = data.draw(st.integers(0, n - 1))
     b = data.draw(st.integers(0, n - 1))
     pa, pb = model.path(a), model.path(b)
-    common = [x for x, y in zip(pa, pb) if x == y]
+    common = [x for x, y in zip(pa, pb, strict=False) if x == y]
     expected = common[-1] if common else None
     got = tree.common_ancestor(eid(a), eid(b))
     assert (None if got is None else ix(got)) == expected
     branch = [ix(e.id) for e in tree.branch_entries(eid(a), eid(b))]
-    assert branch == pa[len(common):]
+    assert branch == pa[len(common) :]
 
 
 @given(trees())
@@ -141,7 +146,11 @@ def test_folding_hides_nothing_it_must_show(case, fold_min) -> None:
         if row.is_fold:
             assert row.folded >= fold_min
             # expanding that fold shows all its entries
-            opened = {r.entry_id for r in tree.rows(fold_min=fold_min, expanded={row.entry_id}) if not r.is_fold}
+            opened = {
+                r.entry_id
+                for r in tree.rows(fold_min=fold_min, expanded={row.entry_id})
+                if not r.is_fold
+            }
             assert row.entry_id in opened and len(opened) == len(shown) + row.folded
 
 
@@ -155,8 +164,10 @@ def test_filters_and_query(case, query) -> None:
     assert sorted(r.entry_id for r in tree.rows("labelled")) == sorted(labels)
     found = sorted(r.entry_id for r in tree.rows(query=query))
     expected = sorted(
-        eid(i) for i in range(n)
-        if query.casefold() in f"{roles[i]} message number {i}" or query.casefold() in labels.get(eid(i), "").casefold()
+        eid(i)
+        for i in range(n)
+        if query.casefold() in f"{roles[i]} message number {i}"
+        or query.casefold() in labels.get(eid(i), "").casefold()
     )
     assert found == expected
 
@@ -170,7 +181,9 @@ def test_a_10000_deep_chain_needs_no_recursion() -> None:
     assert [r.entry_id for r in rows if not r.is_fold] == [eid(0), eid(5_000), eid(9_999)]
     assert sum(r.folded for r in rows) == 9_997
     assert len(tree.rows(fold_linear=False)) == 10_000
-    assert [e.id for e in tree.branch_entries(eid(9_999), eid(9_990))] == [eid(i) for i in range(9_991, 10_000)]
+    assert [e.id for e in tree.branch_entries(eid(9_999), eid(9_990))] == [
+        eid(i) for i in range(9_991, 10_000)
+    ]
 
 
 def test_rows_draw_connectors() -> None:
@@ -209,7 +222,7 @@ def test_orphans_are_roots_and_unknown_labels_and_leaf_are_ignored() -> None:
 def with_kinds(entries, kinds):
     """``entries`` with entry i turned into a model change or branch summary where ``kinds[i]`` says so."""
     out = []
-    for e, kind in zip(entries, kinds):
+    for e, kind in zip(entries, kinds, strict=False):
         if kind == "model_change":
             e = replace(e, type="model_change", payload=ModelChange(model="m"))
         elif kind == "branch_summary":
@@ -223,7 +236,13 @@ def with_kinds(entries, kinds):
 def test_alternatives_look_through_bookkeeping_entries(case, data) -> None:
     parents, roles, labels, leaf, _tree = case
     n = len(parents)
-    kinds = data.draw(st.lists(st.sampled_from(["message", "message", "model_change", "branch_summary"]), min_size=n, max_size=n))
+    kinds = data.draw(
+        st.lists(
+            st.sampled_from(["message", "message", "model_change", "branch_summary"]),
+            min_size=n,
+            max_size=n,
+        )
+    )
     tree = SessionTree.from_entries(with_kinds(from_parents(parents, roles), kinds), labels, leaf)
     transparent = {i for i, k in enumerate(kinds) if k != "message"}
 

@@ -34,7 +34,9 @@ def extend(path: list[Entry], *payloads: Any) -> list[Entry]:
     more = chain(*payloads, start=len(path))
     if path and more:
         first = more[0]
-        more[0] = Entry(first.id, path[-1].id, first.session_id, first.type, first.created_at, first.payload)
+        more[0] = Entry(
+            first.id, path[-1].id, first.session_id, first.type, first.created_at, first.payload
+        )
     return path + more
 
 
@@ -42,7 +44,9 @@ def user(text: str, *images: ImageContent) -> Message:
     return Message(role="user", content=tuple(images) + (TextContent(text),))
 
 
-def assistant(text: str, *calls: ToolCallContent, usage: Usage | None = None, stop: str | None = None) -> Message:
+def assistant(
+    text: str, *calls: ToolCallContent, usage: Usage | None = None, stop: str | None = None
+) -> Message:
     return Message(
         role="assistant",
         content=((TextContent(text),) if text else ()) + calls,
@@ -57,7 +61,9 @@ def call(call_id: str, name: str = "read_file", **arguments: Any) -> ToolCallCon
 
 
 def result(call_id: str, text: str, error: bool = False) -> Message:
-    return Message(role="tool_result", content=(ToolResultContent(call_id, (TextContent(text),), error),))
+    return Message(
+        role="tool_result", content=(ToolResultContent(call_id, (TextContent(text),), error),)
+    )
 
 
 def image(n: int, width: int = 800, height: int = 600) -> ImageContent:
@@ -88,7 +94,9 @@ def long_paths(draw) -> list[Entry]:
 
     calls_made = 0
     for _ in range(draw(st.integers(1, 10))):
-        extra = draw(st.sampled_from(["none", "none", "none", "model", "branch", "custom", "compaction"]))
+        extra = draw(
+            st.sampled_from(["none", "none", "none", "model", "branch", "custom", "compaction"])
+        )
         if extra == "model":
             payloads.append(ModelChange(model=MODEL))
         elif extra == "branch":
@@ -111,7 +119,9 @@ def long_paths(draw) -> list[Entry]:
                 payloads.append(
                     Message(
                         role="tool_result",
-                        content=tuple(ToolResultContent(c.id, (TextContent(text("result")),)) for c in group),
+                        content=tuple(
+                            ToolResultContent(c.id, (TextContent(text("result")),)) for c in group
+                        ),
                     )
                 )
         if draw(st.booleans()) or not payloads or not isinstance(payloads[-1], Message):
@@ -122,7 +132,9 @@ def long_paths(draw) -> list[Entry]:
         entry_id = f"e{index:04d}"
         if isinstance(payload, tuple):  # a compaction keeping from an earlier entry
             kept = path[payload[1]].id
-            payload = Compaction(summary=f"<{entry_id}> summary", first_kept_id=kept, tokens_before=1)
+            payload = Compaction(
+                summary=f"<{entry_id}> summary", first_kept_id=kept, tokens_before=1
+            )
         else:
             payload = _stamp(payload, entry_id)
         path = extend(path, payload)
@@ -139,8 +151,12 @@ def _stamp(payload: Any, entry_id: str) -> Any:
         if isinstance(block, TextContent):
             block = TextContent(block.text.replace("\0", f"<{entry_id}> "))
         elif isinstance(block, ToolResultContent):
-            inner = tuple(TextContent(c.text.replace("\0", f"<{entry_id}> ")) if isinstance(c, TextContent) else c
-                          for c in block.content)
+            inner = tuple(
+                TextContent(c.text.replace("\0", f"<{entry_id}> "))
+                if isinstance(c, TextContent)
+                else c
+                for c in block.content
+            )
             block = ToolResultContent(block.tool_call_id, inner, block.is_error)
         blocks.append(block)
     return payload.with_(content=tuple(blocks))

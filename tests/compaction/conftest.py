@@ -3,9 +3,10 @@ reached through the real anthropic SDK or litellm."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 from fake_provider import FakeProvider
@@ -46,7 +47,9 @@ def sent_texts(body: dict[str, Any]) -> list[str]:
                 texts.append(block["text"])
             elif block.get("type") == "tool_result":
                 inner = block.get("content")
-                texts.extend([inner] if isinstance(inner, str) else [b.get("text", "") for b in inner or []])
+                texts.extend(
+                    [inner] if isinstance(inner, str) else [b.get("text", "") for b in inner or []]
+                )
     return texts
 
 
@@ -71,7 +74,9 @@ async def session(store: SqliteStore) -> Session:
 
 
 @pytest.fixture(params=["anthropic", "litellm"])
-def rig(request: pytest.FixtureRequest, fake_provider: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> Rig:
+def rig(
+    request: pytest.FixtureRequest, fake_provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> Rig:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0000")
     model = "anthropic/claude-test" if request.param == "anthropic" else "openai/gpt-test"

@@ -34,7 +34,9 @@ async def conversation(db: Path, *questions: str) -> str:
         await store.close()
 
 
-async def test_compact_writes_the_entry_and_the_next_turn_sends_the_summary(fake_provider, tmp_path: Path) -> None:
+async def test_compact_writes_the_entry_and_the_next_turn_sends_the_summary(
+    fake_provider, tmp_path: Path
+) -> None:
     db = tmp_path / "t.db"
     session_id = await conversation(db, "first question", "second question", "third question")
     env = anthropic_env(fake_provider.base_url)
@@ -53,7 +55,10 @@ async def test_compact_writes_the_entry_and_the_next_turn_sends_the_summary(fake
     by_id = {e["id"]: e for e in doc["entries"]}
     assert doc["session"]["leaf_id"] == entry["id"]
     assert entry["payload"]["summary"] == "CLI SUMMARY: the user asks three questions"
-    assert by_id[entry["payload"]["first_kept_id"]]["payload"]["content"][0]["text"] == "third question"
+    assert (
+        by_id[entry["payload"]["first_kept_id"]]["payload"]["content"][0]["text"]
+        == "third question"
+    )
     assert entry["payload"]["details"]["focus"] == "the parser"
     assert entry["payload"]["details"]["model"] == CLAUDE
     assert entry["payload"]["tokens_before"] == 55, "the last reply's reported usage"
@@ -75,7 +80,11 @@ async def test_compact_errors_are_one_line(fake_provider, tmp_path: Path) -> Non
     session_id = await conversation(db, "only one turn")
     env = anthropic_env(fake_provider.base_url)
     unknown = run("--db", str(db), "sessions", "compact", "no-such-session", env=env)
-    assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1 and "no-such-session" in unknown.stderr
+    assert (
+        unknown.returncode == 2
+        and unknown.stderr.count("\n") == 1
+        and "no-such-session" in unknown.stderr
+    )
     short = run("--db", str(db), "sessions", "compact", session_id, env=env)
     assert short.returncode == 1 and short.stderr.count("\n") == 1
     assert "nothing to compact" in short.stderr

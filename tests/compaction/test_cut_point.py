@@ -18,7 +18,17 @@ from core.compaction import (
 )
 from core.context import SUMMARY_PREFIX, build_context
 from core.entries import Compaction
-from tests.compaction.builders import MODEL, assistant, call, chain, extend, long_paths, marker, result, user
+from tests.compaction.builders import (
+    MODEL,
+    assistant,
+    call,
+    chain,
+    extend,
+    long_paths,
+    marker,
+    result,
+    user,
+)
 from tests.core.test_context import assert_tool_pairing
 from tests.strategies import conversation_paths
 
@@ -84,7 +94,9 @@ def test_kept_tail_is_about_keep_recent_tokens(path, keep) -> None:
     # And no more is kept than about `keep`: at most one message over, plus a
     # short turn beginning kept rather than split; unless the last `keep`
     # tokens hold no place to cut at all (one huge call and result).
-    reach = next((i for i in range(len(path) - 1, start - 1, -1) if kept_tokens(path, i) >= keep), None)
+    reach = next(
+        (i for i in range(len(path) - 1, start - 1, -1) if kept_tokens(path, i) >= keep), None
+    )
     if reach is not None and any(c >= reach for c in candidates):
         largest = max(entry_tokens(e) for e in path[start:])
         assert kept <= keep * (1 + SPLIT_TOLERANCE) + largest
@@ -105,7 +117,9 @@ def test_split_turn_points_at_the_user_message_that_began_it(path, keep) -> None
 
 
 def compacted(path, cut: CutPoint, summary: str = "SUMMARY"):
-    return extend(path, Compaction(summary=summary, first_kept_id=cut.first_kept_id, tokens_before=1))
+    return extend(
+        path, Compaction(summary=summary, first_kept_id=cut.first_kept_id, tokens_before=1)
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -119,12 +133,19 @@ def test_after_compaction_the_context_is_the_summary_then_the_kept_tail(path, ke
     assert context.messages[0].text == SUMMARY_PREFIX + "SUMMARY"
     sent = "\n".join(m.text for m in context.messages[1:])
     summarized = {marker(e) for e in path[: cut.first_kept_index]}
-    kept = {marker(e) for e in path[cut.first_kept_index :] if e.message is not None and e.message.role != "custom"}
+    kept = {
+        marker(e)
+        for e in path[cut.first_kept_index :]
+        if e.message is not None and e.message.role != "custom"
+    }
     for mark in summarized:
         assert mark not in sent, f"{mark} was summarized but is still sent"
     first = path[cut.first_kept_index]
     if first.message.role == "user" or first.message.text:
-        assert context.messages[1].text.startswith(marker(first)) or marker(first) in context.messages[1].text
+        assert (
+            context.messages[1].text.startswith(marker(first))
+            or marker(first) in context.messages[1].text
+        )
     if preparation is not None:
         in_transcript = {marker(e) for e in preparation.history + preparation.turn_prefix}
         assert not in_transcript & kept
@@ -135,7 +156,9 @@ def test_after_compaction_the_context_is_the_summary_then_the_kept_tail(path, ke
 def test_a_second_compaction_summarizes_only_what_the_first_kept(path, keep1, keep2) -> None:
     first = find_cut_point(path, keep1)
     once = compacted(path, first, "FIRST")
-    once = extend(once, user("<more> next question " + "q" * 4000), assistant("<more2> answer " + "a" * 4000))
+    once = extend(
+        once, user("<more> next question " + "q" * 4000), assistant("<more2> answer " + "a" * 4000)
+    )
     second = find_cut_point(once, keep2)
     assert second.first_kept_index >= first.first_kept_index
     preparation = prepare(once, second)
@@ -155,7 +178,13 @@ def test_a_second_compaction_summarizes_only_what_the_first_kept(path, keep1, ke
 
 
 def test_plain_chat_cuts_at_a_user_message_and_keeps_short_turns_whole() -> None:
-    path = chain(*(m for i in range(8) for m in (user(f"u{i} " + "x" * 396), assistant(f"a{i} " + "y" * 396))))
+    path = chain(
+        *(
+            m
+            for i in range(8)
+            for m in (user(f"u{i} " + "x" * 396), assistant(f"a{i} " + "y" * 396))
+        )
+    )
     # Each message is ~104 tokens: the last nine reach 900, at the answer a3;
     # its question is short next to 900, so the turn is kept whole.
     cut = find_cut_point(path, 900)
@@ -170,11 +199,15 @@ def test_plain_chat_cuts_at_a_user_message_and_keeps_short_turns_whole() -> None
 
 def test_a_long_tool_turn_is_split_and_its_beginning_summarized_apart() -> None:
     path = chain(
-        user("u0 earlier"), assistant("a0 earlier answer"),
+        user("u0 earlier"),
+        assistant("a0 earlier answer"),
         user("u1 fix the parser"),
-        assistant("step 1", call("c1")), result("c1", "r" * 8000),
-        assistant("step 2", call("c2")), result("c2", "s" * 8000),
-        assistant("step 3", call("c3")), result("c3", "t" * 400),
+        assistant("step 1", call("c1")),
+        result("c1", "r" * 8000),
+        assistant("step 2", call("c2")),
+        result("c2", "s" * 8000),
+        assistant("step 3", call("c3")),
+        result("c3", "t" * 400),
         assistant("done: the parser is fixed"),
     )
     cut = find_cut_point(path, 500)
@@ -188,12 +221,23 @@ def test_a_long_tool_turn_is_split_and_its_beginning_summarized_apart() -> None:
 
 
 def test_the_tail_never_starts_at_a_tool_result_even_when_it_is_huge() -> None:
-    path = chain(user("u0"), assistant("a0"), user("u1"), assistant("look", call("c1")), result("c1", "z" * 200_000))
+    path = chain(
+        user("u0"),
+        assistant("a0"),
+        user("u1"),
+        assistant("look", call("c1")),
+        result("c1", "z" * 200_000),
+    )
     cut = find_cut_point(path, 1000)
     # Not at the result: at the call, then back to its short question (the turn is kept whole).
     assert path[cut.first_kept_index].payload.text == "u1"
-    path = chain(user("u0"), assistant("a0"), user("u1 " + "q" * 4000), assistant("look", call("c1")),
-                 result("c1", "z" * 200_000))
+    path = chain(
+        user("u0"),
+        assistant("a0"),
+        user("u1 " + "q" * 4000),
+        assistant("look", call("c1")),
+        result("c1", "z" * 200_000),
+    )
     cut = find_cut_point(path, 1000)
     assert path[cut.first_kept_index].payload.text == "look" and cut.split_turn
 
@@ -201,8 +245,13 @@ def test_the_tail_never_starts_at_a_tool_result_even_when_it_is_huge() -> None:
 def test_a_result_far_from_its_call_still_is_not_separated() -> None:
     # A result that arrives after later messages (an odd path): no cut in between.
     path = chain(
-        user("u0"), assistant("calling", call("c1")), user("u1 meanwhile"), assistant("a1"),
-        result("c1", "late result"), user("u2 " + "x" * 4000), assistant("a2 " + "y" * 4000),
+        user("u0"),
+        assistant("calling", call("c1")),
+        user("u1 meanwhile"),
+        assistant("a1"),
+        result("c1", "late result"),
+        user("u2 " + "x" * 4000),
+        assistant("a2 " + "y" * 4000),
     )
     cut = find_cut_point(path, 1500)
     assert not (1 < cut.first_kept_index <= 4)

@@ -18,7 +18,18 @@ from tests.compaction.builders import assistant, call, result
 from tests.compaction.conftest import Rig, sent_texts, system_text
 
 PAD = 1596  # with "u0 " this makes ~1,600 characters, ~404 estimated tokens a message
-_WORDS = ("river", "copper", "lantern", "orbit", "meadow", "quartz", "signal", "harbor", "velvet", "thistle")
+_WORDS = (
+    "river",
+    "copper",
+    "lantern",
+    "orbit",
+    "meadow",
+    "quartz",
+    "signal",
+    "harbor",
+    "velvet",
+    "thistle",
+)
 
 
 def words(n: int, seed: int = 0) -> str:
@@ -34,13 +45,18 @@ def words(n: int, seed: int = 0) -> str:
 def small_window(rig: Rig, **compaction) -> Settings:
     """A 12,000-token window: compact above 9,000, keep ~1,200 (three messages) verbatim."""
     options = {"reserve_tokens": 3_000, "keep_recent_tokens": 1_200, **compaction}
-    return Settings(retries=0, compaction=CompactionSettings(**options), context_windows={rig.model: 12_000})
+    return Settings(
+        retries=0, compaction=CompactionSettings(**options), context_windows={rig.model: 12_000}
+    )
 
 
 async def chat(session, turns: range, tag: str = "") -> None:
     payloads = []
     for i in range(turns.start, turns.stop):
-        payloads += [user_text(f"{tag}u{i} " + words(PAD, i)), assistant(f"{tag}a{i} " + words(PAD, i + 50))]
+        payloads += [
+            user_text(f"{tag}u{i} " + words(PAD, i)),
+            assistant(f"{tag}a{i} " + words(PAD, i + 50)),
+        ]
     await session.append_many(payloads)
 
 
@@ -55,7 +71,9 @@ async def test_automatic_compaction_sends_the_summary_and_the_kept_tail(rig: Rig
     rig.server.script(Reply(text="SUMMARY ONE"), Reply(text="the answer"))
     compacting = []
 
-    result = await run_turn(session, settings, model=rig.model, api_base=rig.api_base, on_compact=compacting.append)
+    result = await run_turn(
+        session, settings, model=rig.model, api_base=rig.api_base, on_compact=compacting.append
+    )
 
     assert result.error is None and result.message.text == "the answer"
     assert compacting == ["auto"]
@@ -64,8 +82,14 @@ async def test_automatic_compaction_sends_the_summary_and_the_kept_tail(rig: Rig
     asked = sent_texts(summary_body)[0]
     assert "context summarization assistant" in system_text(summary_body)
     assert asked.startswith("<conversation>\n[User]: u0 ")
-    for section in ("## Goal", "## Constraints and preferences", "## Progress", "## Key decisions",
-                    "## Next steps", "## Critical context"):
+    for section in (
+        "## Goal",
+        "## Constraints and preferences",
+        "## Progress",
+        "## Key decisions",
+        "## Next steps",
+        "## Critical context",
+    ):
         assert section in asked
     assert "[Assistant]: a9 " in asked and "u10 " not in asked
     # The next request: the summary, then the kept tail, none of the compacted messages.
@@ -76,7 +100,9 @@ async def test_automatic_compaction_sends_the_summary_and_the_kept_tail(rig: Rig
     [entry] = result.compactions
     assert session.path[-2] == entry and session.path[-1] == result.entry
     assert isinstance(entry.payload, Compaction)
-    kept = next(e for e in session.path if e.message is not None and e.message.text.startswith("u10 "))
+    kept = next(
+        e for e in session.path if e.message is not None and e.message.text.startswith("u10 ")
+    )
     assert entry.payload.first_kept_id == kept.id
     assert entry.payload.tokens_before > 9_000
     assert entry.payload.details["model"] == rig.model
@@ -87,7 +113,12 @@ async def test_automatic_compaction_sends_the_summary_and_the_kept_tail(rig: Rig
     assert 0 < context_tokens(session, rig.model) == result.message.usage.total_tokens < 9_000
     # Persisted: a reopened session builds the same context.
     reopened = await type(session).open(session.store, session.id)
-    assert [m.text.split(" ", 1)[0] for m in reopened.context(rig.model).messages[1:]] == ["u10", "a10", "u11", "the"]
+    assert [m.text.split(" ", 1)[0] for m in reopened.context(rig.model).messages[1:]] == [
+        "u10",
+        "a10",
+        "u11",
+        "the",
+    ]
 
 
 async def test_no_compaction_under_the_threshold_or_when_disabled(rig: Rig, session) -> None:
@@ -97,7 +128,9 @@ async def test_no_compaction_under_the_threshold_or_when_disabled(rig: Rig, sess
     assert result.compactions == () and len(rig.bodies) == 1
     await chat(session, range(4, 14))
     await session.append(user_text("u14"))
-    result = await run_turn(session, small_window(rig, enabled=False), model=rig.model, api_base=rig.api_base)
+    result = await run_turn(
+        session, small_window(rig, enabled=False), model=rig.model, api_base=rig.api_base
+    )
     assert result.compactions == () and len(rig.bodies) == 2
     # The safety net still keeps the request within window - reserve, and says so.
     assert result.context.dropped_messages > 0
@@ -107,21 +140,41 @@ async def test_no_compaction_under_the_threshold_or_when_disabled(rig: Rig, sess
 
 def overflow(rig: Rig) -> Fail:
     if rig.name == "anthropic":
-        return Fail(400, body={"type": "error", "error": {
-            "type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}})
-    return Fail(400, body={"error": {
-        "message": "Your input exceeds the context window of this model.",
-        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+        return Fail(
+            400,
+            body={
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": "prompt is too long: 210000 tokens > 200000 maximum",
+                },
+            },
+        )
+    return Fail(
+        400,
+        body={
+            "error": {
+                "message": "Your input exceeds the context window of this model.",
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": "context_length_exceeded",
+            }
+        },
+    )
 
 
 async def test_context_overflow_compacts_once_and_retries(rig: Rig, session) -> None:
     settings = Settings(retries=0)  # a 128k window: our count says it fits, the provider disagrees
     await chat(session, range(6))
     await session.append(user_text("u6 the question"))
-    rig.server.script(overflow(rig), Reply(text="SUMMARY AFTER OVERFLOW"), Reply(text="answered after all"))
+    rig.server.script(
+        overflow(rig), Reply(text="SUMMARY AFTER OVERFLOW"), Reply(text="answered after all")
+    )
     compacting = []
 
-    result = await run_turn(session, settings, model=rig.model, api_base=rig.api_base, on_compact=compacting.append)
+    result = await run_turn(
+        session, settings, model=rig.model, api_base=rig.api_base, on_compact=compacting.append
+    )
 
     assert result.error is None, result.error
     assert result.message.text == "answered after all"
@@ -166,7 +219,10 @@ async def test_a_failed_automatic_compaction_does_not_stop_the_turn(rig: Rig, se
     rig.server.script(Fail(500), Reply(text="answered anyway"))
     result = await run_turn(session, small_window(rig), model=rig.model, api_base=rig.api_base)
     assert result.message.text == "answered anyway"
-    assert any(n.startswith("automatic compaction failed: the summary request failed") for n in result.notes)
+    assert any(
+        n.startswith("automatic compaction failed: the summary request failed")
+        for n in result.notes
+    )
     assert result.compactions == ()
 
 
@@ -189,19 +245,28 @@ async def test_a_second_compaction_updates_the_first_summary(rig: Rig, session) 
     settings = small_window(rig, keep_recent_tokens=800)  # two messages: cuts land on user messages
     await chat(session, range(8))
     rig.server.script(Reply(text="FIRST SUMMARY: the user wants a parser"))
-    first = await compact(session, settings, model=rig.model, api_base=rig.api_base, focus="the parser")
+    first = await compact(
+        session, settings, model=rig.model, api_base=rig.api_base, focus="the parser"
+    )
     assert first.payload.details["focus"] == "the parser"
-    assert "Additional focus for this summary, from the user: the parser" in sent_texts(rig.bodies[-1])[0]
+    assert (
+        "Additional focus for this summary, from the user: the parser"
+        in sent_texts(rig.bodies[-1])[0]
+    )
     await chat(session, range(8, 16), tag="n")
     rig.server.script(Reply(text="SECOND SUMMARY: parser done, tests next"))
 
     second = await compact(session, settings, model=rig.model, api_base=rig.api_base)
 
     asked = sent_texts(rig.bodies[-1])[0]
-    assert "<previous-summary>\nFIRST SUMMARY: the user wants a parser\n</previous-summary>" in asked
+    assert (
+        "<previous-summary>\nFIRST SUMMARY: the user wants a parser\n</previous-summary>" in asked
+    )
     assert "PRESERVE" in asked, "the update prompt, not the first-summary prompt"
     transcript = asked.split("</conversation>")[0]
-    assert "[User]: u7 " in transcript or "[Assistant]: a7 " in transcript, "the first compaction's kept tail"
+    assert "[User]: u7 " in transcript or "[Assistant]: a7 " in transcript, (
+        "the first compaction's kept tail"
+    )
     assert "u0 " not in transcript, "already in the first summary"
     assert second.payload.first_kept_id != first.payload.first_kept_id
     rig.server.script(Reply(text="ok"))
@@ -215,13 +280,18 @@ async def test_a_second_compaction_updates_the_first_summary(rig: Rig, session) 
 async def test_a_long_tool_turn_is_split_and_both_summaries_merged(rig: Rig, session) -> None:
     settings = small_window(rig, keep_recent_tokens=400)
     await chat(session, range(2))
-    await session.append_many([
-        user_text("fix the parser please"),
-        # (varied words: litellm refuses a stream that repeats one chunk, as an echo of "rrrr..." would)
-        assistant("step one " + words(400, 1), call("c1")), result("c1", "R1 " + words(3000, 2)),
-        assistant("step two " + words(400, 3), call("c2")), result("c2", "R2 " + words(1200, 4)),
-        assistant("step three", call("c3")), result("c3", "R3 done"),
-    ])
+    await session.append_many(
+        [
+            user_text("fix the parser please"),
+            # (varied words: litellm refuses a stream that repeats one chunk, as an echo of "rrrr..." would)
+            assistant("step one " + words(400, 1), call("c1")),
+            result("c1", "R1 " + words(3000, 2)),
+            assistant("step two " + words(400, 3), call("c2")),
+            result("c2", "R2 " + words(1200, 4)),
+            assistant("step three", call("c3")),
+            result("c3", "R3 done"),
+        ]
+    )
     entry = await compact(session, settings, model=rig.model, api_base=rig.api_base)  # echo replies
     assert entry.payload.details["split_turn"] is True
     asked = [sent_texts(b)[0] for b in rig.bodies]
@@ -230,13 +300,18 @@ async def test_a_long_tool_turn_is_split_and_both_summaries_merged(rig: Rig, ses
     assert "[User]: fix the parser please" in prefix and "R1 " in prefix and "u0 " not in prefix
     assert "[User]: u0 " in history and "fix the parser" not in history
     assert prompts.SPLIT_TURN_JOINER in entry.payload.summary
-    assert entry.payload.summary.index("echo:") < entry.payload.summary.index(prompts.SPLIT_TURN_JOINER)
+    assert entry.payload.summary.index("echo:") < entry.payload.summary.index(
+        prompts.SPLIT_TURN_JOINER
+    )
     kept = next(e for e in session.path if e.id == entry.payload.first_kept_id)
     assert kept.message.role == "assistant"
 
 
 async def test_compaction_model_setting_and_errors(rig: Rig, session) -> None:
-    settings = Settings(retries=0, compaction=CompactionSettings(compaction_model=rig.model.replace("test", "cheap")))
+    settings = Settings(
+        retries=0,
+        compaction=CompactionSettings(compaction_model=rig.model.replace("test", "cheap")),
+    )
     await chat(session, range(3))
     rig.server.script(Reply(text="cheap summary"))
     entry = await compact(session, settings, model=rig.model, api_base=rig.api_base)

@@ -43,10 +43,12 @@ async def test_only_the_last_three_images_are_sent_as_pixels(rig: Rig, session) 
     for i, data in enumerate(images):
         sha = hashlib.sha256(data).hexdigest()
         await session.store.put_blob(Blob(sha, "image/png", 8, 6 + i, data))
-        await session.append_many([
-            user_text(f"picture {i}", (ImageContent("image/png", sha, 8, 6 + i),)),
-            assistant(f"seen {i}"),
-        ])
+        await session.append_many(
+            [
+                user_text(f"picture {i}", (ImageContent("image/png", sha, 8, 6 + i),)),
+                assistant(f"seen {i}"),
+            ]
+        )
     await session.append(user_text("compare them"))
 
     result = await run_turn(session, Settings(retries=0), model=rig.model, api_base=rig.api_base)

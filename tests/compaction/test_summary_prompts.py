@@ -21,16 +21,29 @@ from core.messages import Message
 from core.settings import CompactionSettings
 from tests.compaction.builders import assistant, call, chain, image, result, user
 
-SECTIONS = ("## Goal", "## Constraints and preferences", "## Progress", "### Done", "### In progress",
-            "### Blocked", "## Key decisions", "## Next steps", "## Critical context")
+SECTIONS = (
+    "## Goal",
+    "## Constraints and preferences",
+    "## Progress",
+    "### Done",
+    "### In progress",
+    "### Blocked",
+    "## Key decisions",
+    "## Next steps",
+    "## Critical context",
+)
 
 
 def test_transcript_shows_every_kind_of_message_as_text() -> None:
     path = chain(
         ModelChange("openai/gpt-x"),
         user("look at this", image(1, 640, 480)),
-        Message(role="assistant", content=(ThinkingContent("hmm, a chart"),) + assistant("Reading it.", call(
-            "c1", "read_file", path="notes.txt")).content, stop_reason="tool_use"),
+        Message(
+            role="assistant",
+            content=(ThinkingContent("hmm, a chart"),)
+            + assistant("Reading it.", call("c1", "read_file", path="notes.txt")).content,
+            stop_reason="tool_use",
+        ),
         result("c1", "line one\nline two"),
         result("c2", "no such file", error=True),
         assistant("It says line one.", stop="aborted"),

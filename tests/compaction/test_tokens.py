@@ -31,7 +31,10 @@ def test_context_window_from_litellms_table_with_defaults() -> None:
     assert context_window("openai/gpt-4o") == 128_000
     assert context_window("demo") == DEMO_CONTEXT_WINDOW == 32_768
     assert context_window("my-endpoint/some-local-model") == DEFAULT_CONTEXT_WINDOW == 128_000
-    assert context_window("my-endpoint/some-local-model", {"my-endpoint/some-local-model": 8192}) == 8192
+    assert (
+        context_window("my-endpoint/some-local-model", {"my-endpoint/some-local-model": 8192})
+        == 8192
+    )
 
 
 def test_no_sdk_is_imported_to_know_the_window_or_to_decide() -> None:

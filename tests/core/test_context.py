@@ -5,7 +5,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.context import (
     BRANCH_PREFIX,
     SUMMARY_PREFIX,
@@ -58,7 +64,9 @@ def assert_tool_pairing(messages) -> None:
         if message.role == "tool_result":
             previous = messages[index - 1]
             assert previous.role == "assistant"
-            assert {r.tool_call_id for r in message.tool_results} == {c.id for c in previous.tool_calls}
+            assert {r.tool_call_id for r in message.tool_results} == {
+                c.id for c in previous.tool_calls
+            }
 
 
 @settings(max_examples=300)
@@ -118,17 +126,25 @@ def test_model_comes_from_latest_model_change() -> None:
 
 
 def test_system_prompt_is_the_latest_system_message() -> None:
-    path = chain(Message(role="system", content=(TextContent("old"),)), user("q"),
-                 Message(role="system", content=(TextContent("new"),)))
+    path = chain(
+        Message(role="system", content=(TextContent("old"),)),
+        user("q"),
+        Message(role="system", content=(TextContent("new"),)),
+    )
     context = build_context(path, MODEL)
     assert context.system == "new"
     assert [m.role for m in context.messages] == ["user"]
 
 
 def test_compaction_sends_summary_then_kept_tail() -> None:
-    path = chain(user("one"), assistant(TextContent("r1")), user("two"), assistant(TextContent("r2")))
-    path = chain(*[e.payload for e in path], Compaction("SUMMARY", first_kept_id="e2", tokens_before=500),
-                 user("three"))
+    path = chain(
+        user("one"), assistant(TextContent("r1")), user("two"), assistant(TextContent("r2"))
+    )
+    path = chain(
+        *[e.payload for e in path],
+        Compaction("SUMMARY", first_kept_id="e2", tokens_before=500),
+        user("three"),
+    )
     context = build_context(path, MODEL)
     texts = [m.text for m in context.messages]
     assert texts[0] == SUMMARY_PREFIX + "SUMMARY"
@@ -137,8 +153,11 @@ def test_compaction_sends_summary_then_kept_tail() -> None:
 
 def test_second_compaction_replaces_the_first() -> None:
     path = chain(
-        user("one"), Compaction("FIRST", first_kept_id="e0"), user("two"),
-        Compaction("SECOND", first_kept_id="e2"), user("three"),
+        user("one"),
+        Compaction("FIRST", first_kept_id="e0"),
+        user("two"),
+        Compaction("SECOND", first_kept_id="e2"),
+        user("three"),
     )
     texts = [m.text for m in build_context(path, MODEL).messages]
     assert texts == [SUMMARY_PREFIX + "SECOND", "two", "three"]
@@ -152,7 +171,9 @@ def test_branch_summary_becomes_a_user_message() -> None:
 
 def test_unanswered_call_gets_a_synthetic_error_result() -> None:
     call = ToolCallContent("call-1", "read_file", {}, "{}")
-    path = chain(user("q"), assistant(TextContent("let me look"), call, stop="tool_use"), user("never mind"))
+    path = chain(
+        user("q"), assistant(TextContent("let me look"), call, stop="tool_use"), user("never mind")
+    )
     messages = build_context(path, MODEL).messages
     result = messages[2].tool_results[0]
     assert result.is_error and result.tool_call_id == "call-1"
@@ -162,7 +183,9 @@ def test_unanswered_call_gets_a_synthetic_error_result() -> None:
 def test_aborted_turn_keeps_text_but_drops_its_calls_and_their_results() -> None:
     call = ToolCallContent("c1", "read_file", {}, "{}")
     result = Message(role="tool_result", content=(ToolResultContent("c1", (TextContent("data"),)),))
-    path = chain(user("q"), assistant(TextContent("partial"), call, stop="aborted"), result, user("again"))
+    path = chain(
+        user("q"), assistant(TextContent("partial"), call, stop="aborted"), result, user("again")
+    )
     messages = build_context(path, MODEL).messages
     assert [m.role for m in messages] == ["user", "assistant", "user"]
     assert messages[1].text == "partial" and not messages[1].tool_calls
@@ -170,8 +193,12 @@ def test_aborted_turn_keeps_text_but_drops_its_calls_and_their_results() -> None
 
 def test_tool_ids_are_normalized_consistently() -> None:
     call = ToolCallContent("call:with spaces/and.dots", "read_file", {}, "{}")
-    result = Message(role="tool_result", content=(ToolResultContent(call.id, (TextContent("ok"),)),))
-    messages = build_context(chain(user("q"), assistant(call, stop="tool_use"), result), MODEL).messages
+    result = Message(
+        role="tool_result", content=(ToolResultContent(call.id, (TextContent("ok"),)),)
+    )
+    messages = build_context(
+        chain(user("q"), assistant(call, stop="tool_use"), result), MODEL
+    ).messages
     assert messages[1].tool_calls[0].id == "call_with_spaces_and_dots"
     assert messages[2].tool_results[0].tool_call_id == "call_with_spaces_and_dots"
     assert messages[2].tool_results[0].text == "ok"
@@ -179,8 +206,13 @@ def test_tool_ids_are_normalized_consistently() -> None:
 
 def test_consecutive_tool_results_merge_into_one_message() -> None:
     calls = [ToolCallContent(f"c{i}", "read_file", {}, "{}") for i in range(2)]
-    results = [Message(role="tool_result", content=(ToolResultContent(c.id, (TextContent(c.id),)),)) for c in calls]
-    messages = build_context(chain(user("q"), assistant(*calls, stop="tool_use"), *results), MODEL).messages
+    results = [
+        Message(role="tool_result", content=(ToolResultContent(c.id, (TextContent(c.id),)),))
+        for c in calls
+    ]
+    messages = build_context(
+        chain(user("q"), assistant(*calls, stop="tool_use"), *results), MODEL
+    ).messages
     assert len(messages) == 3
     assert [r.text for r in messages[2].tool_results] == ["c0", "c1"]
 
@@ -205,12 +237,22 @@ def test_model_without_vision_gets_notes() -> None:
 
 
 def test_empty_and_thinking_only_assistant_turns_are_not_sent() -> None:
-    path = chain(user("q"), assistant(stop="error"), assistant(ThinkingContent("x", "s"), stop="aborted"), user("q2"))
+    path = chain(
+        user("q"),
+        assistant(stop="error"),
+        assistant(ThinkingContent("x", "s"), stop="aborted"),
+        user("q2"),
+    )
     assert [m.role for m in build_context(path, MODEL).messages] == ["user", "user"]
 
 
 def test_safety_net_never_drops_the_summary() -> None:
-    path = chain(Compaction("S", first_kept_id=None), user("x" * 4000), assistant(TextContent("y" * 4000)), user("z"))
+    path = chain(
+        Compaction("S", first_kept_id=None),
+        user("x" * 4000),
+        assistant(TextContent("y" * 4000)),
+        user("z"),
+    )
     context = build_context(path, MODEL, token_budget=200)
     assert context.messages[0].text.startswith(SUMMARY_PREFIX)
     assert [m.text for m in context.messages[1:]] == ["z"]

@@ -49,12 +49,20 @@ def test_unknown_types_are_rejected() -> None:
     with pytest.raises(ValueError, match="unknown stop reason"):
         Message(role="assistant", stop_reason="tired")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown entry type"):
-        Entry.from_dict({"id": "x", "session_id": "s", "type": "poem", "created_at": now_iso(), "payload": {}})
+        Entry.from_dict(
+            {"id": "x", "session_id": "s", "type": "poem", "created_at": now_iso(), "payload": {}}
+        )
 
 
 def test_tool_result_may_not_nest_tool_calls() -> None:
     with pytest.raises(ValueError):
-        block_from_dict({"type": "tool_result", "tool_call_id": "a", "content": [{"type": "thinking", "text": "x"}]})
+        block_from_dict(
+            {
+                "type": "tool_result",
+                "tool_call_id": "a",
+                "content": [{"type": "thinking", "text": "x"}],
+            }
+        )
 
 
 def test_uuid7_is_time_ordered_and_unique() -> None:

@@ -19,7 +19,9 @@ FAKE_KEY = "sk-test-0123456789abcdefghij"
 def tangents_program() -> str:
     found = shutil.which("tangents") or str(Path(sys.executable).parent / "tangents")
     if not Path(found).exists():
-        pytest.fail("the tangents program is not installed: the README's test command installs it (pip install -e .)")
+        pytest.fail(
+            "the tangents program is not installed: the README's test command installs it (pip install -e .)"
+        )
     return found
 
 
@@ -29,14 +31,18 @@ class Tmux:
 
     def __init__(self, width: int = 120, height: int = 40) -> None:
         if shutil.which("tmux") is None:
-            pytest.skip("tmux is not installed (a system package pip cannot install); test_pty.py still drives the real program")
+            pytest.skip(
+                "tmux is not installed (a system package pip cannot install); test_pty.py still drives the real program"
+            )
         self.socket = f"tangents-test-{uuid.uuid4().hex[:10]}"
         self.name = "app"
         self.width = width
         self.height = height
 
     def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=check)
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=check
+        )
 
     def start(self, command: list[str], env: dict[str, str]) -> None:
         exported = " ".join(f"{k}={_quote(v)}" for k, v in env.items())
@@ -45,7 +51,19 @@ class Tmux:
         # to be noticed): wait for the size first.
         wait = f'while [ "$(stty size 2>/dev/null)" != "{self.height} {self.width}" ]; do sleep 0.02; done'
         shell = f"{wait}; env {exported} {' '.join(_quote(c) for c in command)}; echo EXITED-$?; sleep 600"
-        self._tmux("-f", "/dev/null", "new-session", "-d", "-s", self.name, "-x", str(self.width), "-y", str(self.height), shell)
+        self._tmux(
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            str(self.width),
+            "-y",
+            str(self.height),
+            shell,
+        )
 
     def type(self, text: str) -> None:
         self._tmux("send-keys", "-t", self.name, "-l", text)

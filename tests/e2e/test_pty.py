@@ -36,11 +36,19 @@ MALICIOUS = (
 class Pty:
     """A program on a pseudo-terminal of a fixed size; everything it writes is kept."""
 
-    def __init__(self, command: list[str], env: dict[str, str], cols: int = 120, rows: int = 40) -> None:
+    def __init__(
+        self, command: list[str], env: dict[str, str], cols: int = 120, rows: int = 40
+    ) -> None:
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.process = subprocess.Popen(
-            command, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, close_fds=True
+            command,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
         )
         os.close(slave)
         self.output = bytearray()
@@ -50,7 +58,9 @@ class Pty:
         while marker not in self.output:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise AssertionError(f"{marker!r} not written; the tail of the output: {bytes(self.output[-2000:])!r}")
+                raise AssertionError(
+                    f"{marker!r} not written; the tail of the output: {bytes(self.output[-2000:])!r}"
+                )
             ready, _, _ = select.select([self.master], [], [], min(remaining, 0.2))
             if ready:
                 try:
@@ -78,7 +88,10 @@ def osc_sequences(data: bytes) -> list[bytes]:
 
 def test_escape_sequences_in_a_reply_never_reach_the_terminal(fake_provider, app_env) -> None:
     fake_provider.script(Reply(text=MALICIOUS, chunk_size=7))
-    pty = Pty([tangents_program(), "--model", "openai/x", "--api-base", f"{fake_provider.base_url}/v1"], app_env)
+    pty = Pty(
+        [tangents_program(), "--model", "openai/x", "--api-base", f"{fake_provider.base_url}/v1"],
+        app_env,
+    )
     try:
         pty.read_until(b"Message (enter sends")
         before_reply = len(pty.output)
@@ -93,7 +106,16 @@ def test_escape_sequences_in_a_reply_never_reach_the_terminal(fake_provider, app
     finally:
         pty.close()
 
-    for forbidden in (b"\x1b]52", b"\x1b]8;", b"\x1b]0;", b"\x1b]2;", b"\x1bP", b"\xc2\x9d", b"\x1b[2J", b"\x1b[?1049l"):
+    for forbidden in (
+        b"\x1b]52",
+        b"\x1b]8;",
+        b"\x1b]0;",
+        b"\x1b]2;",
+        b"\x1bP",
+        b"\xc2\x9d",
+        b"\x1b[2J",
+        b"\x1b[?1049l",
+    ):
         assert forbidden not in written, forbidden
     assert b"pwned" not in written and b"evil.example" not in written
     assert osc_sequences(written) == [], "the app itself writes no OSC while answering"

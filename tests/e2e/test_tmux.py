@@ -17,13 +17,24 @@ READY = "Message (enter sends"
 
 
 def sessions(env: dict[str, str]) -> list[dict]:
-    result = subprocess.run([tangents_program(), "sessions", "list", "--json"], env=env, capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [tangents_program(), "sessions", "list", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(result.stdout)
 
 
 def test_a_message_gets_a_streamed_reply_and_is_saved(tmux, fake_provider, app_env) -> None:
-    fake_provider.script(Reply(text="Hello from the fake provider, streamed in pieces.", chunk_size=5, delay=0.02))
-    tmux.start([tangents_program(), "--model", "openai/x", "--api-base", f"{fake_provider.base_url}/v1"], app_env)
+    fake_provider.script(
+        Reply(text="Hello from the fake provider, streamed in pieces.", chunk_size=5, delay=0.02)
+    )
+    tmux.start(
+        [tangents_program(), "--model", "openai/x", "--api-base", f"{fake_provider.base_url}/v1"],
+        app_env,
+    )
     screen = tmux.wait_for(READY)
     assert "openai/x" in screen
     tmux.type("hello")
@@ -33,12 +44,19 @@ def test_a_message_gets_a_streamed_reply_and_is_saved(tmux, fake_provider, app_e
     tmux.wait_for("EXITED-0")
     [listed] = sessions(app_env)
     assert listed["title"] == "hello" and listed["message_count"] == 2
-    assert fake_provider.last_request.body["messages"][-1]["content"] in ("hello", [{"type": "text", "text": "hello"}])
+    assert fake_provider.last_request.body["messages"][-1]["content"] in (
+        "hello",
+        [{"type": "text", "text": "hello"}],
+    )
 
 
-def test_continue_shows_the_conversation_and_escape_stops_a_reply(tmux, fake_provider, app_env) -> None:
+def test_continue_shows_the_conversation_and_escape_stops_a_reply(
+    tmux, fake_provider, app_env
+) -> None:
     base = f"{fake_provider.base_url}/v1"
-    fake_provider.script(Reply(text="First answer."), Reply(text="slow " * 400, chunk_size=5, delay=0.05))
+    fake_provider.script(
+        Reply(text="First answer."), Reply(text="slow " * 400, chunk_size=5, delay=0.05)
+    )
     tmux.start([tangents_program(), "--model", "openai/x", "--api-base", base], app_env)
     tmux.wait_for(READY)
     tmux.type("first")
@@ -63,7 +81,9 @@ def test_continue_shows_the_conversation_and_escape_stops_a_reply(tmux, fake_pro
 
 def test_the_draft_opens_in_the_editor(tmux, tmp_path, app_env) -> None:
     editor = tmp_path / "editor.py"
-    editor.write_text("import sys\np = sys.argv[1]\nopen(p, 'a').write(' and more from the editor')\n")
+    editor.write_text(
+        "import sys\np = sys.argv[1]\nopen(p, 'a').write(' and more from the editor')\n"
+    )
     env = {**app_env, "EDITOR": f"{sys.executable} {editor}"}
     tmux.start([tangents_program(), "--model", "demo"], env)
     tmux.wait_for(READY)

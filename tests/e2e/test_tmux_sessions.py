@@ -15,12 +15,20 @@ pytestmark = pytest.mark.slow
 
 def import_chat(env: dict[str, str], user: str, answer: str) -> None:
     chat = json.dumps([{"role": "user", "content": user}, {"role": "assistant", "content": answer}])
-    subprocess.run([tangents_program(), "sessions", "import", "-"], input=chat, env=env, text=True,
-                   capture_output=True, check=True)
+    subprocess.run(
+        [tangents_program(), "sessions", "import", "-"],
+        input=chat,
+        env=env,
+        text=True,
+        capture_output=True,
+        check=True,
+    )
 
 
 def test_resume_picker_search_and_open(tmux, app_env) -> None:
-    import_chat(app_env, "Which wood for a violin top?", "Spruce, quarter-sawn, is the classic choice.")
+    import_chat(
+        app_env, "Which wood for a violin top?", "Spruce, quarter-sawn, is the classic choice."
+    )
     import_chat(app_env, "How long to boil an egg?", "Nine minutes for a firm yolk.")
     tmux.start([tangents_program(), "-r", "--model", "demo"], app_env)
     screen = tmux.wait_for("2 sessions, newest first")

@@ -46,7 +46,9 @@ def mplp_validator() -> Draft7Validator:
     resources = []
     for path in sorted(MPLP.rglob("*.schema.json")):
         schema = json.loads(path.read_text())
-        resources.append((schema["$id"], Resource.from_contents(schema, default_specification=DRAFT7)))
+        resources.append(
+            (schema["$id"], Resource.from_contents(schema, default_specification=DRAFT7))
+        )
     registry = Registry().with_resources(resources)
     dialog = json.loads((MPLP / "mplp-dialog.schema.json").read_text())
     Draft7Validator.check_schema(dialog)
@@ -54,4 +56,7 @@ def mplp_validator() -> Draft7Validator:
 
 
 def mplp_errors(document: dict) -> list[str]:
-    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in mplp_validator().iter_errors(document)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in mplp_validator().iter_errors(document)
+    ]

@@ -7,7 +7,13 @@ import json
 
 from hypothesis import given, settings
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
 from core.formats.mplp import mplp_id, to_mplp_dialog
 from core.formats.pi import from_pi_jsonl
@@ -20,8 +26,12 @@ from tests.strategies import conversation_paths
 
 def _info(path: list[Entry], **fields) -> SessionInfo:
     return SessionInfo(
-        id=uuid7(), title="t", created_at="2026-01-01T00:00:00.000000Z", updated_at="2026-01-01T01:00:00.000000Z",
-        leaf_id=path[-1].id if path else None, **fields,
+        id=uuid7(),
+        title="t",
+        created_at="2026-01-01T00:00:00.000000Z",
+        updated_at="2026-01-01T01:00:00.000000Z",
+        leaf_id=path[-1].id if path else None,
+        **fields,
     )
 
 
@@ -61,9 +71,17 @@ def test_content_roles_ids_and_events() -> None:
         Message("system", (TextContent("Be brief."),)),
         ModelChange("anthropic/claude-x", "high"),
         Message("user", (TextContent("Look:"), ImageContent("image/png", "a" * 64, 4, 3))),
-        Message("assistant", (ThinkingContent("secret"), TextContent("Reading."),
-                              ToolCallContent("c1", "read", {"p": "x"}, '{"p": "x"}')),
-                model="anthropic/claude-x", usage=Usage(input_tokens=5), stop_reason="tool_use"),
+        Message(
+            "assistant",
+            (
+                ThinkingContent("secret"),
+                TextContent("Reading."),
+                ToolCallContent("c1", "read", {"p": "x"}, '{"p": "x"}'),
+            ),
+            model="anthropic/claude-x",
+            usage=Usage(input_tokens=5),
+            stop_reason="tool_use",
+        ),
         Message("tool_result", (ToolResultContent("c1", (TextContent("boom"),), is_error=True),)),
         Compaction("so far", None, 50),
         BranchSummary(None, "elsewhere"),
@@ -72,8 +90,16 @@ def test_content_roles_ids_and_events() -> None:
     ]
     path: list[Entry] = []
     for i, payload in enumerate(payloads):
-        path.append(Entry(uuid7(), path[-1].id if path else None, "s", entry_type_of(payload),
-                          f"2026-01-01T00:00:{i:02d}.000000Z", payload))
+        path.append(
+            Entry(
+                uuid7(),
+                path[-1].id if path else None,
+                "s",
+                entry_type_of(payload),
+                f"2026-01-01T00:00:{i:02d}.000000Z",
+                payload,
+            )
+        )
     info = _info(path, cwd="/home/ada/project")
     dialog = to_mplp_dialog(info, path, {path[2].id: "the picture"})
     assert mplp_errors(dialog) == []
@@ -92,7 +118,11 @@ def test_content_roles_ids_and_events() -> None:
     assert data[3]["tool_results"] == [{"tool_call_id": "c1", "is_error": True}]
     assert data[5]["stop_reason"] == "aborted"
     assert [e["event_type"] for e in dialog["events"]] == [
-        "dialog.started", "dialog.model.changed", "dialog.compacted", "dialog.branch.summarized"]
+        "dialog.started",
+        "dialog.model.changed",
+        "dialog.compacted",
+        "dialog.branch.summarized",
+    ]
     assert dialog["events"][0]["data"]["session_id"] == info.id
     assert dialog["dialog_id"] == mplp_id("session", info.id)
     assert dialog["context_id"] == mplp_id("context", "/home/ada/project")

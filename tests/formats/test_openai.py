@@ -11,7 +11,13 @@ import json
 import pytest
 from hypothesis import given, settings
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.context import BRANCH_PREFIX
 from core.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
 from core.formats import FormatError, detect_format, parse_import
@@ -33,8 +39,16 @@ def _png() -> Blob:
 def _path(*payloads) -> list[Entry]:
     entries: list[Entry] = []
     for i, payload in enumerate(payloads):
-        entries.append(Entry(f"e{i}", entries[-1].id if entries else None, "s", entry_type_of(payload),
-                             f"2026-01-01T00:00:{i:02d}.000000Z", payload))
+        entries.append(
+            Entry(
+                f"e{i}",
+                entries[-1].id if entries else None,
+                "s",
+                entry_type_of(payload),
+                f"2026-01-01T00:00:{i:02d}.000000Z",
+                payload,
+            )
+        )
     return entries
 
 
@@ -49,11 +63,22 @@ def test_export_is_a_faithful_transcript_of_the_branch() -> None:
         Message("system", (TextContent("Be brief."),)),
         ModelChange("openai/gpt-x", "high"),
         Message("user", (TextContent("What is this?"), IMAGE, MISSING)),
-        Message("assistant", (ThinkingContent("hmm", "sig"), TextContent("Let me look."),
-                              ToolCallContent("call_1", "read", {"p": 1}, '{"p": 1}'),
-                              ToolCallContent("call_2", "shot", {}, ""))),
-        Message("tool_result", (ToolResultContent("call_1", (TextContent("42"),)),
-                                ToolResultContent("call_2", (TextContent("no"), IMAGE), is_error=True))),
+        Message(
+            "assistant",
+            (
+                ThinkingContent("hmm", "sig"),
+                TextContent("Let me look."),
+                ToolCallContent("call_1", "read", {"p": 1}, '{"p": 1}'),
+                ToolCallContent("call_2", "shot", {}, ""),
+            ),
+        ),
+        Message(
+            "tool_result",
+            (
+                ToolResultContent("call_1", (TextContent("42"),)),
+                ToolResultContent("call_2", (TextContent("no"), IMAGE), is_error=True),
+            ),
+        ),
         Message("custom", (TextContent("a note for the user only"),)),
         Compaction("summary", "e2", 100),
         BranchSummary(None, "went elsewhere"),
@@ -63,17 +88,36 @@ def test_export_is_a_faithful_transcript_of_the_branch() -> None:
     out = to_openai_messages(path, {BLOB.sha256: BLOB})
     assert out == [
         {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": [
-            {"type": "text", "text": "What is this?"},
-            {"type": "image_url", "image_url": {"url": DATA_URL}},
-            {"type": "text", "text": "[image unavailable: image/jpeg 800x600]"},
-        ]},
-        {"role": "assistant", "content": "Let me look.", "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"p": 1}'}},
-            {"id": "call_2", "type": "function", "function": {"name": "shot", "arguments": "{}"}},
-        ]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What is this?"},
+                {"type": "image_url", "image_url": {"url": DATA_URL}},
+                {"type": "text", "text": "[image unavailable: image/jpeg 800x600]"},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "read", "arguments": '{"p": 1}'},
+                },
+                {
+                    "id": "call_2",
+                    "type": "function",
+                    "function": {"name": "shot", "arguments": "{}"},
+                },
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_1", "content": "42"},
-        {"role": "tool", "tool_call_id": "call_2", "content": "Error: no\n[image image/png 4x3 attached below]"},
+        {
+            "role": "tool",
+            "tool_call_id": "call_2",
+            "content": "Error: no\n[image image/png 4x3 attached below]",
+        },
         {"role": "user", "content": [{"type": "image_url", "image_url": {"url": DATA_URL}}]},
         {"role": "user", "content": BRANCH_PREFIX + "went elsewhere"},
         {"role": "assistant", "content": "A dark picture."},
@@ -83,23 +127,46 @@ def test_export_is_a_faithful_transcript_of_the_branch() -> None:
         "What is this?\n[image unavailable: image/png 4x3]\n[image unavailable: image/jpeg 800x600]"
     )
     assert without_bytes[4]["content"] == "Error: no\n[image unavailable: image/png 4x3]"
-    assert without_bytes[5]["role"] == "user" and without_bytes[5]["content"].startswith(BRANCH_PREFIX)
+    assert without_bytes[5]["role"] == "user" and without_bytes[5]["content"].startswith(
+        BRANCH_PREFIX
+    )
 
 
 def test_import_maps_roles_tool_calls_results_and_images() -> None:
     messages = [
         {"role": "developer", "content": "Be brief."},
-        {"role": "user", "name": "ada", "content": [
-            {"type": "text", "text": "What is this?"},
-            {"type": "image_url", "image_url": {"url": DATA_URL, "detail": "low"}},
-            {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
-        ]},
-        {"role": "assistant", "content": None, "reasoning_content": "thinking...", "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"path": "a"}'}},
-            {"id": "call_2", "type": "function", "function": {"name": "bad", "arguments": '{"path": '}},
-        ]},
+        {
+            "role": "user",
+            "name": "ada",
+            "content": [
+                {"type": "text", "text": "What is this?"},
+                {"type": "image_url", "image_url": {"url": DATA_URL, "detail": "low"}},
+                {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "reasoning_content": "thinking...",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "read", "arguments": '{"path": "a"}'},
+                },
+                {
+                    "id": "call_2",
+                    "type": "function",
+                    "function": {"name": "bad", "arguments": '{"path": '},
+                },
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_1", "content": "contents of a"},
-        {"role": "tool", "tool_call_id": "call_2", "content": [{"type": "text", "text": "bad json"}]},
+        {
+            "role": "tool",
+            "tool_call_id": "call_2",
+            "content": [{"type": "text", "text": "bad json"}],
+        },
         {"role": "assistant", "content": [{"type": "text", "text": "Done."}], "refusal": None},
     ]
     text = json.dumps(messages, indent=2)
@@ -112,7 +179,9 @@ def test_import_maps_roles_tool_calls_results_and_images() -> None:
     assert roles == ["system", "user", "assistant", "tool_result", "tool_result", "assistant"]
     assert entries[0].message.meta == {"openai": {"role": "developer"}}
     user = entries[1].message
-    assert user.content[1] == IMAGE and user.content[2] == TextContent("[image: https://example.com/cat.png]")
+    assert user.content[1] == IMAGE and user.content[2] == TextContent(
+        "[image: https://example.com/cat.png]"
+    )
     assert user.meta == {"openai": {"name": "ada"}}
     assert imported.blobs == (BLOB,)
     assistant = entries[2].message
@@ -121,7 +190,9 @@ def test_import_maps_roles_tool_calls_results_and_images() -> None:
         ToolCallContent("call_1", "read", {"path": "a"}, '{"path": "a"}'),
         ToolCallContent("call_2", "bad", {}, '{"path": '),
     ]
-    assert entries[3].message.content == (ToolResultContent("call_1", (TextContent("contents of a"),)),)
+    assert entries[3].message.content == (
+        ToolResultContent("call_1", (TextContent("contents of a"),)),
+    )
     assert entries[4].message.tool_results[0].text == "bad json"
     assert entries[5].message.meta == {"openai": {"refusal": None}}
     assert imported.counts()["messages"] == 6
@@ -136,19 +207,38 @@ def test_a_request_body_is_accepted_too() -> None:
 @pytest.mark.parametrize(
     ("message", "reason"),
     [
-        ({"role": "tool", "tool_call_id": "call_9", "content": "x"}, "tool_call_id 'call_9' answers no earlier tool call"),
+        (
+            {"role": "tool", "tool_call_id": "call_9", "content": "x"},
+            "tool_call_id 'call_9' answers no earlier tool call",
+        ),
         ({"role": "wizard", "content": "x"}, "unknown role 'wizard'"),
         ({"role": "function", "name": "f", "content": "x"}, "legacy function messages"),
         ({"role": "user", "content": [{"type": "input_audio"}]}, "unsupported type 'input_audio'"),
         ({"role": "user", "content": 5}, "content must be"),
-        ({"role": "assistant", "tool_calls": [{"id": "x", "function": {"name": "f", "arguments": 5}}]},
-         "arguments must be a JSON string"),
-        ({"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]},
-         "not a readable PNG, JPEG, GIF or WebP image"),
+        (
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "x", "function": {"name": "f", "arguments": 5}}],
+            },
+            "arguments must be a JSON string",
+        ),
+        (
+            {
+                "role": "user",
+                "content": [
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+                ],
+            },
+            "not a readable PNG, JPEG, GIF or WebP image",
+        ),
     ],
 )
 def test_malformed_messages_are_refused_with_their_line(message: dict, reason: str) -> None:
-    messages = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}, message]
+    messages = [
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": "hi"},
+        message,
+    ]
     text = json.dumps(messages, indent=2)
     with pytest.raises(FormatError) as caught:
         parse_import(text, "openai")
@@ -157,7 +247,9 @@ def test_malformed_messages_are_refused_with_their_line(message: dict, reason: s
     assert caught.value.line == starts[2]
 
 
-@pytest.mark.parametrize(("text", "line"), [("[\n{\"role\": \"user\"}\n", 3), ("{\"a\": 1", 1), ("[]", 1), ("5", 1)])
+@pytest.mark.parametrize(
+    ("text", "line"), [('[\n{"role": "user"}\n', 3), ('{"a": 1', 1), ("[]", 1), ("5", 1)]
+)
 def test_bad_json_or_empty_input(text: str, line: int) -> None:
     with pytest.raises(FormatError) as caught:
         parse_import(text, "openai")

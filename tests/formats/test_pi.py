@@ -9,7 +9,13 @@ from collections import Counter
 
 import pytest
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.context import SUMMARY_PREFIX, build_context
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.formats import FormatError, ImportedSession, detect_format, parse_import
@@ -28,11 +34,17 @@ def path_to(imported: ImportedSession, leaf_id: str | None = None) -> list[Entry
 
 
 def by_pi_id(imported: ImportedSession) -> dict[str, Entry]:
-    return {e.message.meta["pi"]["id"]: e for e in imported.entries if e.message is not None and "id" in e.message.meta.get("pi", {})}
+    return {
+        e.message.meta["pi"]["id"]: e
+        for e in imported.entries
+        if e.message is not None and "id" in e.message.meta.get("pi", {})
+    }
 
 
 def pi_lines(name: str) -> list[dict]:
-    return [json.loads(line) for line in (PI_SHARED / name).read_text().splitlines() if line.strip()]
+    return [
+        json.loads(line) for line in (PI_SHARED / name).read_text().splitlines() if line.strip()
+    ]
 
 
 # --- the real files -----------------------------------------------------------
@@ -43,7 +55,9 @@ def before_compaction() -> ImportedSession:
     return from_pi_jsonl((PI_SHARED / "before-compaction.jsonl").read_text())
 
 
-def test_real_file_is_one_linear_chain_with_every_message(before_compaction: ImportedSession) -> None:
+def test_real_file_is_one_linear_chain_with_every_message(
+    before_compaction: ImportedSession,
+) -> None:
     imported = before_compaction
     source = pi_lines("before-compaction.jsonl")
     assert detect_format((PI_SHARED / "before-compaction.jsonl").read_text()) == "pi"
@@ -64,17 +78,28 @@ def test_real_file_is_one_linear_chain_with_every_message(before_compaction: Imp
 def test_real_file_roles_blocks_and_usage_are_mapped(before_compaction: ImportedSession) -> None:
     messages = [e.message for e in before_compaction.entries if e.message is not None]
     roles = Counter(m.role for m in messages)
-    assert roles == {"assistant": 484, "tool_result": 448, "user": 55 + 3}  # bash executions are user turns
+    assert roles == {
+        "assistant": 484,
+        "tool_result": 448,
+        "user": 55 + 3,
+    }  # bash executions are user turns
     calls = [b for m in messages for b in m.content if isinstance(b, ToolCallContent)]
     assert len(calls) == 454
     call_ids = {c.id for c in calls}
     results = [b for m in messages for b in m.content if isinstance(b, ToolResultContent)]
     assert len(results) == 448 and all(r.tool_call_id in call_ids for r in results)
     thinking = [b for m in messages for b in m.content if isinstance(b, ThinkingContent)]
-    source = [b for d in pi_lines("before-compaction.jsonl") if d["type"] == "message"
-              for b in d["message"].get("content") or () if isinstance(b, dict) and b["type"] == "thinking"]
+    source = [
+        b
+        for d in pi_lines("before-compaction.jsonl")
+        if d["type"] == "message"
+        for b in d["message"].get("content") or ()
+        if isinstance(b, dict) and b["type"] == "thinking"
+    ]
     assert len(thinking) == len(source) == 49
-    assert [(t.text, t.signature) for t in thinking] == [(b["thinking"], b["thinkingSignature"]) for b in source]
+    assert [(t.text, t.signature) for t in thinking] == [
+        (b["thinking"], b["thinkingSignature"]) for b in source
+    ]
     first = next(m for m in messages if m.role == "assistant")
     assert first.model == "anthropic/claude-opus-4-5" and first.provider == "anthropic"
     assert first.stop_reason == "tool_use"
@@ -83,20 +108,30 @@ def test_real_file_roles_blocks_and_usage_are_mapped(before_compaction: Imported
     assert first.meta["pi"]["api"] == "anthropic-messages"
     aborted = [m for m in messages if m.stop_reason == "aborted"]
     assert aborted and all(m.error for m in aborted)
-    results_with_details = [m for m in messages if m.role == "tool_result" and "details" in m.meta.get("pi", {})]
+    results_with_details = [
+        m for m in messages if m.role == "tool_result" and "details" in m.meta.get("pi", {})
+    ]
     assert len(results_with_details) == 134
     assert all(m.meta["pi"]["toolName"] for m in messages if m.role == "tool_result")
     bash = [m for m in messages if m.meta.get("pi", {}).get("role") == "bashExecution"]
     assert len(bash) == 3 and bash[0].text.startswith("Ran `ls`\n```\nAGENTS.md")
-    partial = [m for m in messages if any("partialJson" in x for x in m.meta.get("pi", {}).get("blocks", {}).values())]
+    partial = [
+        m
+        for m in messages
+        if any("partialJson" in x for x in m.meta.get("pi", {}).get("blocks", {}).values())
+    ]
     assert len(partial) == 3
 
 
-def test_real_file_compactions_keep_from_the_entry_pi_keeps(before_compaction: ImportedSession) -> None:
+def test_real_file_compactions_keep_from_the_entry_pi_keeps(
+    before_compaction: ImportedSession,
+) -> None:
     source = pi_lines("before-compaction.jsonl")
     compactions = [e for e in before_compaction.entries if isinstance(e.payload, Compaction)]
     by_id = {e.id: e for e in before_compaction.entries}
-    for entry, record in zip(compactions, [d for d in source if d["type"] == "compaction"]):
+    for entry, record in zip(
+        compactions, [d for d in source if d["type"] == "compaction"], strict=False
+    ):
         kept = by_id[entry.payload.first_kept_id]
         target = source[record["firstKeptEntryIndex"]]
         assert kept.message.text == target["message"]["content"][0]["text"]
@@ -131,8 +166,14 @@ def branched() -> ImportedSession:
 
 def test_tree_keeps_both_branches_and_the_leaf_is_the_last_entry(branched: ImportedSession) -> None:
     assert branched.counts() == {
-        "entries": 17, "messages": 13, "compactions": 1, "branch_summaries": 1, "model_changes": 2,
-        "branches": 2, "labels": 2, "images": 2,
+        "entries": 17,
+        "messages": 13,
+        "compactions": 1,
+        "branch_summaries": 1,
+        "model_changes": 2,
+        "branches": 2,
+        "labels": 2,
+        "images": 2,
     }
     assert branched.notes == ("skipped 1 extension state entry (type custom)",)
     pi = by_pi_id(branched)
@@ -144,7 +185,9 @@ def test_tree_keeps_both_branches_and_the_leaf_is_the_last_entry(branched: Impor
     # The label entry between the answer and "Make it shorter." is not part of the tree.
     assert pi["a0000008"].parent_id == answer.id
     summary = children[1].payload
-    assert summary == BranchSummary(from_id=answer.id, summary="Tried a shorter answer, then a French one (aborted).")
+    assert summary == BranchSummary(
+        from_id=answer.id, summary="Tried a shorter answer, then a French one (aborted)."
+    )
     assert [e.id for e in path_to(branched)][-1] == pi["a0000020"].id
 
 
@@ -164,12 +207,18 @@ def test_tree_blocks_are_mapped_faithfully(branched: ImportedSession) -> None:
     question = pi["a0000003"].message
     text, image = question.content
     assert text == TextContent("What is in this picture? Also read notes.txt.")
-    assert isinstance(image, ImageContent) and (image.media_type, image.width, image.height) == ("image/png", 1, 1)
+    assert isinstance(image, ImageContent) and (image.media_type, image.width, image.height) == (
+        "image/png",
+        1,
+        1,
+    )
     assert blobs[image.sha256].data.startswith(b"\x89PNG")
     thinking, said, call = pi["a0000004"].message.content
     assert thinking == ThinkingContent("A one-pixel image. Then the file.", signature="sig-abc")
     assert said == TextContent("I will read the file.")
-    assert call == ToolCallContent("toolu_1", "read", {"path": "notes.txt"}, '{"path": "notes.txt"}')
+    assert call == ToolCallContent(
+        "toolu_1", "read", {"path": "notes.txt"}, '{"path": "notes.txt"}'
+    )
     [result] = pi["a0000005"].message.content
     assert result == ToolResultContent("toolu_1", (TextContent("buy milk"),), is_error=False)
     assert pi["a0000005"].message.meta["pi"]["details"] == {"lines": 1}
@@ -186,11 +235,19 @@ def test_tree_blocks_are_mapped_faithfully(branched: ImportedSession) -> None:
     assert "2026-01-10T09:00:04.000000Z" in created
 
 
-def test_tree_custom_message_is_a_user_turn_and_custom_state_is_skipped(branched: ImportedSession) -> None:
-    reminder = [e.message for e in branched.entries if e.message and e.message.meta.get("pi", {}).get("type") == "custom_message"]
+def test_tree_custom_message_is_a_user_turn_and_custom_state_is_skipped(
+    branched: ImportedSession,
+) -> None:
+    reminder = [
+        e.message
+        for e in branched.entries
+        if e.message and e.message.meta.get("pi", {}).get("type") == "custom_message"
+    ]
     [message] = reminder
     assert message.role == "user" and message.text == "Remember: the user prefers English."
-    assert message.meta["pi"]["customType"] == "reminder" and message.meta["pi"]["details"] == {"source": "todo-ext"}
+    assert message.meta["pi"]["customType"] == "reminder" and message.meta["pi"]["details"] == {
+        "source": "todo-ext"
+    }
 
 
 def test_tree_compaction_and_models_drive_the_context(branched: ImportedSession) -> None:
@@ -202,10 +259,16 @@ def test_tree_compaction_and_models_drive_the_context(branched: ImportedSession)
     context = build_context(branch_a, "openai/gpt-x")
     assert context.model == "anthropic/claude-sonnet-4-5" and context.thinking == "high"
     texts = [m.text for m in context.messages]
-    assert texts[0].startswith(SUMMARY_PREFIX) and texts[1:3] == ["Make it shorter.", "Red pixel. Buy milk."]
+    assert texts[0].startswith(SUMMARY_PREFIX) and texts[1:3] == [
+        "Make it shorter.",
+        "Red pixel. Buy milk.",
+    ]
     assert texts[3] == "And in French?"
     changes = [e.payload for e in branch_a if isinstance(e.payload, ModelChange)]
-    assert changes == [ModelChange("anthropic/claude-sonnet-4-5", "off"), ModelChange("anthropic/claude-sonnet-4-5", "high")]
+    assert changes == [
+        ModelChange("anthropic/claude-sonnet-4-5", "off"),
+        ModelChange("anthropic/claude-sonnet-4-5", "high"),
+    ]
 
 
 # --- hand-written: version 1 ---------------------------------------------------
@@ -220,7 +283,11 @@ def test_version_1_file_counts_lines_without_blanks_and_maps_bash() -> None:
     assert kept.message.text == "Now summarize the README."
     [change] = [e.payload for e in path if isinstance(e.payload, ModelChange)]
     assert change == ModelChange("openai/gpt-5", "high"), "header model, xhigh -> high"
-    bash = [e.message for e in path if e.message and e.message.meta.get("pi", {}).get("role") == "bashExecution"]
+    bash = [
+        e.message
+        for e in path
+        if e.message and e.message.meta.get("pi", {}).get("role") == "bashExecution"
+    ]
     assert [m.role for m in bash] == ["user", "custom"]
     assert bash[0].text == "Ran `git status`\n```\nclean\n```"
     assert bash[1].custom_type == "bash_execution"
@@ -300,16 +367,43 @@ def test_truncated_file(cut: float) -> None:
         (8, {"targetId": "nowhere"}, "targetId 'nowhere' points to no entry"),
         (15, {"fromId": "nowhere"}, "fromId 'nowhere' points to no entry"),
         (3, {"thinkingLevel": "ultra"}, "unknown thinking level"),
-        (7, {"message": {"role": "assistant", "content": [{"type": "text", "text": "x"}], "stopReason": "done"}},
-         "unknown stopReason"),
-        (4, {"message": {"role": "user", "content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}},
-         "not valid base64"),
-        (4, {"message": {"role": "user", "content": [{"type": "toolCall", "id": "x", "name": "y"}]}},
-         "misplaced type 'toolCall'"),
+        (
+            7,
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "x"}],
+                    "stopReason": "done",
+                }
+            },
+            "unknown stopReason",
+        ),
+        (
+            4,
+            {
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}],
+                }
+            },
+            "not valid base64",
+        ),
+        (
+            4,
+            {
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "toolCall", "id": "x", "name": "y"}],
+                }
+            },
+            "misplaced type 'toolCall'",
+        ),
         (4, {"timestamp": "the day before"}, "bad timestamp"),
     ],
 )
-def test_malformed_entries_are_refused_with_their_line(line_no: int, changes: dict, reason: str) -> None:
+def test_malformed_entries_are_refused_with_their_line(
+    line_no: int, changes: dict, reason: str
+) -> None:
     error = _refused(_replace(line_no, **changes))
     assert reason in error.reason
     assert error.line == line_no

@@ -13,7 +13,9 @@ from tests.formats.helpers import PI_LOCAL
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -68,9 +70,21 @@ def test_mutated_pi_lines(data) -> None:
 
 OPENAI = [
     {"role": "system", "content": "Be brief."},
-    {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "image_url", "image_url": {"url": "https://x/y.png"}}]},
-    {"role": "assistant", "content": None, "reasoning_content": "hm",
-     "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\": 1}"}}]},
+    {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "hi"},
+            {"type": "image_url", "image_url": {"url": "https://x/y.png"}},
+        ],
+    },
+    {
+        "role": "assistant",
+        "content": None,
+        "reasoning_content": "hm",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+        ],
+    },
     {"role": "tool", "tool_call_id": "c1", "content": "ok"},
 ]
 
@@ -91,6 +105,7 @@ def test_mutated_tangents_documents(data) -> None:
     if not hasattr(test_mutated_tangents_documents, "document"):
         imported = from_pi_jsonl("\n".join(PI_LINES))
         test_mutated_tangents_documents.document = to_json_document(
-            imported.info, imported.entries, imported.labels, imported.blobs)
+            imported.info, imported.entries, imported.labels, imported.blobs
+        )
     document = _mutated(data.draw, json.loads(json.dumps(test_mutated_tangents_documents.document)))
     _accepts_or_refuses(json.dumps(document, indent=2), "tangents")

@@ -44,7 +44,9 @@ def sessions(draw, max_entries: int = 12) -> tuple[SessionInfo, list[Entry], dic
         created = f"2026-02-01T10:{i // 60:02d}:{i % 60:02d}.000000Z"
         entries.append(Entry(uuid7(), parent, session_id, entry_type_of(payload), created, payload))
     labels = {
-        e.id: draw(st.text(min_size=1, max_size=8).filter(str.strip)) for e in entries if draw(st.booleans())
+        e.id: draw(st.text(min_size=1, max_size=8).filter(str.strip))
+        for e in entries
+        if draw(st.booleans())
     }
     info = SessionInfo(
         id=session_id,
@@ -83,7 +85,9 @@ async def _export(store: SqliteStore, session_id: str) -> dict:
     return to_json_document(info, entries, await store.labels(session_id), blobs)
 
 
-async def _round_trip(tmp: Path, info: SessionInfo, entries: list[Entry], labels: dict[str, str], blobs=()) -> None:
+async def _round_trip(
+    tmp: Path, info: SessionInfo, entries: list[Entry], labels: dict[str, str], blobs=()
+) -> None:
     first = await SqliteStore.open(tmp / "a.db")
     second = await SqliteStore.open(tmp / "b.db")
     try:
@@ -92,16 +96,24 @@ async def _round_trip(tmp: Path, info: SessionInfo, entries: list[Entry], labels
         assert exported == to_json_document(info, entries, labels, blobs)
         text = json.dumps(exported, indent=2, ensure_ascii=False)
         imported = parse_import(text)
-        await second.import_session(imported.info, imported.entries, imported.labels, imported.blobs)
+        await second.import_session(
+            imported.info, imported.entries, imported.labels, imported.blobs
+        )
         again = json.dumps(await _export(second, info.id), indent=2, ensure_ascii=False)
         assert json.loads(again) == exported
-        assert again == json.dumps(json.loads(text) | {"labels": json.loads(again)["labels"]}, indent=2, ensure_ascii=False)
+        assert again == json.dumps(
+            json.loads(text) | {"labels": json.loads(again)["labels"]}, indent=2, ensure_ascii=False
+        )
     finally:
         await first.close()
         await second.close()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(session=sessions(max_entries=8))
 def test_export_import_export_through_two_databases_is_identical(tmp_path_factory, session) -> None:
     asyncio.run(_round_trip(tmp_path_factory.mktemp("rt"), *session))
@@ -120,8 +132,14 @@ async def test_images_travel_with_their_bytes(tmp_path: Path) -> None:
     blob = _png((0, 128, 0))
     session_id = uuid7()
     image = ImageContent(blob.media_type, blob.sha256, blob.width, blob.height)
-    user = Entry(uuid7(), None, session_id, "message", "2026-02-01T10:00:00.000000Z",
-                 Message("user", (TextContent("look"), image)))
+    user = Entry(
+        uuid7(),
+        None,
+        session_id,
+        "message",
+        "2026-02-01T10:00:00.000000Z",
+        Message("user", (TextContent("look"), image)),
+    )
     info = SessionInfo(session_id, "pics", user.created_at, user.created_at, leaf_id=user.id)
     await _round_trip(tmp_path, info, [user], {user.id: "green"}, [blob])
     fresh = await SqliteStore.open(tmp_path / "b.db")
@@ -134,23 +152,42 @@ async def test_images_travel_with_their_bytes(tmp_path: Path) -> None:
 def test_an_image_without_bytes_imports_with_a_note() -> None:
     session_id = uuid7()
     image = ImageContent("image/png", "ab" * 32, 1, 1)
-    user = Entry(uuid7(), None, session_id, "message", "2026-02-01T10:00:00.000000Z", Message("user", (image,)))
+    user = Entry(
+        uuid7(),
+        None,
+        session_id,
+        "message",
+        "2026-02-01T10:00:00.000000Z",
+        Message("user", (image,)),
+    )
     info = SessionInfo(session_id, None, user.created_at, user.created_at, leaf_id=user.id)
     imported = from_json_text(json.dumps(to_json_document(info, [user], {})))
-    assert imported.notes == ("1 image(s) have no data in the file; they show only if this database has them",)
+    assert imported.notes == (
+        "1 image(s) have no data in the file; they show only if this database has them",
+    )
 
 
-async def test_existing_session_is_refused_and_new_ids_import_a_consistent_copy(tmp_path: Path) -> None:
+async def test_existing_session_is_refused_and_new_ids_import_a_consistent_copy(
+    tmp_path: Path,
+) -> None:
     store = await SqliteStore.open(tmp_path / "t.db")
     try:
         session_id = uuid7()
         root = Entry.new(session_id, None, Message("user", (TextContent("hello"),)))
-        answer = Entry.new(session_id, root.id, Message("assistant", (TextContent("hi"),), stop_reason="interrupted"))
+        answer = Entry.new(
+            session_id,
+            root.id,
+            Message("assistant", (TextContent("hi"),), stop_reason="interrupted"),
+        )
         other = Entry.new(session_id, root.id, Message("assistant", (TextContent("hey"),)))
-        summary = Entry.new(session_id, other.id, BranchSummary(answer.id, "the interrupted branch"))
+        summary = Entry.new(
+            session_id, other.id, BranchSummary(answer.id, "the interrupted branch")
+        )
         compaction = Entry.new(session_id, summary.id, Compaction("said hello", other.id, 10))
         entries = [root, answer, other, summary, compaction]
-        info = SessionInfo(session_id, "greetings", root.created_at, compaction.created_at, leaf_id=compaction.id)
+        info = SessionInfo(
+            session_id, "greetings", root.created_at, compaction.created_at, leaf_id=compaction.id
+        )
         await store.import_session(info, entries, {answer.id: "cut off"})
         text = json.dumps(await _export(store, session_id))
 
@@ -170,7 +207,7 @@ async def test_existing_session_is_refused_and_new_ids_import_a_consistent_copy(
         new_ids = [e["id"] for e in copied["entries"]] + [copy.info.id]
         assert not set(old_ids) & set(new_ids)
         renamed = json.dumps(copied)
-        for old, new in zip(old_ids, new_ids):
+        for old, new in zip(old_ids, new_ids, strict=False):
             renamed = renamed.replace(new, old)
         assert json.loads(renamed) == original, "the copy is the original with every id replaced"
     finally:
@@ -181,13 +218,27 @@ def test_unfinished_turns_show_in_json_and_markdown() -> None:
     session_id = uuid7()
     entries, parent = [], None
     for stop in ("aborted", "interrupted", "error"):
-        entry = Entry.new(session_id, parent, Message("assistant", (TextContent(f"cut {stop}"),), stop_reason=stop,
-                                                       error="boom" if stop == "error" else None))
+        entry = Entry.new(
+            session_id,
+            parent,
+            Message(
+                "assistant",
+                (TextContent(f"cut {stop}"),),
+                stop_reason=stop,
+                error="boom" if stop == "error" else None,
+            ),
+        )
         entries.append(entry)
         parent = entry.id
-    info = SessionInfo(session_id, "t", entries[0].created_at, entries[-1].created_at, leaf_id=parent)
+    info = SessionInfo(
+        session_id, "t", entries[0].created_at, entries[-1].created_at, leaf_id=parent
+    )
     document = to_json_document(info, entries, {})
-    assert [e["payload"]["stop_reason"] for e in document["entries"]] == ["aborted", "interrupted", "error"]
+    assert [e["payload"]["stop_reason"] for e in document["entries"]] == [
+        "aborted",
+        "interrupted",
+        "error",
+    ]
     markdown = to_markdown(info, entries)
     assert "## Assistant (**aborted**)" in markdown
     assert "## Assistant (**interrupted**)" in markdown
@@ -243,7 +294,10 @@ def test_parent_that_points_nowhere_names_the_entry_line() -> None:
 def test_unknown_entry_type() -> None:
     text = _edited(lambda d: d["entries"][1].update(type="poem"))
     error = _refused(text)
-    assert error.line == _line_of(text, '"type": "poem"') and "unknown entry type 'poem'" in error.reason
+    assert (
+        error.line == _line_of(text, '"type": "poem"')
+        and "unknown entry type 'poem'" in error.reason
+    )
 
 
 @pytest.mark.parametrize(
@@ -251,16 +305,35 @@ def test_unknown_entry_type() -> None:
     [
         (lambda d: d.update(format="something-else"), "not a Tangents session export"),
         (lambda d: d.update(version=2), "made by a newer Tangents"),
-        (lambda d: d["session"].update(leaf_id="nowhere"), "session.leaf_id: 'nowhere' is not one of the entries"),
-        (lambda d: d["labels"].update(nowhere="x"), "labels.nowhere: labels an entry that is not in the file"),
+        (
+            lambda d: d["session"].update(leaf_id="nowhere"),
+            "session.leaf_id: 'nowhere' is not one of the entries",
+        ),
+        (
+            lambda d: d["labels"].update(nowhere="x"),
+            "labels.nowhere: labels an entry that is not in the file",
+        ),
         (lambda d: d["entries"][1].update(id=d["entries"][0]["id"]), "duplicate id"),
         (lambda d: d["entries"][0].update(parent_id=d["entries"][1]["id"]), "cycle"),
         (lambda d: d["entries"][1].update(session_id="other"), "is not the exported session"),
         (lambda d: d["entries"][1]["payload"].update(role="wizard"), "unknown role"),
-        (lambda d: d["entries"][1]["payload"].update(content=[{"type": "hologram"}]), "unknown content block type"),
+        (
+            lambda d: d["entries"][1]["payload"].update(content=[{"type": "hologram"}]),
+            "unknown content block type",
+        ),
         (lambda d: d["entries"][1]["payload"].pop("role"), "missing 'role'"),
-        (lambda d: d["blobs"].append({"sha256": "00", "media_type": "image/png", "width": 1, "height": 1,
-                                      "data": "aGVsbG8="}), "does not match its sha256"),
+        (
+            lambda d: d["blobs"].append(
+                {
+                    "sha256": "00",
+                    "media_type": "image/png",
+                    "width": 1,
+                    "height": 1,
+                    "data": "aGVsbG8=",
+                }
+            ),
+            "does not match its sha256",
+        ),
     ],
 )
 def test_malformed_documents_are_refused(edit, reason: str) -> None:
@@ -272,13 +345,17 @@ def test_malformed_documents_are_refused(edit, reason: str) -> None:
 def test_timestamps_must_be_timestamps() -> None:
     text = _edited(lambda d: d["entries"][0].update(created_at="yesterday"))
     error = _refused(text)
-    assert error.line == _line_of(text, '"yesterday"') and "'yesterday' is not a timestamp" in error.reason
+    assert (
+        error.line == _line_of(text, '"yesterday"')
+        and "'yesterday' is not a timestamp" in error.reason
+    )
 
 
 def test_payload_shapes_are_checked_before_decoding() -> None:
     def edit(d):
-        d["entries"][1]["payload"]["content"] = [{"type": "image", "media_type": "image/png", "sha256": ["x"],
-                                                   "width": 1, "height": 1}]
+        d["entries"][1]["payload"]["content"] = [
+            {"type": "image", "media_type": "image/png", "sha256": ["x"], "width": 1, "height": 1}
+        ]
 
     text = _edited(edit)
     error = _refused(text)

@@ -19,11 +19,15 @@ def tangents_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "tui.cli"]
 
 
-def run(*args: str, env: dict[str, str] | None = None, input: str | None = None,
-        timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         tangents_command() + list(args),
-        capture_output=True, text=True, input=input, timeout=timeout,
+        capture_output=True,
+        text=True,
+        input=input,
+        timeout=timeout,
         env={**os.environ, **(env or {})},
     )
 

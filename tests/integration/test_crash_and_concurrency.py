@@ -33,7 +33,9 @@ def check_database(db: Path) -> sqlite3.Connection:
     return conn
 
 
-def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(tmp_path: Path) -> None:
+def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(
+    tmp_path: Path,
+) -> None:
     db = tmp_path / "crash.db"
     rng = random.Random(20261122)
     completed: list[str] = []
@@ -42,7 +44,9 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(t
         prompt = f"exchange number {i}"
         process = subprocess.Popen(
             tangents_command() + ["--db", str(db), "-m", "demo", "-c", "-p", prompt],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
         )
         time.sleep(rng.uniform(0.0, 2.6))
         if process.poll() is None:
@@ -53,7 +57,9 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(t
             completed.append(prompt)
         if db.exists():
             conn = check_database(db)
-            texts = [row[0] for row in conn.execute("SELECT payload FROM entries WHERE type = 'message'")]
+            texts = [
+                row[0] for row in conn.execute("SELECT payload FROM entries WHERE type = 'message'")
+            ]
             conn.close()
             for done in completed:
                 assert sum(done in t for t in texts) >= 1, f"completed exchange {done!r} lost"
@@ -67,8 +73,12 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(t
 def test_two_print_mode_processes_on_one_database(tmp_path: Path) -> None:
     db = tmp_path / "shared.db"
     processes = [
-        subprocess.Popen(tangents_command() + ["--db", str(db), "-m", "demo", "-p", f"writer {n}"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            tangents_command() + ["--db", str(db), "-m", "demo", "-p", f"writer {n}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for n in range(2)
     ]
     for process in processes:

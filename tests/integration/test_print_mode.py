@@ -7,8 +7,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from fake_provider import Fail, Reply
+
 from tests.integration.cli import (
     CANARY_ANTHROPIC,
     CANARY_OPENAI,
@@ -29,7 +29,15 @@ def db(tmp_path: Path) -> Path:
 
 def test_question_streams_to_stdout_and_is_saved(fake_provider, db) -> None:
     fake_provider.script(Reply(text="Paris is the capital."))
-    result = run("--db", str(db), "-m", CLAUDE, "-p", "Capital of France?", env=anthropic_env(fake_provider.base_url))
+    result = run(
+        "--db",
+        str(db),
+        "-m",
+        CLAUDE,
+        "-p",
+        "Capital of France?",
+        env=anthropic_env(fake_provider.base_url),
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Paris is the capital.\n"
     [listed] = sessions(db)
@@ -53,7 +61,9 @@ def test_continue_latest_session_sends_the_history(fake_provider, db) -> None:
     [listed] = sessions(db)
     assert listed["message_count"] == 4
     sent = fake_provider.last_request.body["messages"]
-    texts = [m["content"] if isinstance(m["content"], str) else m["content"][0].get("text") for m in sent]
+    texts = [
+        m["content"] if isinstance(m["content"], str) else m["content"][0].get("text") for m in sent
+    ]
     assert texts == ["first", "echo: first", "second"]
 
 
@@ -63,7 +73,9 @@ def test_continue_given_session_and_branch_from_an_earlier_entry(fake_provider, 
     [listed] = sessions(db)
     run("--db", str(db), "--session", listed["id"], "-p", "two", env=env)
     doc = export(db, listed["id"])
-    first_answer = [e for e in doc["entries"] if e["type"] == "message" and e["payload"]["role"] == "assistant"][0]
+    first_answer = [
+        e for e in doc["entries"] if e["type"] == "message" and e["payload"]["role"] == "assistant"
+    ][0]
     result = run("--db", str(db), "--from", first_answer["id"], "-p", "two, again", env=env)
     assert result.returncode == 0, result.stderr
     doc = export(db, listed["id"])
@@ -82,7 +94,9 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_unknown_session_or_foreign_entry_is_a_clear_error_and_writes_nothing(fake_provider, db) -> None:
+def test_unknown_session_or_foreign_entry_is_a_clear_error_and_writes_nothing(
+    fake_provider, db
+) -> None:
     env = anthropic_env(fake_provider.base_url)
     run("--db", str(db), "-m", CLAUDE, "-p", "a", env=env)
     run("--db", str(db), "-m", CLAUDE, "-p", "b", env=env)
@@ -92,20 +106,36 @@ def test_unknown_session_or_foreign_entry_is_a_clear_error_and_writes_nothing(fa
     result = run("--db", str(db), "--session", "no-such-id", "-p", "x", env=env)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "no-such-id" in result.stderr
-    result = run("--db", str(db), "--session", second["id"], "--from", entry_of_first, "-p", "x", env=env)
+    result = run(
+        "--db", str(db), "--session", second["id"], "--from", entry_of_first, "-p", "x", env=env
+    )
     assert result.returncode == 2
     assert "not part of session" in result.stderr
     assert [s["message_count"] for s in sessions(db)] == [2, 2]
-    assert _digest(db) == before or sqlite3.connect(db).execute("select count(*) from entries").fetchone()[0] == 6
+    assert (
+        _digest(db) == before
+        or sqlite3.connect(db).execute("select count(*) from entries").fetchone()[0] == 6
+    )
 
 
 @pytest.mark.parametrize("status", [401, 500])
-def test_provider_error_is_one_line_without_key_and_keeps_the_question(fake_provider, db, tmp_path, status) -> None:
+def test_provider_error_is_one_line_without_key_and_keeps_the_question(
+    fake_provider, db, tmp_path, status
+) -> None:
     config = tmp_path / "config.toml"
     config.write_text("retries = 0\n")
     fake_provider.script(Fail(status=status))
-    result = run("--db", str(db), "--config", str(config), "-m", CLAUDE, "-p", "keep me",
-                 env=anthropic_env(fake_provider.base_url))
+    result = run(
+        "--db",
+        str(db),
+        "--config",
+        str(config),
+        "-m",
+        CLAUDE,
+        "-p",
+        "keep me",
+        env=anthropic_env(fake_provider.base_url),
+    )
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1, result.stderr
     assert CANARY_ANTHROPIC not in result.stderr + result.stdout
@@ -128,8 +158,19 @@ def test_connection_refused_through_litellm(db, tmp_path) -> None:
         port = probe.getsockname()[1]
     config = tmp_path / "config.toml"
     config.write_text("retries = 0\n")
-    result = run("--db", str(db), "--config", str(config), "-m", "openai/test", "--api-base",
-                 f"http://127.0.0.1:{port}/v1", "-p", "hello?", env=openai_env())
+    result = run(
+        "--db",
+        str(db),
+        "--config",
+        str(config),
+        "-m",
+        "openai/test",
+        "--api-base",
+        f"http://127.0.0.1:{port}/v1",
+        "-p",
+        "hello?",
+        env=openai_env(),
+    )
     assert result.returncode == 1
     assert "reach" in result.stderr or "connection" in result.stderr
     assert CANARY_OPENAI not in result.stderr
@@ -138,31 +179,64 @@ def test_connection_refused_through_litellm(db, tmp_path) -> None:
 
 def test_openai_compatible_endpoint_through_litellm(fake_provider, db) -> None:
     fake_provider.script(Reply(text="from an OpenAI-compatible server"))
-    result = run("--db", str(db), "-m", "openai/my-model", "--api-base", fake_provider.base_url + "/v1",
-                 "-p", "hi", env=openai_env())
+    result = run(
+        "--db",
+        str(db),
+        "-m",
+        "openai/my-model",
+        "--api-base",
+        fake_provider.base_url + "/v1",
+        "-p",
+        "hi",
+        env=openai_env(),
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "from an OpenAI-compatible server\n"
     assert fake_provider.last_request.body["model"] == "my-model"
 
 
 def test_system_prompt_is_sent_and_recorded(fake_provider, db) -> None:
-    run("--db", str(db), "-m", CLAUDE, "--system", "Answer in French.", "-p", "hi",
-        env=anthropic_env(fake_provider.base_url))
+    run(
+        "--db",
+        str(db),
+        "-m",
+        CLAUDE,
+        "--system",
+        "Answer in French.",
+        "-p",
+        "hi",
+        env=anthropic_env(fake_provider.base_url),
+    )
     system = fake_provider.last_request.body["system"]
     text = system if isinstance(system, str) else system[0]["text"]
     assert text == "Answer in French."
 
 
 def test_prompt_from_stdin(fake_provider, db) -> None:
-    result = run("--db", str(db), "-m", CLAUDE, "-p", env=anthropic_env(fake_provider.base_url),
-                 input="from a pipe\n")
+    result = run(
+        "--db",
+        str(db),
+        "-m",
+        CLAUDE,
+        "-p",
+        env=anthropic_env(fake_provider.base_url),
+        input="from a pipe\n",
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "echo: from a pipe"
 
 
 def test_markdown_export(fake_provider, db) -> None:
     fake_provider.script(Reply(text="```python\nprint('hi')\n```"))
-    run("--db", str(db), "-m", CLAUDE, "-p", "code please", env=anthropic_env(fake_provider.base_url))
+    run(
+        "--db",
+        str(db),
+        "-m",
+        CLAUDE,
+        "-p",
+        "code please",
+        env=anthropic_env(fake_provider.base_url),
+    )
     [listed] = sessions(db)
     result = run("--db", str(db), "sessions", "export", listed["id"], "--format", "markdown")
     assert result.returncode == 0
@@ -179,7 +253,9 @@ def test_global_options_before_and_after_the_subcommand(fake_provider, db) -> No
     assert before.stdout == after.stdout and "x" in before.stdout
 
 
-def test_configured_endpoint_takes_its_key_from_the_named_variable(fake_provider, db, tmp_path) -> None:
+def test_configured_endpoint_takes_its_key_from_the_named_variable(
+    fake_provider, db, tmp_path
+) -> None:
     config = tmp_path / "config.toml"
     config.write_text(
         "[[endpoints]]\n"
@@ -189,8 +265,17 @@ def test_configured_endpoint_takes_its_key_from_the_named_variable(fake_provider
         'models = ["qwen3"]\n'
     )
     fake_provider.script(Reply(text="from the lab server"))
-    result = run("--db", str(db), "--config", str(config), "-m", "lab/qwen3", "-p", "hi",
-                 env={"LAB_SERVER_TOKEN": "lab-secret-token-123"})
+    result = run(
+        "--db",
+        str(db),
+        "--config",
+        str(config),
+        "-m",
+        "lab/qwen3",
+        "-p",
+        "hi",
+        env={"LAB_SERVER_TOKEN": "lab-secret-token-123"},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "from the lab server\n"
     request = fake_provider.last_request
@@ -201,8 +286,17 @@ def test_configured_endpoint_takes_its_key_from_the_named_variable(fake_provider
 
 def test_thinking_level_is_sent_and_recorded(fake_provider, db) -> None:
     fake_provider.script(Reply(text="done", thinking="let me think", signature="sig-1"))
-    result = run("--db", str(db), "-m", CLAUDE, "--thinking", "medium", "-p", "think",
-                 env=anthropic_env(fake_provider.base_url))
+    result = run(
+        "--db",
+        str(db),
+        "-m",
+        CLAUDE,
+        "--thinking",
+        "medium",
+        "-p",
+        "think",
+        env=anthropic_env(fake_provider.base_url),
+    )
     assert result.returncode == 0, result.stderr
     assert fake_provider.last_request.body["thinking"]["budget_tokens"] == 8192
     [listed] = sessions(db)
@@ -210,4 +304,9 @@ def test_thinking_level_is_sent_and_recorded(fake_provider, db) -> None:
     changes = [e["payload"] for e in doc["entries"] if e["type"] == "model_change"]
     assert changes == [{"model": CLAUDE, "thinking": "medium"}]
     answer = [e["payload"] for e in doc["entries"] if e["type"] == "message"][-1]
-    assert answer["content"][0] == {"type": "thinking", "text": "let me think", "signature": "sig-1", "redacted": False}
+    assert answer["content"][0] == {
+        "type": "thinking",
+        "text": "let me think",
+        "signature": "sig-1",
+        "redacted": False,
+    }

@@ -35,7 +35,9 @@ def state(db: Path) -> tuple[str, int, int]:
     """The database file's digest and its session and entry counts."""
     conn = sqlite3.connect(db)
     try:
-        counts = conn.execute("SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM entries)").fetchone()
+        counts = conn.execute(
+            "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM entries)"
+        ).fetchone()
     finally:
         conn.close()
     return hashlib.sha256(db.read_bytes()).hexdigest(), *counts
@@ -44,12 +46,19 @@ def state(db: Path) -> tuple[str, int, int]:
 def test_pi_session_import_then_list_export_and_search(db: Path) -> None:
     imported = import_json(db, PI_SHARED / "before-compaction.jsonl")
     assert imported["format"] == "pi"
-    assert (imported["messages"], imported["compactions"], imported["model_changes"]) == (990, 2, 10)
+    assert (imported["messages"], imported["compactions"], imported["model_changes"]) == (
+        990,
+        2,
+        10,
+    )
     [listed] = sessions(db)
     assert listed["id"] == imported["id"] and listed["title"].startswith("alright, read @packages")
     markdown = export(db, imported["id"], "markdown")
     assert markdown.count("## Compaction (") == 2 and "# Context Checkpoint" in markdown
-    assert "## Assistant (anthropic/claude-opus-4-5, **aborted**, error: Request was aborted.)" in markdown
+    assert (
+        "## Assistant (anthropic/claude-opus-4-5, **aborted**, error: Request was aborted.)"
+        in markdown
+    )
     result = run("--db", str(db), "sessions", "search", "AgentSession", "--json", "--limit", "5")
     assert result.returncode == 0, result.stderr
     hits = json.loads(result.stdout)
@@ -66,12 +75,16 @@ def test_human_output_names_the_session_and_counts(db: Path) -> None:
     first, second = result.stdout.splitlines()
     [listed] = sessions(db)
     assert first == f"Imported session {listed['id']} (pi): Pixels and milk"
-    assert second == ("  17 entries: 13 messages, 1 compaction, 1 branch summary, 2 model changes; "
-                      "2 branches, 2 labels, 2 images")
+    assert second == (
+        "  17 entries: 13 messages, 1 compaction, 1 branch summary, 2 model changes; "
+        "2 branches, 2 labels, 2 images"
+    )
     assert result.stderr == "note: skipped 1 extension state entry (type custom)\n"
 
 
-def test_json_export_import_export_is_identical_and_reimport_is_refused(db: Path, tmp_path: Path) -> None:
+def test_json_export_import_export_is_identical_and_reimport_is_refused(
+    db: Path, tmp_path: Path
+) -> None:
     session_id = import_json(db, PI_LOCAL / "branched.jsonl")["id"]
     document = export(db, session_id, "json")
     exported = tmp_path / "session.json"
@@ -84,8 +97,10 @@ def test_json_export_import_export_is_identical_and_reimport_is_refused(db: Path
     before = state(db)
     refused = run("--db", str(db), "sessions", "import", str(exported))
     assert refused.returncode == 1
-    assert refused.stderr == (f"tangents: cannot import {exported}: a session with id {session_id} already exists; "
-                              "--new-ids imports a copy (nothing was imported)\n")
+    assert refused.stderr == (
+        f"tangents: cannot import {exported}: a session with id {session_id} already exists; "
+        "--new-ids imports a copy (nothing was imported)\n"
+    )
     assert state(db) == before
 
     copy = import_json(db, exported, "--new-ids")
@@ -95,20 +110,38 @@ def test_json_export_import_export_is_identical_and_reimport_is_refused(db: Path
     new_ids = [copy["id"]] + [e["id"] for e in copied["entries"]]
     assert not set(old_ids) & set(new_ids)
     renamed = json.dumps(copied)
-    for old, new in zip(old_ids, new_ids):
+    for old, new in zip(old_ids, new_ids, strict=False):
         renamed = renamed.replace(new, old)
-    assert json.loads(renamed) == original, "the copy is the session with every id replaced consistently"
+    assert json.loads(renamed) == original, (
+        "the copy is the session with every id replaced consistently"
+    )
 
 
 def test_openai_export_carries_images_and_imports_back(db: Path, tmp_path: Path) -> None:
     session_id = import_json(db, PI_LOCAL / "branched.jsonl")["id"]
     messages = json.loads(export(db, session_id, "openai"))
     roles = [m["role"] for m in messages]
-    assert roles == ["user", "assistant", "tool", "assistant", "user", "user", "user", "assistant", "tool", "user",
-                     "assistant"]
+    assert roles == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "user",
+        "user",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+    ]
     assert messages[0]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
-    assert messages[1]["tool_calls"][0]["function"] == {"name": "read", "arguments": '{"path": "notes.txt"}'}
-    assert messages[9]["content"][0]["type"] == "image_url", "a tool's image follows its tool message"
+    assert messages[1]["tool_calls"][0]["function"] == {
+        "name": "read",
+        "arguments": '{"path": "notes.txt"}',
+    }
+    assert messages[9]["content"][0]["type"] == "image_url", (
+        "a tool's image follows its tool message"
+    )
     path = tmp_path / "chat.json"
     path.write_text(json.dumps(messages))
     imported = import_json(db, path)
@@ -118,8 +151,11 @@ def test_openai_export_carries_images_and_imports_back(db: Path, tmp_path: Path)
 
 
 def test_openai_import_from_stdin(db: Path) -> None:
-    chat = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Name a tree."},
-            {"role": "assistant", "content": "Oak."}]
+    chat = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Name a tree."},
+        {"role": "assistant", "content": "Oak."},
+    ]
     imported = import_json(db, "-", input=json.dumps(chat))
     assert (imported["messages"], imported["title"]) == (3, "Name a tree.")
     assert "## Assistant\n\nOak." in export(db, imported["id"], "markdown")
@@ -146,18 +182,30 @@ def _edited(line_no: int, **changes) -> str:
 
 
 MALFORMED = {
-    "bad-json": ("\n".join(_lines()[:6] + ['{"type": "message", "id": oops}'] + _lines()[7:]) + "\n",
-                 "line 7: not valid JSON"),
-    "dangling-parent": (_edited(9, parentId="ffffffff"), "line 9: parentId 'ffffffff' points to no entry in the file"),
+    "bad-json": (
+        "\n".join(_lines()[:6] + ['{"type": "message", "id": oops}'] + _lines()[7:]) + "\n",
+        "line 7: not valid JSON",
+    ),
+    "dangling-parent": (
+        _edited(9, parentId="ffffffff"),
+        "line 9: parentId 'ffffffff' points to no entry in the file",
+    ),
     "unknown-type": (_edited(10, type="teleport"), "line 10: unknown entry type 'teleport'"),
-    "truncated": ((PI_LOCAL / "branched.jsonl").read_text()[:-90], "the file ends too early (truncated?)"),
-    "tangents-json-truncated": ('{"format": "tangents-session", "version": 1, "session": {"id": "x", "crea',
-                                "line 1: not valid JSON"),
+    "truncated": (
+        (PI_LOCAL / "branched.jsonl").read_text()[:-90],
+        "the file ends too early (truncated?)",
+    ),
+    "tangents-json-truncated": (
+        '{"format": "tangents-session", "version": 1, "session": {"id": "x", "crea',
+        "line 1: not valid JSON",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))
-def test_malformed_file_is_refused_whole_and_writes_nothing(db: Path, tmp_path: Path, case: str) -> None:
+def test_malformed_file_is_refused_whole_and_writes_nothing(
+    db: Path, tmp_path: Path, case: str
+) -> None:
     import_json(db, PI_LOCAL / "linear-v1.jsonl")
     before = state(db)
     text, expected = MALFORMED[case]
@@ -181,15 +229,29 @@ def test_usage_errors(db: Path, tmp_path: Path) -> None:
     binary.write_bytes(b'{"x":\n"\xff\xfe"}')
     result = run("--db", str(db), "sessions", "import", str(binary))
     assert result.returncode == 1 and "line 2: not UTF-8 text" in result.stderr
-    forced = run("--db", str(db), "sessions", "import", str(PI_LOCAL / "branched.jsonl"), "--format", "openai")
+    forced = run(
+        "--db",
+        str(db),
+        "sessions",
+        "import",
+        str(PI_LOCAL / "branched.jsonl"),
+        "--format",
+        "openai",
+    )
     assert forced.returncode == 1 and "line 2: not valid JSON (Extra data" in forced.stderr
 
 
 def test_search_finds_across_sessions_and_handles_odd_queries(db: Path, tmp_path: Path) -> None:
     import_json(db, PI_LOCAL / "branched.jsonl")
     chat = tmp_path / "chat.json"
-    chat.write_text(json.dumps([{"role": "user", "content": "Should I buy milk or oat milk?"},
-                                {"role": "assistant", "content": "Oat."}]))
+    chat.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "Should I buy milk or oat milk?"},
+                {"role": "assistant", "content": "Oat."},
+            ]
+        )
+    )
     import_json(db, chat)
     hits = json.loads(run("--db", str(db), "sessions", "search", "milk", "--json").stdout)
     assert len({h["session_id"] for h in hits}) == 2

@@ -40,7 +40,10 @@ def test_rename_archive_and_unarchive(db: Path) -> None:
     assert [h["session_id"] for h in hits] == [session_id]
 
     archived = run("--db", str(db), "sessions", "archive", session_id)
-    assert archived.returncode == 0 and archived.stdout == f"Archived session {session_id}: Planting oaks\n"
+    assert (
+        archived.returncode == 0
+        and archived.stdout == f"Archived session {session_id}: Planting oaks\n"
+    )
     assert listed(db) == [] and [s["archived"] for s in listed(db, "--all")] == [True]
     assert run("--db", str(db), "sessions", "unarchive", session_id).returncode == 0
     assert [s["archived"] for s in listed(db)] == [False]
@@ -48,7 +51,12 @@ def test_rename_archive_and_unarchive(db: Path) -> None:
 
 def test_unknown_ids_and_empty_titles_are_usage_errors(db: Path) -> None:
     session_id = new_session(db, "hello")
-    for argv in (("rename", "nope", "x"), ("archive", "nope"), ("unarchive", "nope"), ("delete", "nope", "--yes")):
+    for argv in (
+        ("rename", "nope", "x"),
+        ("archive", "nope"),
+        ("unarchive", "nope"),
+        ("delete", "nope", "--yes"),
+    ):
         result = run("--db", str(db), "sessions", *argv)
         assert result.returncode == 2 and "no session with id 'nope'" in result.stderr, argv
     empty = run("--db", str(db), "sessions", "rename", session_id, "   ")
@@ -73,7 +81,10 @@ def test_delete_on_a_terminal_asks(db: Path, answer: str, kept: bool) -> None:
     try:
         process = subprocess.Popen(
             tangents_command() + ["--db", str(db), "sessions", "delete", session_id],
-            stdin=child, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdin=child,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         os.write(parent, answer.encode())
         out, err = process.communicate(timeout=60)

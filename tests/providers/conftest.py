@@ -43,7 +43,9 @@ class Wire:
         return self.server.base_url if self.name == "anthropic" else self.server.base_url + "/v1"
 
     def request(self, *messages: Message | str, **changes: Any) -> ChatRequest:
-        built = tuple(user_text(m) if isinstance(m, str) else m for m in messages) or (user_text("hello"),)
+        built = tuple(user_text(m) if isinstance(m, str) else m for m in messages) or (
+            user_text("hello"),
+        )
         fields: dict[str, Any] = {
             "model": self.model,
             "messages": built,

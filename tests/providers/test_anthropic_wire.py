@@ -8,7 +8,13 @@ import hashlib
 import pytest
 from fake_provider import Fail, Reply, ToolCall
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.messages import Message, user_text
 from core.providers import sdk
 from core.providers.anthropic_format import THINKING_BUDGETS
@@ -24,17 +30,25 @@ async def test_thinking_signature_is_sent_back_exactly(anthropic_wire):
     first = await wire.run(wire.request("hello", thinking="low"))
     assert first.message.thinking == [ThinkingContent("The user greets me.", signature=signature)]
 
-    await wire.run(wire.request(user_text("hello"), first.message, user_text("and now?"), thinking="low"))
+    await wire.run(
+        wire.request(user_text("hello"), first.message, user_text("and now?"), thinking="low")
+    )
     sent = wire.body["messages"][1]
     assert sent["role"] == "assistant"
-    assert sent["content"][0] == {"type": "thinking", "thinking": "The user greets me.", "signature": signature}
+    assert sent["content"][0] == {
+        "type": "thinking",
+        "thinking": "The user greets me.",
+        "signature": signature,
+    }
     assert sent["content"][1] == {"type": "text", "text": "Hi!"}
 
 
 async def test_redacted_thinking_is_sent_back_as_it_came(anthropic_wire):
     wire = anthropic_wire
     data = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"
-    wire.server.script(Reply(redacted_thinking=data, thinking="visible", signature="sig-1", text="ok"))
+    wire.server.script(
+        Reply(redacted_thinking=data, thinking="visible", signature="sig-1", text="ok")
+    )
     first = await wire.run(wire.request("hi", thinking="low"))
     assert first.message.thinking[0] == ThinkingContent(data, redacted=True)
 
@@ -45,7 +59,9 @@ async def test_redacted_thinking_is_sent_back_as_it_came(anthropic_wire):
 
 
 async def test_unsigned_thinking_is_not_sent(anthropic_wire):
-    assistant = Message(role="assistant", content=(ThinkingContent("from another model"), TextContent("answer")))
+    assistant = Message(
+        role="assistant", content=(ThinkingContent("from another model"), TextContent("answer"))
+    )
     await anthropic_wire.run(anthropic_wire.request(user_text("q"), assistant, user_text("q2")))
     assert anthropic_wire.body["messages"][1]["content"] == [{"type": "text", "text": "answer"}]
 
@@ -53,11 +69,17 @@ async def test_unsigned_thinking_is_not_sent(anthropic_wire):
 async def test_prompt_caching_marks_system_and_last_user_turn(anthropic_wire):
     wire = anthropic_wire
     assistant = Message(role="assistant", content=(TextContent("first answer"),))
-    await wire.run(wire.request(user_text("one"), assistant, user_text("two"), system="You are terse."))
+    await wire.run(
+        wire.request(user_text("one"), assistant, user_text("two"), system="You are terse.")
+    )
     body = wire.body
-    assert body["system"] == [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}]
+    assert body["system"] == [
+        {"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}
+    ]
     assert body["messages"][0]["content"] == [{"type": "text", "text": "one"}]
-    assert body["messages"][2]["content"] == [{"type": "text", "text": "two", "cache_control": {"type": "ephemeral"}}]
+    assert body["messages"][2]["content"] == [
+        {"type": "text", "text": "two", "cache_control": {"type": "ephemeral"}}
+    ]
     assert "cache_control" not in body["messages"][1]["content"][0]
 
 
@@ -75,11 +97,15 @@ async def test_thinking_level_sets_budget_below_max_tokens(anthropic_wire, level
 
 async def test_model_name_goes_without_prefix_and_tools_as_input_schema(anthropic_wire):
     schema = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
-    await anthropic_wire.run(anthropic_wire.request("x", tools=(ToolSpec("read_file", "Read a file", schema),)))
+    await anthropic_wire.run(
+        anthropic_wire.request("x", tools=(ToolSpec("read_file", "Read a file", schema),))
+    )
     body = anthropic_wire.body
     assert body["model"] == "claude-sonnet-4-6"
     assert body["stream"] is True
-    assert body["tools"] == [{"name": "read_file", "description": "Read a file", "input_schema": schema}]
+    assert body["tools"] == [
+        {"name": "read_file", "description": "Read a file", "input_schema": schema}
+    ]
 
 
 async def test_images_go_as_base64_and_missing_bytes_as_a_note(anthropic_wire):
@@ -91,7 +117,11 @@ async def test_images_go_as_base64_and_missing_bytes_as_a_note(anthropic_wire):
     content = anthropic_wire.body["messages"][0]["content"]
     assert content[0] == {
         "type": "image",
-        "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(PNG).decode()},
+        "source": {
+            "type": "base64",
+            "media_type": "image/png",
+            "data": base64.b64encode(PNG).decode(),
+        },
     }
     assert content[1] == {"type": "text", "text": "[image unavailable: image/jpeg 800x600]"}
 
@@ -99,10 +129,16 @@ async def test_images_go_as_base64_and_missing_bytes_as_a_note(anthropic_wire):
 async def test_consecutive_tool_results_merge_into_one_user_message(anthropic_wire):
     calls = Message(
         role="assistant",
-        content=(ToolCallContent("t1", "read_file", {"path": "a"}), ToolCallContent("t2", "read_file", {"path": "b"})),
+        content=(
+            ToolCallContent("t1", "read_file", {"path": "a"}),
+            ToolCallContent("t2", "read_file", {"path": "b"}),
+        ),
     )
     r1 = Message(role="tool_result", content=(ToolResultContent("t1", (TextContent("A"),)),))
-    r2 = Message(role="tool_result", content=(ToolResultContent("t2", (TextContent("boom"),), is_error=True),))
+    r2 = Message(
+        role="tool_result",
+        content=(ToolResultContent("t2", (TextContent("boom"),), is_error=True),),
+    )
     await anthropic_wire.run(anthropic_wire.request(user_text("read both"), calls, r1, r2))
     messages = anthropic_wire.body["messages"]
     assert len(messages) == 3
@@ -126,15 +162,24 @@ async def test_key_and_base_url_come_from_the_environment(anthropic_wire, monkey
     result = await anthropic_wire.run(anthropic_wire.request("hi", api_key=None, api_base=None))
     assert result.message.text == "echo: hi"
     headers = anthropic_wire.server.last_request.headers
-    assert "env-key-for-anthropic-123" in headers.get("x-api-key", "") + headers.get("authorization", "")
+    assert "env-key-for-anthropic-123" in headers.get("x-api-key", "") + headers.get(
+        "authorization", ""
+    )
 
 
 async def test_fake_server_speaks_non_streaming_messages(fake_provider):
     """The SDK's plain ``create`` (no stream) reads the fake server's JSON reply."""
     fake_provider.script(
-        Reply(thinking="t", signature="s", text="whole", tool_calls=[ToolCall("f", {"a": 1}, id="toolu_1")])
+        Reply(
+            thinking="t",
+            signature="s",
+            text="whole",
+            tool_calls=[ToolCall("f", {"a": 1}, id="toolu_1")],
+        )
     )
-    client = sdk.anthropic().AsyncAnthropic(api_key="k" * 20, base_url=fake_provider.base_url, max_retries=0)
+    client = sdk.anthropic().AsyncAnthropic(
+        api_key="k" * 20, base_url=fake_provider.base_url, max_retries=0
+    )
     async with client:
         message = await client.messages.create(
             model="claude-sonnet-4-6", max_tokens=50, messages=[{"role": "user", "content": "hi"}]

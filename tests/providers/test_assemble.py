@@ -8,7 +8,15 @@ from hypothesis import strategies as st
 from core.content import TextContent, ThinkingContent, ToolCallContent
 from core.messages import Message, Usage
 from core.providers.assemble import MessageBuilder, parse_arguments
-from core.providers.base import Done, ErrorEvent, ProviderError, TextDelta, ThinkingDelta, ToolCallDelta, UsageEvent
+from core.providers.base import (
+    Done,
+    ErrorEvent,
+    ProviderError,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    UsageEvent,
+)
 
 
 def build(*events) -> MessageBuilder:
@@ -58,13 +66,20 @@ def test_interleaved_tool_calls_join_by_index():
 
 def test_redacted_thinking_is_its_own_block():
     builder = build(
-        ThinkingDelta("opaque", redacted=True, new_block=True), ThinkingDelta("plain", new_block=True), Done("stop")
+        ThinkingDelta("opaque", redacted=True, new_block=True),
+        ThinkingDelta("plain", new_block=True),
+        Done("stop"),
     )
-    assert builder.finish().content == (ThinkingContent("opaque", redacted=True), ThinkingContent("plain"))
+    assert builder.finish().content == (
+        ThinkingContent("opaque", redacted=True),
+        ThinkingContent("plain"),
+    )
 
 
 def test_malformed_arguments_become_empty_with_raw_kept():
-    message = build(ToolCallDelta(0, id="c", name="f", arguments='{"a": [1,'), Done("tool_use")).finish()
+    message = build(
+        ToolCallDelta(0, id="c", name="f", arguments='{"a": [1,'), Done("tool_use")
+    ).finish()
     assert message.tool_calls == [ToolCallContent("c", "f", {}, '{"a": [1,')]
 
 

@@ -14,7 +14,11 @@ USAGE = Usage(input_tokens=1000, output_tokens=500, cache_read_tokens=2000, cach
 
 @pytest.mark.parametrize(
     "model, key",
-    [("anthropic/claude-sonnet-4-6", "claude-sonnet-4-6"), ("openai/gpt-4o", "gpt-4o"), ("gpt-4o", "gpt-4o")],
+    [
+        ("anthropic/claude-sonnet-4-6", "claude-sonnet-4-6"),
+        ("openai/gpt-4o", "gpt-4o"),
+        ("gpt-4o", "gpt-4o"),
+    ],
 )
 def test_cost_matches_the_price_map(model, key):
     prices = sdk.litellm().model_cost[key]
@@ -39,12 +43,21 @@ def test_bundled_file_agrees_with_litellm_model_cost():
     bundled = cost._bundled_prices()
     loaded = sdk.litellm().model_cost
     for key in ("claude-sonnet-4-6", "claude-haiku-4-5", "gpt-4o"):
-        for part in ("input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost"):
+        for part in (
+            "input_cost_per_token",
+            "output_cost_per_token",
+            "cache_read_input_token_cost",
+        ):
             assert bundled[key][part] == loaded[key][part]
 
 
 async def test_cost_reaches_the_message_on_both_paths(wire):
-    wire.server.script(Reply(text="priced", usage={"input_tokens": 1000, "output_tokens": 200, "cache_read_tokens": 0}))
+    wire.server.script(
+        Reply(
+            text="priced",
+            usage={"input_tokens": 1000, "output_tokens": 200, "cache_read_tokens": 0},
+        )
+    )
     result = await wire.run()
     usage = result.message.usage
     key = "claude-sonnet-4-6" if wire.name == "anthropic" else "gpt-4o"

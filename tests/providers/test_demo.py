@@ -58,7 +58,9 @@ async def test_mentioning_tool_streams_a_read_file_call_then_answers():
     assert call.arguments == {"path": "README.md"}
     assert json.loads(call.raw_arguments) == {"path": "README.md"}
 
-    result = Message(role="tool_result", content=(ToolResultContent(call.id, (TextContent("# Readme"),)),))
+    result = Message(
+        role="tool_result", content=(ToolResultContent(call.id, (TextContent("# Readme"),)),)
+    )
     _, answer = await run(user_text("please use a tool"), message, result)
     assert answer.stop_reason == "stop"
     assert answer.tool_calls == []

@@ -30,7 +30,10 @@ def wait_for_port(path: Path, proc: subprocess.Popen) -> int:
 
 async def ask(base_url: str, text: str) -> str:
     request = ChatRequest(
-        model="anthropic/claude-sonnet-4-6", messages=(user_text(text),), api_base=base_url, api_key="k" * 20
+        model="anthropic/claude-sonnet-4-6",
+        messages=(user_text(text),),
+        api_base=base_url,
+        api_key="k" * 20,
     )
     builder = MessageBuilder(request.model)
     async for event in AnthropicProvider().stream(request):
@@ -40,7 +43,9 @@ async def ask(base_url: str, text: str) -> str:
 
 async def test_standalone_server_with_script_and_control_endpoints(tmp_path):
     script = tmp_path / "script.json"
-    script.write_text(json.dumps([{"type": "reply", "text": "scripted hello"}, {"type": "fail", "status": 500}]))
+    script.write_text(
+        json.dumps([{"type": "reply", "text": "scripted hello"}, {"type": "fail", "status": 500}])
+    )
     port_file = tmp_path / "port"
     with subprocess.Popen(
         [sys.executable, str(SERVER), "--port-file", str(port_file), "--script", str(script)],
@@ -57,7 +62,15 @@ async def test_standalone_server_with_script_and_control_endpoints(tmp_path):
 async def converse(base_url: str) -> None:
     assert await ask(base_url, "one") == "scripted hello"
     assert await ask(base_url, "two") == ""  # the scripted 500
-    more = json.dumps([{"type": "reply", "text": "queued later", "tool_calls": [{"name": "f", "arguments": {"a": 1}}]}])
+    more = json.dumps(
+        [
+            {
+                "type": "reply",
+                "text": "queued later",
+                "tool_calls": [{"name": "f", "arguments": {"a": 1}}],
+            }
+        ]
+    )
     urllib.request.urlopen(
         urllib.request.Request(f"{base_url}/_fake/script", data=more.encode(), method="POST")
     ).close()
@@ -65,5 +78,10 @@ async def converse(base_url: str) -> None:
     assert await ask(base_url, "four") == "echo: four"
     with urllib.request.urlopen(f"{base_url}/_fake/requests") as response:
         recorded = json.load(response)
-    assert [r["body"]["messages"][0]["content"][0]["text"] for r in recorded] == ["one", "two", "three", "four"]
+    assert [r["body"]["messages"][0]["content"][0]["text"] for r in recorded] == [
+        "one",
+        "two",
+        "three",
+        "four",
+    ]
     assert all(r["path"] == "/v1/messages" for r in recorded)

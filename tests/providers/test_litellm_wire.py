@@ -7,7 +7,13 @@ import hashlib
 
 from fake_provider import Reply, ToolCall
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.messages import Message, user_text
 from core.providers import sdk
 from core.providers.base import ToolSpec
@@ -26,15 +32,23 @@ async def test_request_shape(litellm_wire):
     assert body["model"] == "gpt-4o"
     assert body["stream"] is True
     assert body["stream_options"] == {"include_usage": True}
-    assert body["messages"] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "find it"}]
+    assert body["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "find it"},
+    ]
     assert body["tools"] == [
-        {"type": "function", "function": {"name": "search", "description": "Search", "parameters": schema}}
+        {
+            "type": "function",
+            "function": {"name": "search", "description": "Search", "parameters": schema},
+        }
     ]
     assert body["max_tokens"] == 300
 
 
 async def test_thinking_level_becomes_reasoning_effort_where_supported(litellm_wire):
-    await litellm_wire.run(litellm_wire.request("think hard", model="openai/o4-mini", thinking="high"))
+    await litellm_wire.run(
+        litellm_wire.request("think hard", model="openai/o4-mini", thinking="high")
+    )
     assert litellm_wire.body["reasoning_effort"] == "high"
     await litellm_wire.run(litellm_wire.request("think hard", thinking="high"))
     assert "reasoning_effort" not in litellm_wire.body  # gpt-4o has none: dropped, not an error
@@ -48,7 +62,8 @@ async def test_no_tools_and_no_reasoning_when_not_asked(litellm_wire):
 
 async def test_thinking_is_not_sent_back(litellm_wire):
     assistant = Message(
-        role="assistant", content=(ThinkingContent("private", signature="sig"), TextContent("public answer"))
+        role="assistant",
+        content=(ThinkingContent("private", signature="sig"), TextContent("public answer")),
     )
     await litellm_wire.run(litellm_wire.request(user_text("q"), assistant, user_text("q2")))
     assert litellm_wire.body["messages"][1] == {"role": "assistant", "content": "public answer"}
@@ -56,7 +71,9 @@ async def test_thinking_is_not_sent_back(litellm_wire):
 
 async def test_images_go_as_data_urls(litellm_wire):
     sha = hashlib.sha256(PNG).hexdigest()
-    message = Message(role="user", content=(ImageContent("image/png", sha, 4, 4), TextContent("describe")))
+    message = Message(
+        role="user", content=(ImageContent("image/png", sha, 4, 4), TextContent("describe"))
+    )
     await litellm_wire.run(litellm_wire.request(message, images={sha: PNG}))
     content = litellm_wire.body["messages"][0]["content"]
     assert content[0] == {
@@ -70,15 +87,28 @@ async def test_tool_results_become_tool_messages_and_images_follow(litellm_wire)
     sha = hashlib.sha256(PNG).hexdigest()
     calls = Message(
         role="assistant",
-        content=(ToolCallContent("c1", "shot", {}), ToolCallContent("c2", "read_file", {"path": "x"})),
+        content=(
+            ToolCallContent("c1", "shot", {}),
+            ToolCallContent("c2", "read_file", {"path": "x"}),
+        ),
     )
-    r1 = Message(role="tool_result", content=(ToolResultContent("c1", (ImageContent("image/png", sha, 4, 4),)),))
-    r2 = Message(role="tool_result", content=(ToolResultContent("c2", (TextContent("no such file"),), is_error=True),))
+    r1 = Message(
+        role="tool_result",
+        content=(ToolResultContent("c1", (ImageContent("image/png", sha, 4, 4),)),),
+    )
+    r2 = Message(
+        role="tool_result",
+        content=(ToolResultContent("c2", (TextContent("no such file"),), is_error=True),),
+    )
     await litellm_wire.run(litellm_wire.request(user_text("go"), calls, r1, r2, images={sha: PNG}))
     messages = litellm_wire.body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "user"]
     assert not messages[1].get("content")
-    assert messages[2] == {"role": "tool", "tool_call_id": "c1", "content": "[image image/png 4x4 attached below]"}
+    assert messages[2] == {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": "[image image/png 4x4 attached below]",
+    }
     assert messages[3] == {"role": "tool", "tool_call_id": "c2", "content": "Error: no such file"}
     assert messages[4]["content"][0]["type"] == "image_url"
 
@@ -88,12 +118,22 @@ async def test_usage_with_cached_and_reasoning_tokens(litellm_wire):
         Reply(
             thinking="hmm",
             text="ok",
-            usage={"input_tokens": 100, "cache_read_tokens": 400, "output_tokens": 50, "reasoning_tokens": 30},
+            usage={
+                "input_tokens": 100,
+                "cache_read_tokens": 400,
+                "output_tokens": 50,
+                "reasoning_tokens": 30,
+            },
         )
     )
     result = await litellm_wire.run()
     usage = result.message.usage
-    assert (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens, usage.reasoning_tokens) == (
+    assert (
+        usage.input_tokens,
+        usage.cache_read_tokens,
+        usage.output_tokens,
+        usage.reasoning_tokens,
+    ) == (
         100,
         400,
         50,
@@ -102,7 +142,11 @@ async def test_usage_with_cached_and_reasoning_tokens(litellm_wire):
 
 
 async def test_fake_server_speaks_non_streaming_chat_completions(fake_provider):
-    fake_provider.script(Reply(thinking="why", text="whole answer", tool_calls=[ToolCall("f", {"x": 2}, id="call_9")]))
+    fake_provider.script(
+        Reply(
+            thinking="why", text="whole answer", tool_calls=[ToolCall("f", {"x": 2}, id="call_9")]
+        )
+    )
     response = await sdk.litellm().acompletion(
         model="openai/gpt-4o",
         messages=[{"role": "user", "content": "hi"}],

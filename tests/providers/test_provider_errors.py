@@ -11,7 +11,12 @@ import pytest
 from fake_provider import Drop, Fail, Reply, Stall, StreamError
 
 from core.providers.base import ErrorEvent, ProviderError
-from core.providers.errors import DETAIL_LIMIT, parse_retry_after, sanitize_detail, to_provider_error
+from core.providers.errors import (
+    DETAIL_LIMIT,
+    parse_retry_after,
+    sanitize_detail,
+    to_provider_error,
+)
 
 LONG = Reply(text="a reply long enough to be cut in the middle of its stream", chunk_size=4)
 
@@ -36,8 +41,16 @@ def error_of(result) -> ProviderError:
         (Fail(500), "server", 500),
         (Fail(503), "server", 503),
         (Fail(529), "overloaded", 529),
-        (Fail(400, message="prompt is too long: 210000 tokens > 200000 maximum"), "context_overflow", 400),
-        (Fail(400, message="This model's maximum context length is 128000 tokens."), "context_overflow", 400),
+        (
+            Fail(400, message="prompt is too long: 210000 tokens > 200000 maximum"),
+            "context_overflow",
+            400,
+        ),
+        (
+            Fail(400, message="This model's maximum context length is 128000 tokens."),
+            "context_overflow",
+            400,
+        ),
         (Fail(400, message="messages: field required"), "bad_request", 400),
         (Fail(404, message="model not found"), "bad_request", 404),
     ],
@@ -69,7 +82,10 @@ async def test_rate_limit_carries_retry_after_http_date(wire):
 async def test_overloaded_body_in_a_500_is_overloaded(wire):
     """litellm reports Anthropic's 529 as a 500; the body still says overloaded."""
     wire.server.script(
-        Fail(500, body={"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+        Fail(
+            500,
+            body={"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+        )
     )
     assert error_of(await wire.run()).kind == "overloaded"
 
@@ -117,7 +133,9 @@ async def test_connection_dropped_before_any_content_is_a_retryable_error(wire):
 
 
 async def test_detail_is_one_short_clean_line(wire):
-    wire.server.script(Fail(500, body="line one\nline two \x1b[31mred\x1b[0m \x1b]0;title\x07" + "x" * 5000))
+    wire.server.script(
+        Fail(500, body="line one\nline two \x1b[31mred\x1b[0m \x1b]0;title\x07" + "x" * 5000)
+    )
     error = error_of(await wire.run())
     assert error.kind == "server"
     assert len(error.detail) <= DETAIL_LIMIT
@@ -154,13 +172,20 @@ async def test_canary_key_never_appears(wire, key, caplog, capsys):
     seen: list[str] = []
     for fault in [*faults(key), "refused"]:
         if fault == "refused":
-            request = wire.request(api_key=key, api_base=f"http://127.0.0.1:{closed_port()}", timeout=0.3)
+            request = wire.request(
+                api_key=key, api_base=f"http://127.0.0.1:{closed_port()}", timeout=0.3
+            )
         else:
             wire.server.script(fault)
             request = wire.request(api_key=key, timeout=0.3)
         result = await wire.run(request)
         for event in result.of(ErrorEvent):
-            seen += [str(event.error), repr(event.error), event.error.detail, *map(str, event.error.args)]
+            seen += [
+                str(event.error),
+                repr(event.error),
+                event.error.detail,
+                *map(str, event.error.args),
+            ]
         seen += [str(result.message.error), str(result.message.to_dict())]
     assert len(wire.server.requests) == len(faults(key))
     assert any("HTTP 401" in s for s in seen)
@@ -179,8 +204,14 @@ def test_parse_retry_after_forms():
     assert parse_retry_after({"Retry-After": "3"}) == 3.0
     assert parse_retry_after({"retry-after": "1.5"}) == 1.5
     assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
-    assert parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, now=1445412480 - 10) == 10.0
-    assert parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, now=1445412480 + 10) == 0.0
+    assert (
+        parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, now=1445412480 - 10)
+        == 10.0
+    )
+    assert (
+        parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, now=1445412480 + 10)
+        == 0.0
+    )
     assert parse_retry_after({"retry-after": "soon"}) is None
     assert parse_retry_after({}) is None
     assert parse_retry_after(None) is None

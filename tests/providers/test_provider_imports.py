@@ -32,7 +32,9 @@ print(json.dumps({"loaded": loaded, "cost": priced.cost}))
 
 def test_importing_providers_loads_no_sdk():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
     report = json.loads(out.stdout)
     assert report["loaded"] == []
     assert report["cost"] > 0

@@ -30,7 +30,9 @@ async def test_default_reply_echoes_last_user_text(wire):
 
 async def test_tool_call_arguments_streamed_in_pieces_are_assembled(wire):
     args = {"path": "src/main.py", "lines": [1, 20], "note": "ünïcode ✓"}
-    wire.server.script(Reply(text="Reading.", tool_calls=[ToolCall("read_file", args, id="call_42")], chunk_size=3))
+    wire.server.script(
+        Reply(text="Reading.", tool_calls=[ToolCall("read_file", args, id="call_42")], chunk_size=3)
+    )
     result = await wire.run()
     assert len([e for e in result.of(ToolCallDelta) if e.arguments]) > 5
     (call,) = result.message.tool_calls
@@ -40,7 +42,10 @@ async def test_tool_call_arguments_streamed_in_pieces_are_assembled(wire):
 
 
 async def test_two_tool_calls_keep_their_order(wire):
-    calls = [ToolCall("read_file", {"path": "a"}, id="c1"), ToolCall("list_dir", {"path": "."}, id="c2")]
+    calls = [
+        ToolCall("read_file", {"path": "a"}, id="c1"),
+        ToolCall("list_dir", {"path": "."}, id="c2"),
+    ]
     wire.server.script(Reply(tool_calls=calls))
     result = await wire.run()
     assert [(c.id, c.name, c.arguments) for c in result.message.tool_calls] == [
@@ -78,7 +83,9 @@ async def test_usage_arrives_before_done(wire):
 
 
 async def test_dropped_connection_keeps_partial_text_as_interrupted(wire):
-    wire.server.script(Drop(after_chunks=6, reply=Reply(text="partial answer that never finishes", chunk_size=4)))
+    wire.server.script(
+        Drop(after_chunks=6, reply=Reply(text="partial answer that never finishes", chunk_size=4))
+    )
     result = await wire.run()
     assert result.message.stop_reason == "interrupted"
     assert result.message.text
@@ -88,7 +95,9 @@ async def test_dropped_connection_keeps_partial_text_as_interrupted(wire):
 
 async def test_stream_that_just_stops_is_interrupted(wire):
     """The body ends cleanly but without a stop reason (litellm invents "stop" here)."""
-    wire.server.script(Drop(after_chunks=6, clean=True, reply=Reply(text="cut short by a proxy", chunk_size=4)))
+    wire.server.script(
+        Drop(after_chunks=6, clean=True, reply=Reply(text="cut short by a proxy", chunk_size=4))
+    )
     result = await wire.run()
     assert result.message.stop_reason == "interrupted"
     assert "cut short by a proxy".startswith(result.message.text)
@@ -119,10 +128,14 @@ async def test_conversation_with_tools_round_trips(wire):
     """A whole tool exchange goes out in the provider's own shape."""
     assistant = Message(
         role="assistant",
-        content=(TextContent("Let me check."), ToolCallContent("call_1", "read_file", {"path": "a.txt"})),
+        content=(
+            TextContent("Let me check."),
+            ToolCallContent("call_1", "read_file", {"path": "a.txt"}),
+        ),
     )
     result_msg = Message(
-        role="tool_result", content=(ToolResultContent("call_1", (TextContent("file body"),), is_error=False),)
+        role="tool_result",
+        content=(ToolResultContent("call_1", (TextContent("file body"),), is_error=False),),
     )
     await wire.run(wire.request(user_text("read a.txt"), assistant, result_msg))
     messages = wire.body["messages"]
@@ -131,21 +144,32 @@ async def test_conversation_with_tools_round_trips(wire):
             "role": "assistant",
             "content": [
                 {"type": "text", "text": "Let me check."},
-                {"type": "tool_use", "id": "call_1", "name": "read_file", "input": {"path": "a.txt"}},
+                {
+                    "type": "tool_use",
+                    "id": "call_1",
+                    "name": "read_file",
+                    "input": {"path": "a.txt"},
+                },
             ],
         }
         assert messages[2]["content"][0]["type"] == "tool_result"
         assert messages[2]["content"][0]["tool_use_id"] == "call_1"
     else:
         assert messages[1]["tool_calls"] == [
-            {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a.txt"}'}}
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "read_file", "arguments": '{"path": "a.txt"}'},
+            }
         ]
         assert messages[2] == {"role": "tool", "tool_call_id": "call_1", "content": "file body"}
 
 
 async def test_closing_the_stream_mid_reply_returns_promptly(wire):
     """What the UI does on Esc: stop iterating and close; the connection is released."""
-    wire.server.script(Stall(30, after_chunks=6, reply=Reply(text="a long answer that stalls", chunk_size=4)))
+    wire.server.script(
+        Stall(30, after_chunks=6, reply=Reply(text="a long answer that stalls", chunk_size=4))
+    )
     stream = wire.provider.stream(wire.request())
     async with asyncio.timeout(5):
         async for event in stream:

@@ -37,7 +37,9 @@ async def test_429_with_retry_after_then_success(wire):
     wire.server.script(Fail(429, retry_after=1), Reply(text="second time lucky"))
     clock = Clock()
     waited: list[tuple[float, str]] = []
-    events, message = await run(wire, sleep=clock.sleep, on_wait=lambda s, e: waited.append((s, e.kind)))
+    events, message = await run(
+        wire, sleep=clock.sleep, on_wait=lambda s, e: waited.append((s, e.kind))
+    )
     assert clock.waits == [1.0]
     assert waited == [(1.0, "rate_limit")]
     assert message.text == "second time lucky"
@@ -69,7 +71,9 @@ async def test_backoff_doubles_and_gives_up_after_max_attempts(wire):
     assert [e.error.kind for e in events if isinstance(e, ErrorEvent)] == ["server"]
 
 
-@pytest.mark.parametrize("fault", [Fail(401), Fail(400), Fail(400, message="prompt is too long: 300000 tokens")])
+@pytest.mark.parametrize(
+    "fault", [Fail(401), Fail(400), Fail(400, message="prompt is too long: 300000 tokens")]
+)
 async def test_no_retry_on_client_errors(wire, fault):
     wire.server.script(fault, Reply(text="never"))
     clock = Clock()
@@ -80,7 +84,9 @@ async def test_no_retry_on_client_errors(wire, fault):
 
 
 async def test_no_retry_after_the_first_token(wire):
-    wire.server.script(StreamError(after_chunks=6, reply=Reply(text="began to answer and then", chunk_size=4)))
+    wire.server.script(
+        StreamError(after_chunks=6, reply=Reply(text="began to answer and then", chunk_size=4))
+    )
     clock = Clock()
     events, message = await run(wire, sleep=clock.sleep)
     assert clock.waits == []
@@ -105,14 +111,18 @@ async def test_connection_refused_is_retried(wire):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     clock = Clock()
-    events, _ = await run(wire, wire.request(api_base=f"http://127.0.0.1:{port}"), sleep=clock.sleep, max_attempts=3)
+    events, _ = await run(
+        wire, wire.request(api_base=f"http://127.0.0.1:{port}"), sleep=clock.sleep, max_attempts=3
+    )
     assert clock.waits == [1.0, 2.0]
     assert [e.error.kind for e in events if isinstance(e, ErrorEvent)] == ["connection"]
 
 
 async def test_usage_of_a_failed_attempt_is_not_passed_on(anthropic_wire):
     """A stream that fails after message_start (usage known) and before content is retried cleanly."""
-    anthropic_wire.server.script(StreamError(after_chunks=2), Reply(text="fine", usage={"input_tokens": 11}))
+    anthropic_wire.server.script(
+        StreamError(after_chunks=2), Reply(text="fine", usage={"input_tokens": 11})
+    )
     events, message = await run(anthropic_wire, sleep=Clock().sleep)
     usages = [e for e in events if isinstance(e, UsageEvent)]
     assert len(usages) == 1 and usages[0].usage.input_tokens == 11

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import AsyncIterator
 
 import pytest
 
@@ -54,7 +54,9 @@ def chain(session_id: str, texts: list[str], parent: str | None = None) -> list[
     return entries
 
 
-async def add_chain(store: SqliteStore, session_id: str, texts: list[str], parent: str | None = None) -> list[Entry]:
+async def add_chain(
+    store: SqliteStore, session_id: str, texts: list[str], parent: str | None = None
+) -> list[Entry]:
     entries = chain(session_id, texts, parent)
     await store.append(session_id, entries, entries[-1].id)
     return entries

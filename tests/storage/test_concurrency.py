@@ -89,11 +89,13 @@ def test_two_processes_appending_at_once_lose_nothing(db_path: Path, tmp_path: P
     ]
     go.touch()
     outputs = [proc.communicate(timeout=120) for proc in procs]
-    for proc, (out, err) in zip(procs, outputs):
+    for proc, (_out, err) in zip(procs, outputs, strict=False):
         assert proc.returncode == 0, err
     with sqlite3.connect(db_path) as conn:
         for out, _ in outputs:
-            count = conn.execute("SELECT count(*) FROM entries WHERE session_id = ?", (out.strip(),)).fetchone()[0]
+            count = conn.execute(
+                "SELECT count(*) FROM entries WHERE session_id = ?", (out.strip(),)
+            ).fetchone()[0]
             assert count == 150
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
@@ -107,7 +109,9 @@ def no_transaction_open(db_path: Path) -> None:
 
 
 @pytest.mark.parametrize("delay", [0, 0.001, 0.01])
-async def test_a_cancelled_append_is_all_or_nothing(store: SqliteStore, db_path: Path, delay: float) -> None:
+async def test_a_cancelled_append_is_all_or_nothing(
+    store: SqliteStore, db_path: Path, delay: float
+) -> None:
     """Cancelled after it was queued, before or while its transaction runs."""
     session_id = await new_session(store)
     batch = chain(session_id, [f"bulk message {i} " * 20 for i in range(3000)])

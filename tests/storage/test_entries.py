@@ -31,7 +31,9 @@ async def test_path_runs_from_the_root_to_the_leaf(store: SqliteStore) -> None:
 async def test_entries_and_children_are_in_creation_order(store: SqliteStore) -> None:
     session_id = await new_session(store)
     [root] = await add_chain(store, session_id, ["root"])
-    siblings = [Entry.new(session_id, root.id, message(f"answer {i}", "assistant")) for i in range(5)]
+    siblings = [
+        Entry.new(session_id, root.id, message(f"answer {i}", "assistant")) for i in range(5)
+    ]
     await store.append(session_id, siblings, siblings[-1].id)
     [other_root] = await add_chain(store, session_id, ["second root"])
 
@@ -48,7 +50,14 @@ async def test_a_failing_append_saves_nothing(store: SqliteStore, db_path: Path)
     saved = await add_chain(store, session_id, ["kept"])
     good = chain(session_id, ["new 1", "new 2"], parent=saved[0].id)
     duplicate = Entry.new(session_id, good[-1].id, message("dup"))
-    duplicate = Entry(saved[0].id, duplicate.parent_id, session_id, "message", duplicate.created_at, duplicate.payload)
+    duplicate = Entry(
+        saved[0].id,
+        duplicate.parent_id,
+        session_id,
+        "message",
+        duplicate.created_at,
+        duplicate.payload,
+    )
     with pytest.raises(sqlite3.IntegrityError):
         await store.append(session_id, [*good, duplicate], good[-1].id, title="never")
 

@@ -15,7 +15,9 @@ from storage.migrations import MIGRATIONS, SCHEMA_VERSION
 
 def schema(path: Path) -> list[tuple[str, str]]:
     with sqlite3.connect(path) as conn:
-        return conn.execute("SELECT name, sql FROM sqlite_master WHERE name != 'migrations' ORDER BY name").fetchall()
+        return conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE name != 'migrations' ORDER BY name"
+        ).fetchall()
 
 
 def test_migrations_are_named_in_order_and_unique() -> None:
@@ -59,7 +61,9 @@ async def test_a_new_database_passes_integrity_checks(db_path: Path) -> None:
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
 
 
-async def test_a_version_one_database_gains_title_search_and_image_references(tmp_path: Path) -> None:
+async def test_a_version_one_database_gains_title_search_and_image_references(
+    tmp_path: Path,
+) -> None:
     """A database written before the picker (schema 1, with sessions, entries
     and an image) is upgraded: its titles are searchable, its images known."""
     old = tmp_path / "v1.db"
@@ -76,7 +80,9 @@ async def test_a_version_one_database_gains_title_search_and_image_references(tm
     )
     payload = (
         '{"role":"user","content":[{"type":"text","text":"see"},'
-        '{"type":"image","media_type":"image/png","sha256":"' + "a" * 64 + '","width":1,"height":1}]}'
+        '{"type":"image","media_type":"image/png","sha256":"'
+        + "a" * 64
+        + '","width":1,"height":1}]}'
     )
     conn.execute("INSERT INTO entries VALUES ('e1', 's1', NULL, 'message', ?, ?)", (stamp, payload))
     conn.execute("INSERT INTO blobs VALUES (?, 'image/png', 1, 1, x'00')", ("a" * 64,))
@@ -87,6 +93,8 @@ async def test_a_version_one_database_gains_title_search_and_image_references(tm
         [match] = await store.search_sessions("hazel")
         assert match.summary.info.id == "s1" and match.title == "Old \x02hazel\x03 notes"
         await store.delete_session("s1")
-        assert await store.get_blob("a" * 64) is None, "the backfilled reference let delete find the image"
+        assert await store.get_blob("a" * 64) is None, (
+            "the backfilled reference let delete find the image"
+        )
     finally:
         await store.close()

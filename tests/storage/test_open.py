@@ -19,7 +19,9 @@ def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-async def test_new_database_is_migrated_with_the_connection_configured(store: SqliteStore, db_path: Path) -> None:
+async def test_new_database_is_migrated_with_the_connection_configured(
+    store: SqliteStore, db_path: Path
+) -> None:
     assert await pragma(store, "journal_mode") == "wal"
     assert await pragma(store, "foreign_keys") == 1
     assert await pragma(store, "synchronous") == 2  # FULL
@@ -124,7 +126,9 @@ async def test_an_unknown_migration_is_refused_untouched(db_path: Path) -> None:
     await _made_database(db_path, sessions=1)
     conn = sqlite3.connect(db_path)
     with conn:
-        conn.execute("INSERT INTO migrations VALUES ('m999_from_the_future', '2030-01-01T00:00:00Z')")
+        conn.execute(
+            "INSERT INTO migrations VALUES ('m999_from_the_future', '2030-01-01T00:00:00Z')"
+        )
     conn.close()
     assert "newer version of Tangents" in await _refused(db_path)
 

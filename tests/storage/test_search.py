@@ -17,7 +17,9 @@ from tests.storage.conftest import add_chain, message, new_session
 
 async def test_hits_carry_session_title_and_marked_snippet(store: SqliteStore) -> None:
     session_id = await new_session(store, "Trees")
-    _, answer = await add_chain(store, session_id, ["tell me about oak", "The oak is a tree with acorns."])
+    _, answer = await add_chain(
+        store, session_id, ["tell me about oak", "The oak is a tree with acorns."]
+    )
     [hit] = await store.search("acorns")
     assert (hit.session_id, hit.entry_id, hit.title) == (session_id, answer.id, "Trees")
     assert hit.snippet == "The oak is a tree with \x02acorns\x03."
@@ -50,7 +52,9 @@ async def test_every_word_must_match_and_the_last_is_a_prefix(store: SqliteStore
     assert len(await store.search("Compaction")) == 1  # case-insensitive
 
 
-async def test_tool_results_are_searchable_but_notes_and_summaries_are_not(store: SqliteStore) -> None:
+async def test_tool_results_are_searchable_but_notes_and_summaries_are_not(
+    store: SqliteStore,
+) -> None:
     session_id = await new_session(store)
     [root] = await add_chain(store, session_id, ["run it"])
     result = Entry.new(
@@ -79,7 +83,23 @@ async def test_deleted_sessions_vanish_from_search(store: SqliteStore) -> None:
     assert [h.session_id for h in await store.search("walrus")] == [kept]
 
 
-NASTY = ['foo"bar (', '"', "((", "AND", "OR NOT", "NEAR(a b)", "a:b", "*", "^x", "-", "col:", "'", "", "   ", "\x00"]
+NASTY = [
+    'foo"bar (',
+    '"',
+    "((",
+    "AND",
+    "OR NOT",
+    "NEAR(a b)",
+    "a:b",
+    "*",
+    "^x",
+    "-",
+    "col:",
+    "'",
+    "",
+    "   ",
+    "\x00",
+]
 
 
 async def test_nasty_queries_never_raise(store: SqliteStore) -> None:
@@ -100,12 +120,16 @@ def test_any_text_makes_a_valid_query(text: str) -> None:
         assert not text.replace("\x00", " ").split()
         return
     conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE f USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2')")
+    conn.execute(
+        "CREATE VIRTUAL TABLE f USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2')"
+    )
     conn.execute("INSERT INTO f VALUES (?)", (text,))
     conn.execute("SELECT * FROM f WHERE f MATCH ?", (query,)).fetchall()
 
 
-async def test_only_the_newest_matches_are_ranked_when_there_are_many(store: SqliteStore, monkeypatch) -> None:
+async def test_only_the_newest_matches_are_ranked_when_there_are_many(
+    store: SqliteStore, monkeypatch
+) -> None:
     """Ranking every match of a common word is slow; past RANK_WINDOW matches,
     the newest RANK_WINDOW are ranked."""
     from storage import reads
@@ -115,7 +139,9 @@ async def test_only_the_newest_matches_are_ranked_when_there_are_many(store: Sql
     texts = ["oak oak oak oak", "oak and more words", "an oak", "oak tree", "last oak here"]
     entries = await add_chain(store, session_id, texts)
     hits = await store.search("oak")
-    assert {h.entry_id for h in hits} == {e.id for e in entries[2:]}, "the oldest, best match is out of the window"
+    assert {h.entry_id for h in hits} == {e.id for e in entries[2:]}, (
+        "the oldest, best match is out of the window"
+    )
     assert len(await store.search("oak oak")) == 3
     monkeypatch.setattr(reads, "RANK_WINDOW", 10)
     assert (await store.search("oak"))[0].entry_id == entries[0].id

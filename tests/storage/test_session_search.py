@@ -19,7 +19,9 @@ async def test_title_and_message_matches_give_one_row_per_session(store: SqliteS
     by_title = await new_session(store, "Oak planting plan")
     await add_chain(store, by_title, ["when to water", "in the evening"])
     by_message = await new_session(store, "Garden")
-    await add_chain(store, by_message, ["an oak or a beech?", "The oak grows slowly.", "and the oak leaves?"])
+    await add_chain(
+        store, by_message, ["an oak or a beech?", "The oak grows slowly.", "and the oak leaves?"]
+    )
     await add_chain(store, await new_session(store, "Unrelated"), ["nothing here"])
 
     matches = await store.search_sessions("oak")
@@ -49,7 +51,9 @@ async def test_renames_and_derived_titles_are_searchable(store: SqliteStore) -> 
     session_id = await new_session(store)
     entries = [Entry.new(session_id, None, Message(role="user", content=(TextContent("hi"),)))]
     await store.append(session_id, entries, entries[0].id, title="Derived walnut title")
-    assert [m.title for m in await store.search_sessions("walnut")] == ["Derived \x02walnut\x03 title"]
+    assert [m.title for m in await store.search_sessions("walnut")] == [
+        "Derived \x02walnut\x03 title"
+    ]
     await store.set_title(session_id, "Chestnut", by_user=True)
     assert await store.search_sessions("walnut") == []
     assert [m.title for m in await store.search_sessions("chestnut")] == ["\x02Chestnut\x03"]
@@ -60,10 +64,14 @@ async def test_renames_and_derived_titles_are_searchable(store: SqliteStore) -> 
 def _image_message(data: bytes) -> tuple[Message, Blob]:
     sha = hashlib.sha256(data).hexdigest()
     blob = Blob(sha, "image/png", 2, 2, data)
-    return Message(role="user", content=(TextContent("look"), ImageContent("image/png", sha, 2, 2))), blob
+    return Message(
+        role="user", content=(TextContent("look"), ImageContent("image/png", sha, 2, 2))
+    ), blob
 
 
-async def test_delete_removes_images_no_other_session_shows(store: SqliteStore, db_path: Path) -> None:
+async def test_delete_removes_images_no_other_session_shows(
+    store: SqliteStore, db_path: Path
+) -> None:
     own, own_blob = _image_message(b"only in the doomed session")
     shared, shared_blob = _image_message(b"in both sessions")
     doomed, kept = await new_session(store), await new_session(store)
@@ -90,6 +98,8 @@ async def test_a_one_letter_last_word_is_a_whole_word_not_a_prefix(store: Sqlite
     """A one-letter prefix matches nearly every word (and is slow to merge)."""
     session_id = await new_session(store)
     await add_chain(store, session_id, ["vitamin c for a cold", "plain tea"])
-    assert [m.snippet for m in await store.search_sessions("vitamin c")] == ["\x02vitamin\x03 \x02c\x03 for a cold"]
+    assert [m.snippet for m in await store.search_sessions("vitamin c")] == [
+        "\x02vitamin\x03 \x02c\x03 for a cold"
+    ]
     assert await store.search_sessions("p") == []
     assert len(await store.search_sessions("pl")) == 1

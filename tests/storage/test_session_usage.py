@@ -21,12 +21,18 @@ def reply(text: str, input_tokens: int, output_tokens: int, cost: float, **more)
 async def test_session_usage_sums_every_branch_and_compaction(store: SqliteStore) -> None:
     sid = await new_session(store)
     root = Entry.new(sid, None, message("question"))
-    first = Entry.new(sid, root.id, reply("one", 100, 10, 0.01, cache_read_tokens=5, cache_read_cost=0.001))
+    first = Entry.new(
+        sid, root.id, reply("one", 100, 10, 0.01, cache_read_tokens=5, cache_read_cost=0.001)
+    )
     await store.append(sid, [root, first], first.id)
     # A second branch: another answer to the same question, then a compaction on it.
-    second = Entry.new(sid, root.id, reply("two", 200, 20, 0.02, cache_write_tokens=7, reasoning_tokens=3))
+    second = Entry.new(
+        sid, root.id, reply("two", 200, 20, 0.02, cache_write_tokens=7, reasoning_tokens=3)
+    )
     summary = Usage(input_tokens=1000, output_tokens=50, output_cost=0.5)
-    compaction = Entry.new(sid, second.id, Compaction("s", root.id, 300, {"usage": summary.to_dict()}))
+    compaction = Entry.new(
+        sid, second.id, Compaction("s", root.id, 300, {"usage": summary.to_dict()})
+    )
     await store.append(sid, [second, compaction], compaction.id)
     # Another session's usage is not counted.
     other = await new_session(store)
@@ -48,7 +54,9 @@ async def test_an_empty_or_unknown_session_has_no_usage(store: SqliteStore) -> N
     assert await store.session_usage("no-such-session") == Usage()
 
 
-async def test_session_totals_add_appended_entries_without_reading_again(store: SqliteStore) -> None:
+async def test_session_totals_add_appended_entries_without_reading_again(
+    store: SqliteStore,
+) -> None:
     session = await Session.create(store)
     await session.append_many([message("q"), reply("a", 10, 1, 0.001)])
     totals = SessionTotals()

@@ -15,7 +15,12 @@ from tests.storage.conftest import add_chain, chain, message, new_session, sessi
 
 async def test_create_and_get_round_trips_every_field(store: SqliteStore) -> None:
     info = session_info(
-        "t", title_set_by_user=True, archived=True, parent_session_id="p", parent_entry_id="e", cwd="/work"
+        "t",
+        title_set_by_user=True,
+        archived=True,
+        parent_session_id="p",
+        parent_entry_id="e",
+        cwd="/work",
     )
     await store.create_session(info)
     assert await store.get_session(info.id) == info
@@ -29,7 +34,11 @@ async def test_create_with_first_entries_is_one_write(store: SqliteStore) -> Non
     await store.create_session(info, entries)
     assert [e.id for e in await store.path(entries[-1].id)] == [e.id for e in entries]
     [summary] = await store.list_sessions()
-    assert (summary.message_count, summary.branch_count, summary.first_message) == (2, 1, "question")
+    assert (summary.message_count, summary.branch_count, summary.first_message) == (
+        2,
+        1,
+        "question",
+    )
 
 
 async def test_create_rejects_a_leaf_outside_the_session(store: SqliteStore) -> None:
@@ -56,7 +65,11 @@ async def test_list_is_newest_first_with_counts_and_model(store: SqliteStore) ->
     assert top.first_message == "what is a tree?"
     assert top.model == "openai/gpt-x"
     assert top.info.leaf_id == change.id
-    assert (summaries[1].message_count, summaries[1].branch_count, summaries[1].model) == (0, 0, None)
+    assert (summaries[1].message_count, summaries[1].branch_count, summaries[1].model) == (
+        0,
+        0,
+        None,
+    )
     assert [s.info.id for s in await store.list_sessions(limit=1, offset=1)] == [second]
 
 

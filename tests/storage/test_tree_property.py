@@ -66,6 +66,8 @@ async def check(path: Path, parents: list[int | None], batches: list[int]) -> No
 
 @settings(max_examples=60, deadline=None)
 @given(trees())
-def test_paths_and_children_match_an_in_memory_tree(tree: tuple[list[int | None], list[int]]) -> None:
+def test_paths_and_children_match_an_in_memory_tree(
+    tree: tuple[list[int | None], list[int]],
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         asyncio.run(check(Path(tmp) / "t.db", *tree))

@@ -4,9 +4,10 @@ session, and the agent loop pointed at the fake provider through a real client
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 import pytest
 from fake_provider import FakeProvider
@@ -88,8 +89,14 @@ class Agent:
 
         options.setdefault("approve", self.approver)
         return await run_agent(
-            self.session, self.settings, model=self.model, api_base=self.api_base,
-            tools=self.registry, on_tool=on_tool, on_notice=self.notices.append, **options,
+            self.session,
+            self.settings,
+            model=self.model,
+            api_base=self.api_base,
+            tools=self.registry,
+            on_tool=on_tool,
+            on_notice=self.notices.append,
+            **options,
         )
 
     def with_settings(self, **changes: Any) -> Agent:
@@ -116,11 +123,25 @@ class Agent:
                     continue
                 for block in message["content"]:
                     if block.get("type") == "tool_result":
-                        text = "\n".join(c.get("text", "") for c in block["content"] if c.get("type") == "text")
-                        found.append({"id": block["tool_use_id"], "text": text, "is_error": bool(block.get("is_error"))})
+                        text = "\n".join(
+                            c.get("text", "") for c in block["content"] if c.get("type") == "text"
+                        )
+                        found.append(
+                            {
+                                "id": block["tool_use_id"],
+                                "text": text,
+                                "is_error": bool(block.get("is_error")),
+                            }
+                        )
             elif message.get("role") == "tool":
                 text = message["content"]
-                found.append({"id": message["tool_call_id"], "text": text, "is_error": text.startswith("Error: ")})
+                found.append(
+                    {
+                        "id": message["tool_call_id"],
+                        "text": text,
+                        "is_error": text.startswith("Error: "),
+                    }
+                )
         return found
 
 

@@ -41,7 +41,9 @@ def pixel() -> ImageContent:
 
     buffer = io.BytesIO()
     Image.new("RGB", (2, 1), (255, 0, 0)).save(buffer, format="PNG")
-    return ImageContent(type="image", data=base64.b64encode(buffer.getvalue()).decode(), mime_type="image/png")
+    return ImageContent(
+        type="image", data=base64.b64encode(buffer.getvalue()).decode(), mime_type="image/png"
+    )
 
 
 @server.tool()

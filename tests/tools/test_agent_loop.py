@@ -31,7 +31,13 @@ async def test_tool_call_then_result_then_final_answer(agent: Agent, wire: str) 
     assert result.stop == "answered" and result.steps == 1
     assert result.message.text == "The notes say hello."
     assert len(agent.fake.requests) == 2
-    assert set(agent.tool_names(0)) == {"read_file", "list_directory", "search_text", "write_file", "run_command"}
+    assert set(agent.tool_names(0)) == {
+        "read_file",
+        "list_directory",
+        "search_text",
+        "write_file",
+        "run_command",
+    }
     assert all(WIRE_NAME.match(n) for n in agent.tool_names(0))
     [sent] = agent.tool_results(1)
     assert not sent["is_error"]
@@ -47,17 +53,26 @@ async def test_several_rounds_with_concurrent_reads(agent: Agent, work: Path) ->
     (work / "src").mkdir()
     (work / "src" / "app.py").write_text("def main():\n    return 42\n")
     agent.fake.script(
-        Reply(tool_calls=[
-            ToolCall("list_directory", {"path": "."}),
-            ToolCall("read_file", {"path": "notes.txt", "start_line": 2}),
-        ]),
+        Reply(
+            tool_calls=[
+                ToolCall("list_directory", {"path": "."}),
+                ToolCall("read_file", {"path": "notes.txt", "start_line": 2}),
+            ]
+        ),
         Reply(tool_calls=[ToolCall("search_text", {"pattern": r"return \d+", "glob": "*.py"})]),
         Reply(text="main returns 42."),
     )
     result = await agent.ask("Explore")
 
     assert result.stop == "answered" and result.steps == 2
-    assert roles(agent.session) == ["user", "assistant", "tool_result", "assistant", "tool_result", "assistant"]
+    assert roles(agent.session) == [
+        "user",
+        "assistant",
+        "tool_result",
+        "assistant",
+        "tool_result",
+        "assistant",
+    ]
     first = agent.tool_results(1)
     assert len(first) == 2
     assert "notes.txt" in first[0]["text"] and "src/" in first[0]["text"]
@@ -68,7 +83,9 @@ async def test_several_rounds_with_concurrent_reads(agent: Agent, work: Path) ->
 
 async def test_step_limit_gives_a_clear_final_state(agent: Agent, store: SqliteStore) -> None:
     agent.with_settings(max_tool_steps=2)
-    agent.fake.script(*[Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]) for _ in range(3)])
+    agent.fake.script(
+        *[Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]) for _ in range(3)]
+    )
     result = await agent.ask("Loop forever")
 
     assert result.stop == "step_limit" and result.steps == 2
@@ -86,22 +103,31 @@ async def test_bad_arguments_become_error_results_and_nothing_runs(agent: Agent)
         ran.append(arguments)
         return "ran"
 
-    agent.registry.add(Tool(
-        "probe", "Records its calls.",
-        {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "required": ["n"],
-         "additionalProperties": False},
-        record,
-    ))
+    agent.registry.add(
+        Tool(
+            "probe",
+            "Records its calls.",
+            {
+                "type": "object",
+                "properties": {"n": {"type": "integer", "minimum": 1}},
+                "required": ["n"],
+                "additionalProperties": False,
+            },
+            record,
+        )
+    )
     agent.fake.script(
-        Reply(tool_calls=[
-            ToolCall("probe", {"n": "three"}),
-            ToolCall("probe", {}),
-            ToolCall("probe", {"n": 0, "extra": True}),
-            ToolCall("probe", '{"n": 1,'),
-            ToolCall("probe", "[1, 2]"),
-            ToolCall("no_such_tool", {}),
-            ToolCall("probe", {"n": 2}),
-        ]),
+        Reply(
+            tool_calls=[
+                ToolCall("probe", {"n": "three"}),
+                ToolCall("probe", {}),
+                ToolCall("probe", {"n": 0, "extra": True}),
+                ToolCall("probe", '{"n": 1,'),
+                ToolCall("probe", "[1, 2]"),
+                ToolCall("no_such_tool", {}),
+                ToolCall("probe", {"n": 2}),
+            ]
+        ),
         Reply(text="ok"),
     )
     result = await agent.ask("go")
@@ -132,7 +158,9 @@ async def test_approval_deny_once_and_session(agent: Agent, work: Path) -> None:
     agent.approver.answers = [Approval("deny", "not now"), Approval("once"), Approval("session")]
     agent.fake.script(
         Reply(tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "bye\n"})]),
-        Reply(tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "hello\nthere\n"})]),
+        Reply(
+            tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "hello\nthere\n"})]
+        ),
         Reply(tool_calls=[ToolCall("write_file", {"path": "new/other.txt", "content": "1\n"})]),
         Reply(tool_calls=[ToolCall("write_file", {"path": "new/other.txt", "content": "2\n"})]),
         Reply(text="done"),
@@ -147,7 +175,11 @@ async def test_approval_deny_once_and_session(agent: Agent, work: Path) -> None:
     assert "-hello\n" in preview and "-world\n" in preview and "+bye\n" in preview
     assert "--- /dev/null" in agent.approver.asked[2][2]
     denied = agent.tool_results(1)[0]
-    assert denied["is_error"] and "did not allow" in denied["text"] and "The user said: not now" in denied["text"]
+    assert (
+        denied["is_error"]
+        and "did not allow" in denied["text"]
+        and "The user said: not now" in denied["text"]
+    )
     assert ("toolu_0000", "write_file", "denied") in agent.activity
     assert (work / "notes.txt").read_text() == "hello\nthere\n"
     assert (work / "new" / "other.txt").read_text() == "2\n"
@@ -187,13 +219,20 @@ def _alive(pid: int) -> bool:
 async def test_cancel_during_tool_execution_saves_every_call_with_a_result(
     agent: Agent, store: SqliteStore, tmp_path: Path, work: Path
 ) -> None:
-    agent.fake.script(Reply(text="Working.", tool_calls=[
-        ToolCall("read_file", {"path": "notes.txt"}),
-        ToolCall("run_command", {"command": "echo $$ > shell.pid; sleep 30"}),
-        ToolCall("write_file", {"path": "later.txt", "content": "never"}),
-    ]))
+    agent.fake.script(
+        Reply(
+            text="Working.",
+            tool_calls=[
+                ToolCall("read_file", {"path": "notes.txt"}),
+                ToolCall("run_command", {"command": "echo $$ > shell.pid; sleep 30"}),
+                ToolCall("write_file", {"path": "later.txt", "content": "never"}),
+            ],
+        )
+    )
     started = asyncio.Event()
-    task = asyncio.create_task(agent.ask("run it", on_tool_start=lambda a: a.name == "run_command" and started.set()))
+    task = asyncio.create_task(
+        agent.ask("run it", on_tool_start=lambda a: a.name == "run_command" and started.set())
+    )
     await asyncio.wait_for(started.wait(), 10)
     for _ in range(200):
         if (work / "shell.pid").exists() and (work / "shell.pid").read_text().strip():
@@ -256,7 +295,9 @@ async def test_without_a_registry_no_tools_are_sent(agent: Agent) -> None:
 
     agent.fake.script(Reply(text="plain"))
     await agent.session.append(user_text("hi"))
-    result = await run_agent(agent.session, agent.settings, model=agent.model, api_base=agent.api_base)
+    result = await run_agent(
+        agent.session, agent.settings, model=agent.model, api_base=agent.api_base
+    )
     assert result.stop == "answered" and "tools" not in agent.body()
 
 
@@ -265,7 +306,9 @@ async def test_read_only_calls_run_together_side_effects_one_at_a_time(agent: Ag
     log: list[str] = []
 
     async def wait_for_b(arguments, ctx) -> str:
-        await asyncio.wait_for(b_ran.wait(), 5)  # deadlocks (times out) unless run concurrently with set_b
+        await asyncio.wait_for(
+            b_ran.wait(), 5
+        )  # deadlocks (times out) unless run concurrently with set_b
         return "a saw b"
 
     async def set_b(arguments, ctx) -> str:
@@ -283,10 +326,14 @@ async def test_read_only_calls_run_together_side_effects_one_at_a_time(agent: Ag
     agent.registry.add(Tool("set_b", "", schema, set_b))
     agent.registry.add(Tool("effect", "", schema, effect, side_effects=True))
     agent.fake.script(
-        Reply(tool_calls=[
-            ToolCall("wait_for_b", {}), ToolCall("set_b", {}),
-            ToolCall("effect", {"n": 1}), ToolCall("effect", {"n": 2}),
-        ]),
+        Reply(
+            tool_calls=[
+                ToolCall("wait_for_b", {}),
+                ToolCall("set_b", {}),
+                ToolCall("effect", {"n": 1}),
+                ToolCall("effect", {"n": 2}),
+            ]
+        ),
         Reply(text="ok"),
     )
     await agent.ask("go")
@@ -295,8 +342,12 @@ async def test_read_only_calls_run_together_side_effects_one_at_a_time(agent: Ag
     assert log == ["start 1", "end 1", "start 2", "end 2"]
 
 
-async def test_a_reply_cut_off_at_the_token_limit_does_not_run_its_calls(agent: Agent, store: SqliteStore) -> None:
-    agent.fake.script(Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})], stop_reason="max_tokens"))
+async def test_a_reply_cut_off_at_the_token_limit_does_not_run_its_calls(
+    agent: Agent, store: SqliteStore
+) -> None:
+    agent.fake.script(
+        Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})], stop_reason="max_tokens")
+    )
     result = await agent.ask("read")
     assert result.stop == "incomplete" and result.steps == 0
     [unrun] = last_results(agent.session).tool_results
@@ -311,10 +362,19 @@ async def test_cancel_while_a_tool_call_streams(agent: Agent, store: SqliteStore
     from core.providers.base import ToolCallDelta
 
     streaming = asyncio.Event()
-    agent.fake.script(Stall(30, after_chunks=5, reply=Reply(
-        tool_calls=[ToolCall("write_file", {"path": "a.txt", "content": "x" * 40})], chunk_size=4,
-    )))
-    task = asyncio.create_task(agent.ask("write", on_event=lambda e: isinstance(e, ToolCallDelta) and streaming.set()))
+    agent.fake.script(
+        Stall(
+            30,
+            after_chunks=5,
+            reply=Reply(
+                tool_calls=[ToolCall("write_file", {"path": "a.txt", "content": "x" * 40})],
+                chunk_size=4,
+            ),
+        )
+    )
+    task = asyncio.create_task(
+        agent.ask("write", on_event=lambda e: isinstance(e, ToolCallDelta) and streaming.set())
+    )
     await asyncio.wait_for(streaming.wait(), 10)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -325,13 +385,17 @@ async def test_cancel_while_a_tool_call_streams(agent: Agent, store: SqliteStore
     assert results.tool_results[0].is_error and "stopped the reply" in results.tool_results[0].text
 
 
-async def test_each_round_records_how_its_calls_ended_and_is_announced(agent: Agent, store: SqliteStore) -> None:
+async def test_each_round_records_how_its_calls_ended_and_is_announced(
+    agent: Agent, store: SqliteStore
+) -> None:
     agent.approver.answers = [Approval("deny", "no")]
     agent.fake.script(
-        Reply(tool_calls=[
-            ToolCall("read_file", {"path": "notes.txt"}),
-            ToolCall("read_file", {"path": "missing.txt"}),
-        ]),
+        Reply(
+            tool_calls=[
+                ToolCall("read_file", {"path": "notes.txt"}),
+                ToolCall("read_file", {"path": "missing.txt"}),
+            ]
+        ),
         Reply(tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "x\n"})]),
         Reply(text="ok"),
     )
@@ -344,7 +408,11 @@ async def test_each_round_records_how_its_calls_ended_and_is_announced(agent: Ag
     await agent.ask("go", on_round_saved=on_round_saved)
 
     assert rounds == [("assistant", "tool_result"), ("assistant", "tool_result")]
-    reopened = [e.message for e in await store.entries(agent.session.id) if e.message and e.message.role == "tool_result"]
+    reopened = [
+        e.message
+        for e in await store.entries(agent.session.id)
+        if e.message and e.message.role == "tool_result"
+    ]
     first, second = (saved_outcomes(m) for m in reopened)
     read_ok, read_missing = (first[r.tool_call_id] for r in reopened[0].tool_results)
     assert read_ok.state == "done" and read_ok.seconds is not None and read_ok.seconds >= 0
@@ -359,7 +427,10 @@ def test_outcomes_fall_back_to_is_error_without_meta() -> None:
 
     message = Message(
         role="tool_result",
-        content=(ToolResultContent("a", (TextContent("x"),)), ToolResultContent("b", (TextContent("y"),), is_error=True)),
+        content=(
+            ToolResultContent("a", (TextContent("x"),)),
+            ToolResultContent("b", (TextContent("y"),), is_error=True),
+        ),
         meta={"tool_outcomes": {"a": {"state": "bogus", "seconds": -1}}},
     )
     assert saved_outcomes(message) == {"a": ToolOutcome("done"), "b": ToolOutcome("error")}

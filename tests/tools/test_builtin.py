@@ -23,7 +23,9 @@ from core.tools.builtin import COMMAND_OUTPUT_CAP, READ_LINES
 from storage import SqliteStore
 
 
-async def call(registry: ToolRegistry, name: str, store: SqliteStore | None = None, **arguments: Any) -> ToolOutput:
+async def call(
+    registry: ToolRegistry, name: str, store: SqliteStore | None = None, **arguments: Any
+) -> ToolOutput:
     tool = registry.get(name)
     assert tool is not None
     checked = checked_arguments(ToolCallContent("c1", name, arguments, json.dumps(arguments)), tool)
@@ -52,7 +54,13 @@ async def test_dotdot_absolute_and_symlink_escapes_are_refused(
 ) -> None:
     (work / "link").symlink_to(outside / "secret.txt")
     (work / "linkdir").symlink_to(outside)
-    extra = {"pattern": "secret"} if tool == "search_text" else {"content": "x"} if tool == "write_file" else {}
+    extra = (
+        {"pattern": "secret"}
+        if tool == "search_text"
+        else {"content": "x"}
+        if tool == "write_file"
+        else {}
+    )
     cases = {
         "../outside/secret.txt": "'..' leads outside",
         str(outside / "secret.txt"): "it is outside",
@@ -70,7 +78,9 @@ async def test_dotdot_absolute_and_symlink_escapes_are_refused(
     assert (outside / "secret.txt").read_text() == "top secret\n"
 
 
-async def test_paths_inside_are_fine_even_through_dotdot_and_inner_links(registry: ToolRegistry, work: Path) -> None:
+async def test_paths_inside_are_fine_even_through_dotdot_and_inner_links(
+    registry: ToolRegistry, work: Path
+) -> None:
     (work / "sub").mkdir()
     (work / "inner").symlink_to(work / "notes.txt")
     assert "hello" in text(await call(registry, "read_file", path="sub/../notes.txt"))
@@ -88,7 +98,9 @@ async def test_extra_roots_widen_the_scope(work: Path, outside: Path, tmp_path: 
         await call(registry, "read_file", path="/etc/passwd")
 
 
-async def test_search_skips_links_leading_outside(registry: ToolRegistry, work: Path, outside: Path) -> None:
+async def test_search_skips_links_leading_outside(
+    registry: ToolRegistry, work: Path, outside: Path
+) -> None:
     (work / "link.txt").symlink_to(outside / "secret.txt")
     (work / "out").symlink_to(outside)
     result = text(await call(registry, "search_text", pattern="secret"))
@@ -104,16 +116,22 @@ async def test_read_file_numbers_lines_and_reads_ranges(registry: ToolRegistry, 
     assert whole == "     1\thello\n     2\tworld"
     part = text(await call(registry, "read_file", path="long.txt", start_line=10, end_line=12))
     assert part.splitlines() == [
-        "    10\tline 10", "    11\tline 11", "    12\tline 12",
+        "    10\tline 10",
+        "    11\tline 11",
+        "    12\tline 12",
         "[lines 10-12 of 3000 in long.txt; continue with start_line=13]",
     ]
     default = text(await call(registry, "read_file", path="long.txt")).splitlines()
-    assert len(default) == READ_LINES + 1 and default[-1].startswith(f"[lines 1-{READ_LINES} of 3000")
+    assert len(default) == READ_LINES + 1 and default[-1].startswith(
+        f"[lines 1-{READ_LINES} of 3000"
+    )
     with pytest.raises(ToolError, match="past the end"):
         await call(registry, "read_file", path="notes.txt", start_line=9)
 
 
-async def test_read_file_refuses_directories_binaries_and_missing_files(registry: ToolRegistry, work: Path) -> None:
+async def test_read_file_refuses_directories_binaries_and_missing_files(
+    registry: ToolRegistry, work: Path
+) -> None:
     (work / "blob.bin").write_bytes(b"\x00\x01\x02" * 100)
     with pytest.raises(ToolError, match="binary file"):
         await call(registry, "read_file", path="blob.bin")
@@ -138,22 +156,39 @@ def _png(width: int, height: int) -> bytes:
 
 def _png_header_only(width: int, height: int) -> bytes:
     """A PNG claiming huge dimensions: decoding it would cost gigabytes."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b""))
+        + chunk(b"IEND", b"")
+    )
 
 
-async def test_read_file_returns_images_as_blobs(registry: ToolRegistry, work: Path, store: SqliteStore) -> None:
+async def test_read_file_returns_images_as_blobs(
+    registry: ToolRegistry, work: Path, store: SqliteStore
+) -> None:
     (work / "pic.png").write_bytes(_png(3, 2))
     output = await call(registry, "read_file", store, path="pic.png")
     [image] = [c for c in output.content if isinstance(c, ImageContent)]
     assert (image.media_type, image.width, image.height) == ("image/png", 3, 2)
     blob = await store.get_blob(image.sha256)
-    assert blob is not None and blob.data == (work / "pic.png").read_bytes() and (blob.width, blob.height) == (3, 2)
+    assert (
+        blob is not None
+        and blob.data == (work / "pic.png").read_bytes()
+        and (blob.width, blob.height) == (3, 2)
+    )
 
 
-async def test_image_decoding_is_bounded(registry: ToolRegistry, work: Path, store: SqliteStore) -> None:
+async def test_image_decoding_is_bounded(
+    registry: ToolRegistry, work: Path, store: SqliteStore
+) -> None:
     (work / "bomb.png").write_bytes(_png_header_only(100_000, 100_000))
     with pytest.raises(ToolError, match="too many pixels"):
         await call(registry, "read_file", store, path="bomb.png")
@@ -183,8 +218,12 @@ async def test_search_text_is_bounded(registry: ToolRegistry, work: Path) -> Non
     assert len([line for line in result if line.startswith("many.txt:")]) == 20
     assert result[-2] == "[20 matches in 1 files]" and "stopped at 20 matches" in result[-1]
     assert not any(line.startswith((".git", "bin.dat")) for line in result)
-    assert "notes.txt:1: hello" in text(await call(registry, "search_text", pattern="HELLO", ignore_case=True))
-    assert text(await call(registry, "search_text", pattern="hello", glob="*.py")).startswith("no matches")
+    assert "notes.txt:1: hello" in text(
+        await call(registry, "search_text", pattern="HELLO", ignore_case=True)
+    )
+    assert text(await call(registry, "search_text", pattern="hello", glob="*.py")).startswith(
+        "no matches"
+    )
     with pytest.raises(ToolError, match="invalid regular expression"):
         await call(registry, "search_text", pattern="(unclosed")
 
@@ -194,10 +233,14 @@ async def test_search_text_is_bounded(registry: ToolRegistry, work: Path) -> Non
 
 async def test_write_file_creates_and_replaces(registry: ToolRegistry, work: Path) -> None:
     os.chmod(work / "notes.txt", 0o640)
-    assert text(await call(registry, "write_file", path="notes.txt", content="new\n")).startswith("replaced notes.txt")
+    assert text(await call(registry, "write_file", path="notes.txt", content="new\n")).startswith(
+        "replaced notes.txt"
+    )
     assert (work / "notes.txt").read_text() == "new\n"
     assert (work / "notes.txt").stat().st_mode & 0o777 == 0o640
-    assert text(await call(registry, "write_file", path="a/b/c.txt", content="deep")).startswith("created a/b/c.txt")
+    assert text(await call(registry, "write_file", path="a/b/c.txt", content="deep")).startswith(
+        "created a/b/c.txt"
+    )
     assert (work / "a" / "b" / "c.txt").read_text() == "deep"
     assert [p.name for p in (work / "a" / "b").iterdir()] == ["c.txt"], "no temporary file left"
     with pytest.raises(ToolError, match="is a directory"):
@@ -206,12 +249,21 @@ async def test_write_file_creates_and_replaces(registry: ToolRegistry, work: Pat
 
 async def test_write_file_preview_is_a_unified_diff(registry: ToolRegistry, work: Path) -> None:
     tool = registry.get("write_file")
-    preview = await tool.make_preview({"path": "notes.txt", "content": "hello\nthere\n"}, registry.context())
+    preview = await tool.make_preview(
+        {"path": "notes.txt", "content": "hello\nthere\n"}, registry.context()
+    )
     assert preview.splitlines() == [
         "write_file notes.txt (replace, 12 bytes)",
-        "--- a/notes.txt", "+++ b/notes.txt", "@@ -1,2 +1,2 @@", " hello", "-world", "+there",
+        "--- a/notes.txt",
+        "+++ b/notes.txt",
+        "@@ -1,2 +1,2 @@",
+        " hello",
+        "-world",
+        "+there",
     ]
-    same = await tool.make_preview({"path": "notes.txt", "content": "hello\nworld\n"}, registry.context())
+    same = await tool.make_preview(
+        {"path": "notes.txt", "content": "hello\nworld\n"}, registry.context()
+    )
     assert same == "write_file notes.txt: no changes"
 
 
@@ -234,14 +286,20 @@ async def test_run_command_output_and_exit_code(registry: ToolRegistry, work: Pa
     assert failed.is_error and text(failed).endswith("[exit code 3]")
 
 
-async def test_run_command_hides_api_keys(registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_run_command_hides_api_keys(
+    registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SOME_API_KEY", "sk-secret")
     monkeypatch.setenv("HARMLESS", "visible")
-    result = text(await call(registry, "run_command", command="echo ${SOME_API_KEY:-unset} $HARMLESS"))
+    result = text(
+        await call(registry, "run_command", command="echo ${SOME_API_KEY:-unset} $HARMLESS")
+    )
     assert result.startswith("unset visible")
 
 
-async def test_run_command_timeout_kills_the_whole_process_group(registry: ToolRegistry, work: Path) -> None:
+async def test_run_command_timeout_kills_the_whole_process_group(
+    registry: ToolRegistry, work: Path
+) -> None:
     command = "sh -c 'sleep 30 & echo $! > bg.pid; echo $$ > fg.pid; sleep 30'"
     started = time.monotonic()
     result = await call(registry, "run_command", command=command, timeout_seconds=1)
@@ -257,7 +315,9 @@ async def test_run_command_timeout_kills_the_whole_process_group(registry: ToolR
 
 async def test_run_command_leaves_no_background_process(registry: ToolRegistry, work: Path) -> None:
     started = time.monotonic()
-    result = await call(registry, "run_command", command="sleep 30 & echo $! > bg.pid; echo started")
+    result = await call(
+        registry, "run_command", command="sleep 30 & echo $! > bg.pid; echo started"
+    )
     assert time.monotonic() - started < 10, "a child holding the pipe does not hang the call"
     assert text(result) == "started\n[exit code 0]"
     pid = int((work / "bg.pid").read_text())
@@ -269,7 +329,13 @@ async def test_run_command_leaves_no_background_process(registry: ToolRegistry, 
 
 
 async def test_run_command_output_is_capped(registry: ToolRegistry) -> None:
-    result = text(await call(registry, "run_command", command="head -c 500000 /dev/zero | tr '\\0' x; echo; echo THE END"))
+    result = text(
+        await call(
+            registry,
+            "run_command",
+            command="head -c 500000 /dev/zero | tr '\\0' x; echo; echo THE END",
+        )
+    )
     assert len(result) < COMMAND_OUTPUT_CAP + 200
     assert "bytes of output omitted" in result
     assert result.startswith("xxxx") and result.endswith("THE END\n[exit code 0]")

@@ -23,7 +23,9 @@ def registry_with(work: Path, *servers: McpServer) -> ToolRegistry:
     return ToolRegistry(builtin_tools(), roots=Roots.create(work), mcp_servers=servers)
 
 
-async def test_mcp_tools_are_listed_called_and_answered(agent: Agent, work: Path, store: SqliteStore) -> None:
+async def test_mcp_tools_are_listed_called_and_answered(
+    agent: Agent, work: Path, store: SqliteStore
+) -> None:
     agent.registry = registry_with(
         work,
         McpServer("echo", command=sys.executable, args=(SERVER,)),
@@ -31,16 +33,35 @@ async def test_mcp_tools_are_listed_called_and_answered(agent: Agent, work: Path
     )
     try:
         agent.fake.script(
-            Reply(tool_calls=[ToolCall("echo__echo", {"text": "hi there"}), ToolCall("sure__add", {"a": 2, "b": 3})]),
-            Reply(tool_calls=[ToolCall("echo__pixel", {}), ToolCall("echo__add", {"a": "x", "b": 1})]),
-            Reply(tool_calls=[ToolCall("echo__crash", {}), ToolCall("read_file", {"path": "notes.txt"})]),
+            Reply(
+                tool_calls=[
+                    ToolCall("echo__echo", {"text": "hi there"}),
+                    ToolCall("sure__add", {"a": 2, "b": 3}),
+                ]
+            ),
+            Reply(
+                tool_calls=[ToolCall("echo__pixel", {}), ToolCall("echo__add", {"a": "x", "b": 1})]
+            ),
+            Reply(
+                tool_calls=[
+                    ToolCall("echo__crash", {}),
+                    ToolCall("read_file", {"path": "notes.txt"}),
+                ]
+            ),
             Reply(tool_calls=[ToolCall("echo__echo", {"text": "again"})]),
             Reply(text="All done."),
         )
         result = await agent.ask("use the echo server")
 
         names = agent.tool_names(0)
-        assert {"echo__echo", "echo__add", "echo__pixel", "echo__crash", "sure__echo", "read_file"} <= set(names)
+        assert {
+            "echo__echo",
+            "echo__add",
+            "echo__pixel",
+            "echo__crash",
+            "sure__echo",
+            "read_file",
+        } <= set(names)
         assert agent.registry.get("sure__echo").name == "sure.echo"
         assert agent.registry.display_name("echo__echo") == "echo.echo"
         assert result.stop == "answered" and result.steps == 4
@@ -50,20 +71,36 @@ async def test_mcp_tools_are_listed_called_and_answered(agent: Agent, work: Path
         assert echoed == {"id": "toolu_0000", "text": "echo: hi there", "is_error": False}
         assert added["text"] == "5" and not added["is_error"]
         asked = [tool.name for _, tool, _ in agent.approver.asked]
-        assert "echo.echo" in asked and "sure.add" not in asked, "untrusted servers need approval, trusted ones not"
+        assert "echo.echo" in asked and "sure.add" not in asked, (
+            "untrusted servers need approval, trusted ones not"
+        )
 
         pixel, bad = agent.tool_results(2)[2:]
         assert not pixel["is_error"]
-        images = [c for m in agent.session.messages() if m.role == "tool_result" for r in m.tool_results
-                  for c in r.content if isinstance(c, ImageContent)]
+        images = [
+            c
+            for m in agent.session.messages()
+            if m.role == "tool_result"
+            for r in m.tool_results
+            for c in r.content
+            if isinstance(c, ImageContent)
+        ]
         assert [(i.width, i.height, i.media_type) for i in images] == [(2, 1, "image/png")]
         assert await store.get_blob(images[0].sha256) is not None
-        assert bad["is_error"] and "'x' is not of type 'integer'" in bad["text"], "checked before the server sees it"
+        assert bad["is_error"] and "'x' is not of type 'integer'" in bad["text"], (
+            "checked before the server sees it"
+        )
 
         crashed, read = agent.tool_results(3)[4:]
-        assert crashed["is_error"] and "MCP server 'echo' stopped while running crash" in crashed["text"]
+        assert (
+            crashed["is_error"]
+            and "MCP server 'echo' stopped while running crash" in crashed["text"]
+        )
         assert not read["is_error"] and "hello" in read["text"], "the rest keeps working"
-        assert dict((n, s) for n, s, _ in agent.registry.mcp_status()) == {"echo": "crashed", "sure": "running"}
+        assert dict((n, s) for n, s, _ in agent.registry.mcp_status()) == {
+            "echo": "crashed",
+            "sure": "running",
+        }
         assert agent.registry.get("echo__echo") is None, "a crashed server's tools are not offered"
         [down] = agent.tool_results(4)[6:]
         assert down["is_error"] and down["text"].startswith(
@@ -83,11 +120,17 @@ async def test_a_server_that_cannot_start_gives_a_clear_message(agent: Agent, wo
     agent.registry = registry_with(
         work,
         McpServer("ghost", command="/nonexistent/tangents-mcp-ghost"),
-        McpServer("broken", command=sys.executable, args=("-c", "import sys; sys.stderr.write('boom: bad config'); sys.exit(2)")),
+        McpServer(
+            "broken",
+            command=sys.executable,
+            args=("-c", "import sys; sys.stderr.write('boom: bad config'); sys.exit(2)"),
+        ),
         McpServer("nothing"),
     )
     try:
-        agent.fake.script(Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]), Reply(text="read it"))
+        agent.fake.script(
+            Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]), Reply(text="read it")
+        )
         result = await agent.ask("read my notes")
 
         assert result.stop == "answered"
@@ -97,7 +140,10 @@ async def test_a_server_that_cannot_start_gives_a_clear_message(agent: Agent, wo
             "MCP server 'ghost' could not start: command not found: '/nonexistent/tangents-mcp-ghost'; "
             "its tools are unavailable"
         )
-        assert broken.startswith("MCP server 'broken' could not start:") and "boom: bad config" in broken
+        assert (
+            broken.startswith("MCP server 'broken' could not start:")
+            and "boom: bad config" in broken
+        )
         assert "neither a command nor a url" in nothing
         assert all(not n.startswith(("ghost", "broken")) for n in agent.tool_names(0))
         # A server that failed to start is not retried on every request...
@@ -125,7 +171,9 @@ async def test_a_server_over_streamable_http(work: Path) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = subprocess.Popen(
-        [sys.executable, SERVER, "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [sys.executable, SERVER, "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     registry = registry_with(work, McpServer("web", url=f"http://127.0.0.1:{port}/mcp"))
     try:

@@ -18,29 +18,47 @@ CLAUDE = "anthropic/claude-test"
 def tangents(work: Path, db: Path, fake, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         tangents_command() + ["--db", str(db), "-m", CLAUDE, *args],
-        capture_output=True, text=True, timeout=60, cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=work,
         env={**os.environ, **anthropic_env(fake.base_url)},
     )
 
 
 def tool_results(body: dict) -> list[dict]:
     return [
-        block for message in body["messages"] if isinstance(message["content"], list)
-        for block in message["content"] if block.get("type") == "tool_result"
+        block
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
     ]
 
 
-def test_allowed_tools_run_and_tool_activity_goes_to_stderr(fake_provider, work: Path, tmp_path: Path) -> None:
+def test_allowed_tools_run_and_tool_activity_goes_to_stderr(
+    fake_provider, work: Path, tmp_path: Path
+) -> None:
     db = tmp_path / "data" / "t.db"
     fake_provider.script(
         Reply(text="Reading first.", tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]),
-        Reply(tool_calls=[
-            ToolCall("write_file", {"path": "out/summary.txt", "content": "hello world\n"}),
-            ToolCall("run_command", {"command": "cat out/summary.txt"}),
-        ]),
+        Reply(
+            tool_calls=[
+                ToolCall("write_file", {"path": "out/summary.txt", "content": "hello world\n"}),
+                ToolCall("run_command", {"command": "cat out/summary.txt"}),
+            ]
+        ),
         Reply(text="Wrote the summary."),
     )
-    result = tangents(work, db, fake_provider, "--allow-tools", "write_file,run_command", "-p", "Summarize my notes")
+    result = tangents(
+        work,
+        db,
+        fake_provider,
+        "--allow-tools",
+        "write_file,run_command",
+        "-p",
+        "Summarize my notes",
+    )
 
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Reading first.\nWrote the summary.\n"
@@ -51,7 +69,11 @@ def test_allowed_tools_run_and_tool_activity_goes_to_stderr(fake_provider, work:
     assert any(line.startswith("tool: write_file done in") for line in lines)
     assert "denied" not in result.stderr
     assert [t["name"] for t in fake_provider.requests[0].body["tools"]] == [
-        "read_file", "list_directory", "search_text", "write_file", "run_command",
+        "read_file",
+        "list_directory",
+        "search_text",
+        "write_file",
+        "run_command",
     ]
     command_result = tool_results(fake_provider.last_request.body)[-1]
     assert "hello world" in command_result["content"][0]["text"]
@@ -61,7 +83,9 @@ def test_allowed_tools_run_and_tool_activity_goes_to_stderr(fake_provider, work:
     assert roles == ["user", "assistant", "tool_result", "assistant", "tool_result", "assistant"]
 
 
-def test_side_effect_tools_are_denied_without_allow_tools(fake_provider, work: Path, tmp_path: Path) -> None:
+def test_side_effect_tools_are_denied_without_allow_tools(
+    fake_provider, work: Path, tmp_path: Path
+) -> None:
     db = tmp_path / "data" / "t.db"
     fake_provider.script(
         Reply(tool_calls=[ToolCall("write_file", {"path": "x.txt", "content": "x"})]),
@@ -95,7 +119,9 @@ def test_extra_root_and_refused_paths(fake_provider, work: Path, tmp_path: Path)
     assert refused.returncode == 0, refused.stderr
     [sent] = tool_results(fake_provider.last_request.body)
     assert sent["is_error"] and "refused" in sent["content"][0]["text"]
-    assert re.search(r"^tool: read_file failed in [0-9.]+ s: refused: '../shared/data.txt'", refused.stderr, re.M)
+    assert re.search(
+        r"^tool: read_file failed in [0-9.]+ s: refused: '../shared/data.txt'", refused.stderr, re.M
+    )
 
     allowed = tangents(work, db, fake_provider, "--extra-root", str(shared), "-p", "Read it again")
     assert allowed.returncode == 0, allowed.stderr

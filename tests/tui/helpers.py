@@ -19,7 +19,9 @@ SIZE = (100, 32)
 
 
 @asynccontextmanager
-async def running(argv: Sequence[str] = ("--model", "demo"), size: tuple[int, int] = SIZE) -> AsyncIterator[Pilot]:
+async def running(
+    argv: Sequence[str] = ("--model", "demo"), size: tuple[int, int] = SIZE
+) -> AsyncIterator[Pilot]:
     """The app as ``tangents ARGV`` would start it (same flags, same database
     under TANGENTS_HOME), driven headless."""
     args = build_parser().parse_args(list(argv))
@@ -65,8 +67,17 @@ def screen_text(pilot: Pilot) -> str:
     """What the terminal shows, as plain text (the same render as a screenshot)."""
     app = pilot.app
     width, height = app.size
-    console = Console(width=width, height=height, file=io.StringIO(), record=True, color_system=None, legacy_windows=False)
-    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        record=True,
+        color_system=None,
+        legacy_windows=False,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
     return console.export_text()
 
 

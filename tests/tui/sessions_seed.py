@@ -20,21 +20,29 @@ def _chain(session_id: str, texts: list[str], parent: str | None, start: int = 0
     for i, text in enumerate(texts, start):
         role = "user" if i % 2 == 0 else "assistant"
         fields = {"model": MODEL} if role == "assistant" else {}
-        entry = Entry.new(session_id, parent, Message(role=role, content=(TextContent(text),), **fields))
+        entry = Entry.new(
+            session_id, parent, Message(role=role, content=(TextContent(text),), **fields)
+        )
         entries.append(entry)
         parent = entry.id
     return entries
 
 
-async def seed(*sessions: tuple[str | None, list[str], str], branch: list[str] | None = None) -> list[SessionInfo]:
+async def seed(
+    *sessions: tuple[str | None, list[str], str], branch: list[str] | None = None
+) -> list[SessionInfo]:
     """``(title, texts, updated_at)`` each; ``branch`` adds other answers to
     the last session's first message (its saved leaf stays on the first branch)."""
     store = await SqliteStore.open(default_db_path())
     infos = []
     try:
         for index, (title, texts, updated) in enumerate(sessions):
-            info = SessionInfo(id=f"0000000{index}-0000-7000-8000-000000000000", title=title,
-                               created_at=updated, updated_at=updated)
+            info = SessionInfo(
+                id=f"0000000{index}-0000-7000-8000-000000000000",
+                title=title,
+                created_at=updated,
+                updated_at=updated,
+            )
             entries = _chain(info.id, texts, None)
             if branch and index == len(sessions) - 1:
                 entries += _chain(info.id, branch, entries[0].id, start=1)

@@ -28,7 +28,11 @@ def scene(tmp_path: Path):
     def open_(name: str):
         app, store = asyncio.run(open_scene(SCENES[name], tmp_path))
         stores.append(store)
-        return {"app": app, "run_before": partial(drive, SCENES[name]), "terminal_size": SCENES[name].size}
+        return {
+            "app": app,
+            "run_before": partial(drive, SCENES[name]),
+            "terminal_size": SCENES[name].size,
+        }
 
     yield open_
     for store in stores:
@@ -65,7 +69,9 @@ def test_tool_call_card(snap_compare, scene) -> None:
     assert snap_compare(**scene("tool"))
 
 
-def test_error_line_from_a_server_error(snap_compare, fake_provider, fake_args, tmp_path: Path) -> None:
+def test_error_line_from_a_server_error(
+    snap_compare, fake_provider, fake_args, tmp_path: Path
+) -> None:
     """A request the fake provider fails with HTTP 500 four times: the reply is an error line with a retry hint."""
     fake_provider.script(*[Fail(500, retry_after=0) for _ in range(4)])
     args = build_parser().parse_args(["--db", str(tmp_path / "t.db"), *fake_args])

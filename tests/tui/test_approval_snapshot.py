@@ -23,14 +23,19 @@ from tui.screens.approval import ApprovalScreen
 from tui.screenshots import steady_cursor
 
 
-def test_approval_dialog_with_a_write_file_diff(tmp_path: Path, snap_compare, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_approval_dialog_with_a_write_file_diff(
+    tmp_path: Path, snap_compare, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """write_file replacing a line of notes.txt and adding one: the coloured diff, the full
     arguments and the y / a / n / escape choices, over the chat."""
     work = tmp_path / "work"
     work.mkdir()
     (work / "notes.txt").write_text("Meeting notes\n- budget approved\n- launch in May\n")
     monkeypatch.chdir(work)
-    arguments = {"path": "notes.txt", "content": "Meeting notes\n- budget approved\n- launch in June\n- hire two engineers\n"}
+    arguments = {
+        "path": "notes.txt",
+        "content": "Meeting notes\n- budget approved\n- launch in June\n- hire two engineers\n",
+    }
     call = ToolCallContent("call_1", "write_file", arguments, json.dumps(arguments))
     args = build_parser().parse_args(["--db", str(tmp_path / "t.db"), "--model", "demo"])
     app, store = asyncio.run(build_app(args, prepare_launch(args)))

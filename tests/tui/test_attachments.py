@@ -39,7 +39,11 @@ async def test_pasting_an_image_path_attaches_it_to_the_next_message(png: Path) 
         assert bar.display and "cat picture.png (image/png 32×24)" in str(bar.render())
         await send(pilot, "what is this?")
         app = app_of(pilot)
-        user = next(e.message for e in app.conversation.session.path if e.message and e.message.role == "user")
+        user = next(
+            e.message
+            for e in app.conversation.session.path
+            if e.message and e.message.role == "user"
+        )
         [image] = [b for b in user.content if isinstance(b, ImageContent)]
         assert (image.media_type, image.width, image.height) == ("image/png", 32, 24)
         blob = await app.conversation.session.store.get_blob(image.sha256)
@@ -49,7 +53,9 @@ async def test_pasting_an_image_path_attaches_it_to_the_next_message(png: Path) 
 
 @pytest.mark.parametrize("form", ["quoted", "escaped", "url"])
 async def test_paths_as_terminals_paste_dropped_files(png: Path, form: str) -> None:
-    text = {"quoted": f"'{png}'", "escaped": str(png).replace(" ", "\\ "), "url": png.as_uri()}[form]
+    text = {"quoted": f"'{png}'", "escaped": str(png).replace(" ", "\\ "), "url": png.as_uri()}[
+        form
+    ]
     assert pasted_image_path(text) == png
 
 
@@ -109,7 +115,9 @@ def test_unsupported_image_formats_are_refused(tmp_path: Path) -> None:
         load_image(path)
 
 
-def test_text_that_is_not_a_single_existing_image_path_is_not_an_attachment(tmp_path: Path, png: Path) -> None:
+def test_text_that_is_not_a_single_existing_image_path_is_not_an_attachment(
+    tmp_path: Path, png: Path
+) -> None:
     assert pasted_image_path("hello world") is None
     assert pasted_image_path(f"{png}\n{png}") is None
     assert pasted_image_path(str(tmp_path / "missing.png")) is None

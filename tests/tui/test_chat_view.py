@@ -25,7 +25,13 @@ from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call_card import ToolCallCard
 from tui.widgets.user_message import UserMessage
 
-MARKUP = ["[/INST]", "[bold]b[/bold]", "[link=https://x.example]l[/link]", "[@click=app.quit]q", "[red"]
+MARKUP = [
+    "[/INST]",
+    "[bold]b[/bold]",
+    "[link=https://x.example]l[/link]",
+    "[@click=app.quit]q",
+    "[red",
+]
 ESCAPES = "\x1b[31mRED\x1b[0m \x1b]8;;https://evil.example\x07LINK\x1b]8;;\x07 \x07BEL \x9b2J"
 
 
@@ -63,7 +69,9 @@ def all_path() -> list:
         make(Message(role="system", content=(TextContent("You are terse."),))),
         make(model_change("demo/model", "low")),
         make(user("hello")),
-        make(assistant("Hi **there**", thinking="think first", calls=(call,), stop_reason="tool_use")),
+        make(
+            assistant("Hi **there**", thinking="think first", calls=(call,), stop_reason="tool_use")
+        ),
         make(tool_result("call_1", "file contents here")),
         make(custom("context trimmed", kind="notice")),
         make(compaction("## Goal\nSummarized goal", first_kept_id="e000003", tokens=12345)),
@@ -344,7 +352,9 @@ async def test_focus_moves_between_messages_and_restyles_only_the_row() -> None:
     app = ChatTestApp()
     async with app.run_test(size=(100, 40)) as pilot:
         make = EntryMaker()
-        await app.chat.set_entries([make(user("one")), make(assistant("two " * 50)), make(user("three"))])
+        await app.chat.set_entries(
+            [make(user("one")), make(assistant("two " * 50)), make(user("three"))]
+        )
         await pilot.pause()
         rows = app.chat.message_widgets
         styled: list[object] = []

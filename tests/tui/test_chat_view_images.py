@@ -26,7 +26,9 @@ from tui.widgets._images import decode_image
 from tui.widgets.image_view import ImageView
 
 
-async def show_images(images: list[ImageContent], loader) -> tuple[list[ImageView], list[type], str]:  # type: ignore[no-untyped-def]
+async def show_images(
+    images: list[ImageContent], loader
+) -> tuple[list[ImageView], list[type], str]:  # type: ignore[no-untyped-def]
     """Show a user message with ``images``: the image views, the picture widgets' types, the screen."""
     app = ChatTestApp(blob_loader=loader)
     async with app.run_test(size=(100, 50)) as pilot:
@@ -108,7 +110,9 @@ def test_decoding_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(_images, "MAX_BYTES", 100)
     note = decode_image(data, "image/png").note
-    assert note is not None and note.startswith("image too large to show (") and "limit 100 B" in note
+    assert (
+        note is not None and note.startswith("image too large to show (") and "limit 100 B" in note
+    )
     monkeypatch.setattr(_images, "MAX_BYTES", 20 * 1024 * 1024)
     monkeypatch.setattr(_images, "MAX_PIXELS", 100 * 99)
     assert decode_image(data, "image/png").note == "image too large to show (200×100 pixels)"

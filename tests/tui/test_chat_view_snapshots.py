@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from tests.tui.snapshot_apps.chat_apps import ChatApp, ErrorApp, ImageApp, StreamedReplyApp, ThinkingApp, ToolCardApp
+from tests.tui.snapshot_apps.chat_apps import (
+    ChatApp,
+    ErrorApp,
+    ImageApp,
+    StreamedReplyApp,
+    ThinkingApp,
+    ToolCardApp,
+)
 
 SIZE = (80, 26)
 

@@ -6,7 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.content import ToolCallContent
-from tests.tui.snapshot_apps.chat_data import EntryMaker, assistant, compaction, reply_tokens, tool_result, user
+from tests.tui.snapshot_apps.chat_data import (
+    EntryMaker,
+    assistant,
+    compaction,
+    reply_tokens,
+    tool_result,
+    user,
+)
 from tui.widgets._markdown_split import Cut, MarkdownSplitter, split_markdown, starts_paragraph
 from tui.widgets._text import clip_lines, human_size, one_line, plain
 from tui.widgets._transcript import Transcript
@@ -69,15 +76,23 @@ def fence_open_at_end(text: str) -> bool:
 
 
 @settings(max_examples=200, deadline=None)
-@given(lines=st.lists(LINES, max_size=120), sizes=st.lists(st.integers(1, 60), max_size=80), limit=st.integers(1, 200))
+@given(
+    lines=st.lists(LINES, max_size=120),
+    sizes=st.lists(st.integers(1, 60), max_size=80),
+    limit=st.integers(1, 200),
+)
 def test_streaming_in_any_pieces_cuts_where_the_whole_text_is_cut(lines, sizes, limit) -> None:
     text = "\n".join(lines)
     whole = split_markdown(text, limit)
     assert "".join(whole) == text
     assert stream(text, sizes, limit) == whole
-    for previous, segment in zip(whole, whole[1:]):
+    for previous, segment in zip(whole, whole[1:], strict=False):
         # Cut on a blank line, before a plain paragraph, outside any code fence.
-        assert previous.endswith("\n") and previous.rstrip(" \t").endswith("\n\n") or previous.endswith("\n\n")
+        assert (
+            previous.endswith("\n")
+            and previous.rstrip(" \t").endswith("\n\n")
+            or previous.endswith("\n\n")
+        )
         assert starts_paragraph(segment.split("\n", 1)[0])
         assert not fence_open_at_end(previous)
         assert len(previous) >= limit

@@ -18,7 +18,14 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
-from tests.tui.snapshot_apps.chat_data import EntryMaker, assistant, chunks, reply_tokens, tool_result, user
+from tests.tui.snapshot_apps.chat_data import (
+    EntryMaker,
+    assistant,
+    chunks,
+    reply_tokens,
+    tool_result,
+    user,
+)
 from tests.tui.test_chat_view import ChatTestApp, screen_text
 from tests.tui.test_chat_view_window import settle
 from tui.widgets._markdown_split import split_markdown
@@ -69,7 +76,7 @@ async def test_long_streamed_reply_is_segmented_and_finishes_with_the_full_text(
         assert len(segments) == len(split_markdown(text)) > 3
         assert "".join(segment.source for segment in segments) == text
         # Each segment shows what a fresh parse of its text shows.
-        for segment, source in zip(segments, split_markdown(text)):
+        for segment, source in zip(segments, split_markdown(text), strict=False):
             fresh = MarkdownSegment(source)
             await app.mount(fresh)
             assert block_signature(segment) == block_signature(fresh)
@@ -128,7 +135,11 @@ async def test_thinking_text_and_tool_calls_stream_then_match_the_entry() -> Non
         call = ToolCallContent("call_9", "list_files", {"path": "src"}, '{"path": "src"}')
         message = Message(
             role="assistant",
-            content=(ThinkingContent("Let me think about files.", "sig"), TextContent("I will list the files."), call),
+            content=(
+                ThinkingContent("Let me think about files.", "sig"),
+                TextContent("I will list the files."),
+                call,
+            ),
             model="demo/model",
             usage=Usage(input_tokens=10, output_tokens=20),
             stop_reason="tool_use",
@@ -156,7 +167,11 @@ async def test_finish_with_different_content_shows_the_saved_message() -> None:
         entry = EntryMaker()(assistant("the saved text", thinking="saved thinking"))
         await reply.finish(entry)
         await pilot.pause()
-        assert [type(part) for part in reply.children if isinstance(part, (ThinkingBlock, SegmentedMarkdown))] == [
+        assert [
+            type(part)
+            for part in reply.children
+            if isinstance(part, (ThinkingBlock, SegmentedMarkdown))
+        ] == [
             ThinkingBlock,
             SegmentedMarkdown,
         ]
@@ -198,8 +213,15 @@ async def test_errors_show_at_once_and_are_reported_when_finished() -> None:
         reply.feed(TextDelta("Half an ans"))
         reply.feed(ErrorEvent(ProviderError("overloaded", "try later", status=529)))
         await wait_rendered(pilot, reply)
-        assert "✗ error: the provider is overloaded (HTTP 529): try later · press r to retry" in screen_text(app)
-        entry = make(assistant("Half an ans", stop_reason="error", error="the provider is overloaded (HTTP 529)"))
+        assert (
+            "✗ error: the provider is overloaded (HTTP 529): try later · press r to retry"
+            in screen_text(app)
+        )
+        entry = make(
+            assistant(
+                "Half an ans", stop_reason="error", error="the provider is overloaded (HTTP 529)"
+            )
+        )
         await reply.finish(entry)
         await pilot.pause()
         assert app.errors == ["the provider is overloaded (HTTP 529)"]
@@ -210,7 +232,10 @@ async def test_stopped_and_interrupted_replies_are_marked() -> None:
     app = ChatTestApp()
     async with app.run_test(size=(100, 30)) as pilot:
         make = EntryMaker()
-        for stop_reason, label in (("aborted", "■ stopped"), ("interrupted", "interrupted (connection lost)")):
+        for stop_reason, label in (
+            ("aborted", "■ stopped"),
+            ("interrupted", "interrupted (connection lost)"),
+        ):
             reply = app.chat.start_reply("demo")
             reply.feed(TextDelta(f"text {stop_reason}"))
             await wait_rendered(pilot, reply)

@@ -38,7 +38,11 @@ def user_texts(body: dict) -> list[str]:
         if message["role"] == "system":
             continue
         content = message["content"]
-        out.extend([content] if isinstance(content, str) else [b["text"] for b in content if b["type"] == "text"])
+        out.extend(
+            [content]
+            if isinstance(content, str)
+            else [b["text"] for b in content if b["type"] == "text"]
+        )
     return out
 
 
@@ -51,8 +55,12 @@ def footer(pilot):
 
 
 async def three_turns(pilot, fake_provider) -> None:
-    fake_provider.script(*[Reply(text=f"answer {n}", usage={"input_tokens": 4000, "output_tokens": 100})
-                           for n in ("one", "two", "three")])
+    fake_provider.script(
+        *[
+            Reply(text=f"answer {n}", usage={"input_tokens": 4000, "output_tokens": 100})
+            for n in ("one", "two", "three")
+        ]
+    )
     for text in ("first question", "second question", "third question"):
         await send(pilot, text)
 
@@ -95,7 +103,9 @@ async def test_compact_with_focus_puts_it_in_the_summary_prompt(fake_provider, f
         fake_provider.script(Reply(text="summary"))
         await send(pilot, "/compact keep the database decisions")
         prompt = user_texts(fake_provider.requests[-1].body)[0]
-        assert prompt.endswith("Additional focus for this summary, from the user: keep the database decisions")
+        assert prompt.endswith(
+            "Additional focus for this summary, from the user: keep the database decisions"
+        )
 
 
 async def test_nothing_to_compact_says_so_and_changes_nothing(fake_provider, fake_args) -> None:
@@ -116,7 +126,9 @@ async def test_a_failed_summary_request_loses_nothing(fake_provider, fake_args) 
         assert not pilot.app.screen.query(CompactionMarker)
 
 
-async def test_messages_typed_while_compacting_are_queued_and_sent_after(fake_provider, fake_args) -> None:
+async def test_messages_typed_while_compacting_are_queued_and_sent_after(
+    fake_provider, fake_args
+) -> None:
     async with running(fake_args) as pilot:
         await three_turns(pilot, fake_provider)
         fake_provider.script(Stall(5, reply=Reply(text="SLOW SUMMARY")), Reply(text="after"))
@@ -171,7 +183,9 @@ async def near_the_window(pilot, fake_provider) -> None:
     await send(pilot, "two")
 
 
-async def test_automatic_compaction_shows_progress_then_the_marker(fake_provider, fake_args) -> None:
+async def test_automatic_compaction_shows_progress_then_the_marker(
+    fake_provider, fake_args
+) -> None:
     configure(SMALL_WINDOW)
     async with running(fake_args) as pilot:
         await near_the_window(pilot, fake_provider)
@@ -179,12 +193,16 @@ async def test_automatic_compaction_shows_progress_then_the_marker(fake_provider
         fake_provider.script(
             Stall(3.0, reply=Reply(text="AUTO SUMMARY")),
             Reply(text="the answer", usage={"input_tokens": 300, "output_tokens": 5}),
-            Reply(text="later", usage={"input_tokens": 320, "output_tokens": 5}),  # requests carry tool schemas too
+            Reply(
+                text="later", usage={"input_tokens": 320, "output_tokens": 5}
+            ),  # requests carry tool schemas too
         )
         await type_text(pilot, "three")
         await pilot.press("enter")
         await wait_for(lambda: bool(status(pilot).progress), pilot)
-        assert "Compacting (the context is near the model's limit)… Esc to cancel" in screen_text(pilot)
+        assert "Compacting (the context is near the model's limit)… Esc to cancel" in screen_text(
+            pilot
+        )
         await type_text(pilot, "meanwhile")
         await pilot.press("enter")
         await pilot.pause()
@@ -201,17 +219,25 @@ async def test_automatic_compaction_shows_progress_then_the_marker(fake_provider
         assert footer(pilot).classes.isdisjoint({"-context-warning", "-context-error"})
 
 
-async def test_a_failed_automatic_compaction_is_said_and_the_reply_still_comes(fake_provider, fake_args) -> None:
+async def test_a_failed_automatic_compaction_is_said_and_the_reply_still_comes(
+    fake_provider, fake_args
+) -> None:
     configure("retries = 0\n" + SMALL_WINDOW)
     async with running(fake_args) as pilot:
         await near_the_window(pilot, fake_provider)
-        fake_provider.script(Fail(500), Stall(2.0, after_chunks=2, reply=Reply(text="answered anyway")))
+        fake_provider.script(
+            Fail(500), Stall(2.0, after_chunks=2, reply=Reply(text="answered anyway"))
+        )
         await type_text(pilot, "three")
         await pilot.press("enter")
-        await wait_for(lambda: len(fake_provider.requests) == 4, pilot)  # two turns, the summary, the reply
+        await wait_for(
+            lambda: len(fake_provider.requests) == 4, pilot
+        )  # two turns, the summary, the reply
         await pilot.pause(0.3)  # the reply stalls for 2 s after its first chunks
         assert pilot.app.screen.replying
-        assert not status(pilot).progress, "the progress line ends when the reply starts, not after it"
+        assert not status(pilot).progress, (
+            "the progress line ends when the reply starts, not after it"
+        )
         await settle(pilot)
         assert "answered anyway" in screen_text(pilot)
         assert any(n.startswith("automatic compaction failed") for n in notifications(pilot))

@@ -25,16 +25,23 @@ Plan the **garden** for spring.
 - fix the fence"""
 
 
-def test_expanded_compaction_marker_and_a_yellow_footer(snap_compare, fake_provider, fake_args, tmp_path: Path) -> None:
+def test_expanded_compaction_marker_and_a_yellow_footer(
+    snap_compare, fake_provider, fake_args, tmp_path: Path
+) -> None:
     """Dimmed history above the kept tail, the marker "compacted 4,100 tokens" expanded to its
     Markdown summary, and the footer's context (1.5k of a 2k window, 75%) in the warning colour."""
     (Path(os.environ["TANGENTS_HOME"]) / "config.toml").write_text(
         '[compaction]\nreserve_tokens = 100\n\n[context_windows]\n"openai/test" = 2000\n'
     )
     fake_provider.script(
-        *[Reply(text=f"Answer {n}.", usage={"input_tokens": 4000, "output_tokens": 100}) for n in (1, 2, 3)],
+        *[
+            Reply(text=f"Answer {n}.", usage={"input_tokens": 4000, "output_tokens": 100})
+            for n in (1, 2, 3)
+        ],
         Reply(text=SUMMARY),
-        Reply(text="Seeds first, then the fence.", usage={"input_tokens": 1400, "output_tokens": 100}),
+        Reply(
+            text="Seeds first, then the fence.", usage={"input_tokens": 1400, "output_tokens": 100}
+        ),
     )
     args = build_parser().parse_args(["--db", str(tmp_path / "t.db"), *fake_args])
     app, store = asyncio.run(build_app(args, prepare_launch(args)))
@@ -42,7 +49,13 @@ def test_expanded_compaction_marker_and_a_yellow_footer(snap_compare, fake_provi
     async def run_before(pilot) -> None:
         await pilot.pause()
         steady_cursor(pilot)
-        for text in ("Which vegetables?", "And flowers?", "Where does the shed go?", "/compact", "What first?"):
+        for text in (
+            "Which vegetables?",
+            "And flowers?",
+            "Where does the shed go?",
+            "/compact",
+            "What first?",
+        ):
             await send(pilot, text)
         marker = pilot.app.screen.query_one(CompactionMarker)
         marker.focus()

@@ -32,7 +32,9 @@ def test_session_totals_are_shown_only_when_other_branches_cost_something() -> N
     one_branch = FooterState(tokens=12_300, cost=0.04, session_tokens=12_300, session_cost=0.04)
     assert totals_text(one_branch) == "12k tok · $0.0400"
     assert totals_text(FooterState(tokens=1200, cost=0.04)) == "1.2k tok · $0.0400"
-    sums_in_another_order = FooterState(tokens=12_300, cost=0.1 + 0.2, session_tokens=12_300, session_cost=0.3)
+    sums_in_another_order = FooterState(
+        tokens=12_300, cost=0.1 + 0.2, session_tokens=12_300, session_cost=0.3
+    )
     assert totals_text(sums_in_another_order) == "12k tok · $0.3000"
     more = FooterState(tokens=12_300, cost=0.04, session_tokens=40_100, session_cost=1.2)
     assert totals_text(more) == "branch 12k tok $0.0400 · session 40k $1.20"
@@ -42,10 +44,15 @@ def usage(n: int) -> dict[str, int]:
     return {"input_tokens": n, "output_tokens": n // 10}
 
 
-async def test_session_totals_count_every_branch_and_load_on_reopen(fake_provider, fake_args) -> None:
+async def test_session_totals_count_every_branch_and_load_on_reopen(
+    fake_provider, fake_args
+) -> None:
     argv = [*fake_args, "--model", "openai/gpt-4o"]  # a model with prices
-    fake_provider.script(Reply(text="one", usage=usage(1000)), Reply(text="two", usage=usage(3000)),
-                         Reply(text="two again", usage=usage(5000)))
+    fake_provider.script(
+        Reply(text="one", usage=usage(1000)),
+        Reply(text="two", usage=usage(3000)),
+        Reply(text="two again", usage=usage(5000)),
+    )
     async with running(argv) as pilot:
         await send(pilot, "first")
         await send(pilot, "second")

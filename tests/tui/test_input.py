@@ -78,7 +78,9 @@ async def test_model_names_complete_after_slash_model() -> None:
 async def test_title_command_renames_the_session() -> None:
     async with running([]) as pilot:
         await send(pilot, "first")
-        prompt(pilot).post_message(events.Paste("/title My [bold]trip[/bold] \x1b]0;pwned\x07plans"))
+        prompt(pilot).post_message(
+            events.Paste("/title My [bold]trip[/bold] \x1b]0;pwned\x07plans")
+        )
         await pilot.press("enter")
         await settle(pilot)
         session = app_of(pilot).conversation.session
@@ -93,7 +95,9 @@ async def test_system_command_applies_to_the_next_message() -> None:
         await send(pilot, "/system Answer in French.")
         await send(pilot, "hello")
         path = app_of(pilot).conversation.session.path
-        systems = [e.message.text for e in path if e.message is not None and e.message.role == "system"]
+        systems = [
+            e.message.text for e in path if e.message is not None and e.message.role == "system"
+        ]
         assert systems == ["Answer in French."]
         await send(pilot, "/system")
         assert "System prompt: Answer in French." in notifications(pilot)
@@ -104,7 +108,9 @@ async def test_model_command_switches_the_model_for_the_next_message() -> None:
         await send(pilot, "/model openai/gpt-4o")
         assert app_of(pilot).conversation.model == "openai/gpt-4o"
         assert "openai/gpt-4o" in screen_text(pilot)
-        assert app_of(pilot).conversation.session.path == [], "nothing is written until a message is sent"
+        assert app_of(pilot).conversation.session.path == [], (
+            "nothing is written until a message is sent"
+        )
 
 
 async def test_unknown_command_keeps_the_draft() -> None:
@@ -131,7 +137,9 @@ async def test_help_and_quit_commands() -> None:
 
 async def test_editor_edits_the_draft(tmp_path, monkeypatch) -> None:
     script = tmp_path / "editor.py"
-    script.write_text("import sys\np = sys.argv[1]\ntext = open(p).read()\nopen(p, 'w').write(text.upper() + '\\nedited\\n')\n")
+    script.write_text(
+        "import sys\np = sys.argv[1]\ntext = open(p).read()\nopen(p, 'w').write(text.upper() + '\\nedited\\n')\n"
+    )
     monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
     monkeypatch.delenv("VISUAL", raising=False)
     async with running([]) as pilot:

@@ -35,7 +35,17 @@ def write_config(text: str) -> None:
 
 def test_every_action_is_bound_with_its_id_and_description() -> None:
     bound = {}
-    for cls in (TangentsApp, ChatScreen, PromptInput, HelpScreen, ModelPicker, SessionPicker, TreeScreen, Confirm, ApprovalScreen):
+    for cls in (
+        TangentsApp,
+        ChatScreen,
+        PromptInput,
+        HelpScreen,
+        ModelPicker,
+        SessionPicker,
+        TreeScreen,
+        Confirm,
+        ApprovalScreen,
+    ):
         for binding in cls.BINDINGS:
             bound.setdefault(binding.id, binding)
     for action in keymap.ACTIONS:
@@ -51,7 +61,13 @@ def test_ids_are_unique_and_valid_toml_keys() -> None:
 
 
 def test_markdown_table_is_generated_from_the_registry() -> None:
-    result = subprocess.run([sys.executable, "-m", "tui.keymap", "--markdown"], capture_output=True, text=True, cwd=ROOT, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "tui.keymap", "--markdown"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     assert result.returncode == 0
     assert result.stdout == keymap.markdown_table()
     for action in keymap.ACTIONS:
@@ -83,7 +99,11 @@ async def test_command_palette_offers_every_palette_action() -> None:
         screen = pilot.app.screen
         provider = ActionCommands(screen)
         offered = [hit.text for hit in [h async for h in provider.discover()]]
-        expected = [a.description for a in keymap.ACTIONS if a.palette and a.scope in ("app", "chat", "input")]
+        expected = [
+            a.description
+            for a in keymap.ACTIONS
+            if a.palette and a.scope in ("app", "chat", "input")
+        ]
         assert offered == expected
 
 
@@ -105,11 +125,15 @@ async def test_keymap_from_config_remaps_keys() -> None:
         await type_text(pilot, "one")
         await pilot.press("enter")
         await type_text(pilot, "two")
-        assert pilot.app.screen.query_one(PromptInput).text == "one\ntwo", "enter is a plain newline now"
+        assert pilot.app.screen.query_one(PromptInput).text == "one\ntwo", (
+            "enter is a plain newline now"
+        )
         await pilot.press("ctrl+s")
         await settle(pilot)
         path = app_of(pilot).conversation.session.path
-        assert [e.message.text for e in path if e.message and e.message.role == "user"] == ["one\ntwo"]
+        assert [e.message.text for e in path if e.message and e.message.role == "user"] == [
+            "one\ntwo"
+        ]
         await pilot.press("f2")
         assert isinstance(pilot.app.screen, HelpScreen)
         assert "ctrl+s" in screen_text(pilot)

@@ -20,7 +20,11 @@ from tui.widgets.prompt_input import PromptInput
 
 
 def messages(app) -> list[tuple[str, str]]:
-    return [(e.message.role, e.message.text) for e in app.conversation.session.path if e.message is not None]
+    return [
+        (e.message.role, e.message.text)
+        for e in app.conversation.session.path
+        if e.message is not None
+    ]
 
 
 async def test_new_session_is_empty_and_input_focused() -> None:
@@ -70,7 +74,9 @@ async def test_model_thinking_and_system_flags_apply_to_the_first_message() -> N
 async def test_continue_keeps_the_sessions_model_unless_told_otherwise(monkeypatch) -> None:
     async with running(["--model", "demo", "--thinking", "low"]) as pilot:
         await send(pilot, "hi")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")  # default model would change
+    monkeypatch.setenv(
+        "OPENAI_API_KEY", "sk-test-0123456789abcdefghij"
+    )  # default model would change
     async with running(["-c"]) as pilot:
         conversation = app_of(pilot).conversation
         assert (conversation.model, conversation.thinking) == ("demo", "low")
@@ -138,7 +144,14 @@ async def main():
 asyncio.run(main())
 """
     root = Path(__file__).resolve().parents[2]
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert "LOADED []" in result.stdout, result.stdout
 
@@ -149,7 +162,12 @@ async def test_a_message_sent_while_a_long_session_loads_lands_after_it() -> Non
     launch = prepare_launch(args)
     store = await open_store(launch.db_path)
     session = await Session.create(store)
-    await session.append_many([user_text(f"q{i}") if i % 2 == 0 else Message("assistant", (TextContent(f"a{i}"),)) for i in range(400)])
+    await session.append_many(
+        [
+            user_text(f"q{i}") if i % 2 == 0 else Message("assistant", (TextContent(f"a{i}"),))
+            for i in range(400)
+        ]
+    )
     await store.close()
     app, store = await build_app(args, launch)
     try:

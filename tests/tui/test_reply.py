@@ -29,7 +29,11 @@ async def wait_until(predicate, timeout: float = 10.0) -> None:
 
 
 async def test_reply_is_streamed_and_saved(fake_provider, fake_args) -> None:
-    fake_provider.script(Reply(text="Paris is the capital of France.", usage={"input_tokens": 12, "output_tokens": 8}))
+    fake_provider.script(
+        Reply(
+            text="Paris is the capital of France.", usage={"input_tokens": 12, "output_tokens": 8}
+        )
+    )
     async with running(fake_args) as pilot:
         await send(pilot, "Capital of France?")
         [reply] = assistant_messages(pilot)
@@ -37,12 +41,21 @@ async def test_reply_is_streamed_and_saved(fake_provider, fake_args) -> None:
         assert reply.stop_reason == "stop"
         body = fake_provider.last_request.body
         assert body["model"] == "test"
-        assert body["messages"][-1]["content"] in ("Capital of France?", [{"type": "text", "text": "Capital of France?"}])
+        assert body["messages"][-1]["content"] in (
+            "Capital of France?",
+            [{"type": "text", "text": "Capital of France?"}],
+        )
         assert "Paris is the capital of France." in screen_text(pilot)
 
 
 async def test_escape_stops_the_reply_and_keeps_what_arrived(fake_provider, fake_args) -> None:
-    fake_provider.script(Stall(seconds=30, after_chunks=3, reply=Reply(text="The beginning and then a long pause", chunk_size=4)))
+    fake_provider.script(
+        Stall(
+            seconds=30,
+            after_chunks=3,
+            reply=Reply(text="The beginning and then a long pause", chunk_size=4),
+        )
+    )
     async with running(fake_args) as pilot:
         await type_text(pilot, "tell me")
         await pilot.press("enter")
@@ -78,7 +91,9 @@ async def test_sending_while_a_reply_streams_keeps_the_draft(fake_provider, fake
         await settle(pilot)
 
 
-async def test_error_is_saved_as_an_error_reply_and_retry_runs_it_again(fake_provider, fake_args) -> None:
+async def test_error_is_saved_as_an_error_reply_and_retry_runs_it_again(
+    fake_provider, fake_args
+) -> None:
     fake_provider.script(*failing(), Reply(text="Recovered."))
     async with running(fake_args) as pilot:
         await send(pilot, "hello")
@@ -86,7 +101,9 @@ async def test_error_is_saved_as_an_error_reply_and_retry_runs_it_again(fake_pro
         assert failed.stop_reason == "error"
         assert "500" in (failed.error or "")
         session = app_of(pilot).conversation.session
-        user_entry = next(e for e in session.path if e.message is not None and e.message.role == "user")
+        user_entry = next(
+            e for e in session.path if e.message is not None and e.message.role == "user"
+        )
         await pilot.press("ctrl+r")
         await settle(pilot)
         [reply] = assistant_messages(pilot)
@@ -125,8 +142,12 @@ async def test_storage_failure_keeps_the_draft(fake_args) -> None:
         assert any("Could not save the message, draft kept" in n for n in notifications(pilot))
 
 
-async def test_reply_with_markup_and_escape_sequences_is_shown_literally(fake_provider, fake_args) -> None:
-    fake_provider.script(Reply(text="[bold]not bold[/bold] [/INST] \x1b]52;c;aGk=\x07 \x1b[2J done"))
+async def test_reply_with_markup_and_escape_sequences_is_shown_literally(
+    fake_provider, fake_args
+) -> None:
+    fake_provider.script(
+        Reply(text="[bold]not bold[/bold] [/INST] \x1b]52;c;aGk=\x07 \x1b[2J done")
+    )
     async with running(fake_args) as pilot:
         await send(pilot, "hi")
         text = screen_text(pilot)

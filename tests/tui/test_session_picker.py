@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -32,14 +32,22 @@ from tui.screenshots import steady_cursor
 from tui.session_rows import age, detail_line, title_line
 from tui.widgets.session_list import SessionList
 
-OLD, MID, NEW = "2025-01-01T10:00:00.000000Z", "2025-02-01T10:00:00.000000Z", "2025-03-01T10:00:00.000000Z"
+OLD, MID, NEW = (
+    "2025-01-01T10:00:00.000000Z",
+    "2025-02-01T10:00:00.000000Z",
+    "2025-03-01T10:00:00.000000Z",
+)
 
 
 async def three_sessions():
     return await seed(
         ("Oak planting", ["When do I plant an oak?", "In autumn."], OLD),
         (None, ["How do I bake rye bread?", "Use a sourdough starter and patience."], MID),
-        ("Fixing the bike", ["My chain skips", "Replace the chain.", "And the cassette?", "Check it too."], NEW),
+        (
+            "Fixing the bike",
+            ["My chain skips", "Replace the chain.", "And the cassette?", "Check it too."],
+            NEW,
+        ),
         branch=["Clean it first.", "ok", "Then oil it."],
     )
 
@@ -75,7 +83,10 @@ async def test_dash_r_opens_on_the_picker_newest_first_with_counts() -> None:
         assert "anthropic/claude-sonnet-4-5" in text and "3 sessions, newest first" in text
         await pilot.press("escape")
         await settle(pilot)
-        assert isinstance(pilot.app.screen, ChatScreen) and not app_of(pilot).conversation.session.persisted
+        assert (
+            isinstance(pilot.app.screen, ChatScreen)
+            and not app_of(pilot).conversation.session.persisted
+        )
 
 
 async def test_search_as_you_type_filters_and_highlights() -> None:
@@ -119,8 +130,12 @@ async def test_enter_resumes_the_chosen_session_on_its_saved_leaf() -> None:
         chat = pilot.app.screen
         assert isinstance(chat, ChatScreen) and chat.session.id == bike.id
         assert chat.session.leaf_id == bike.leaf_id
-        assert [e.message.text for e in chat.session.path] == ["My chain skips", "Replace the chain.",
-                                                              "And the cassette?", "Check it too."]
+        assert [e.message.text for e in chat.session.path] == [
+            "My chain skips",
+            "Replace the chain.",
+            "And the cassette?",
+            "Check it too.",
+        ]
         assert "Check it too." in screen_text(pilot) and "Then oil it." not in screen_text(pilot)
 
 
@@ -137,7 +152,9 @@ async def test_rename_from_the_picker() -> None:
         await settle(pilot)
         picker = picker_of(pilot)
         assert picker.query_one(SessionList).highlighted.summary.info.title == "Rye bread"
-        assert (await app_of(pilot).conversation.session.store.get_session(rye.id)).title == "Rye bread"
+        assert (
+            await app_of(pilot).conversation.session.store.get_session(rye.id)
+        ).title == "Rye bread"
 
 
 async def test_archive_hides_and_the_toggle_shows_and_unarchives() -> None:
@@ -203,20 +220,27 @@ async def test_new_session_and_export(tmp_path: Path, monkeypatch: pytest.Monkey
         await send(pilot, "/export markdown")
         assert (tmp_path / "oak-planting-2.md").exists(), "an existing file is never overwritten"
         await send(pilot, f"/export openai {tmp_path / 'chat.json'}")
-        assert [m["role"] for m in json.loads((tmp_path / "chat.json").read_text())] == ["user", "assistant"]
+        assert [m["role"] for m in json.loads((tmp_path / "chat.json").read_text())] == [
+            "user",
+            "assistant",
+        ]
         await send(pilot, "/export yaml")
         assert "Usage: /export json|markdown|openai|mplp [PATH]" in notifications(pilot)
 
         await pilot.press("ctrl+n")
         await settle(pilot)
         session = app_of(pilot).conversation.session
-        assert session.id != oak.id and not session.persisted and "In autumn." not in screen_text(pilot)
+        assert (
+            session.id != oak.id
+            and not session.persisted
+            and "In autumn." not in screen_text(pilot)
+        )
         await send(pilot, "/export json")
         assert "Nothing to export yet: send a message first." in notifications(pilot)
 
 
 def test_ages_read_like_a_person_would_say_them() -> None:
-    now = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
     stamp = lambda delta: (now - delta).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # noqa: E731
     assert age(stamp(timedelta(seconds=20)), now) == "just now"
     assert age(stamp(timedelta(minutes=3)), now) == "3 min ago"
@@ -231,7 +255,7 @@ def test_picker_snapshot(snap_compare) -> None:
     asyncio.run(three_sessions())
     args = build_parser().parse_args(["--model", "demo"])
     app, store = asyncio.run(build_app(args, prepare_launch(args)))
-    clock = datetime(2025, 3, 2, 12, 0, tzinfo=timezone.utc)
+    clock = datetime(2025, 3, 2, 12, 0, tzinfo=UTC)
 
     async def run_before(pilot) -> None:
         await pilot.pause()
@@ -262,7 +286,9 @@ def test_rows_are_plain_text_without_control_sequences() -> None:
     match = SessionMatch(summary, "\x02Ti\x1b[2Jtle\x03 [red]x[/red]", "a \x02hit\x03\x1b[31m", "e")
     title, detail = title_line(match, "underline"), detail_line(match, "underline")
     assert title.plain == "Title [red]x[/red]"
-    assert [title.plain[s.start : s.end] for s in title.spans if s.style == "underline"] == ["Title"]
+    assert [title.plain[s.start : s.end] for s in title.spans if s.style == "underline"] == [
+        "Title"
+    ]
     assert detail.plain == "a hit"
     plain = detail_line(SessionMatch(summary, None, "", None), "bold").plain
     assert plain == "first line second"

@@ -18,7 +18,9 @@ def footer(pilot):
     return pilot.app.screen.query_one(StatusFooter).state
 
 
-async def test_footer_shows_model_thinking_context_tokens_and_cost(fake_provider, monkeypatch) -> None:
+async def test_footer_shows_model_thinking_context_tokens_and_cost(
+    fake_provider, monkeypatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
     argv = ["--model", "openai/gpt-4o", "--api-base", f"{fake_provider.base_url}/v1"]
     fake_provider.script(
@@ -48,7 +50,13 @@ async def test_demo_is_labelled_offline_with_the_window_compaction_uses() -> Non
 
 def test_footer_formats() -> None:
     assert [format_tokens(n) for n in (0, 999, 1234, 12_345, 200_000, 1_000_000, 1_500_000)] == [
-        "0", "999", "1.2k", "12k", "200k", "1M", "1.5M"
+        "0",
+        "999",
+        "1.2k",
+        "12k",
+        "200k",
+        "1M",
+        "1.5M",
     ]
     assert format_cost(0.001234) == "$0.0012" and format_cost(12.5) == "$12.50"
     assert context_text(None, None) == "ctx 0/?"
@@ -78,7 +86,9 @@ async def test_thinking_level_cycles_and_applies_to_the_next_message() -> None:
         assert levels == ["low", "medium", "high", "off", "low"]
         assert "thinking low" in screen_text(pilot)
         await send(pilot, "hi")
-        change = next(e.payload for e in app_of(pilot).conversation.session.path if e.type == "model_change")
+        change = next(
+            e.payload for e in app_of(pilot).conversation.session.path if e.type == "model_change"
+        )
         assert (change.model, change.thinking) == ("demo", "low")
 
 
@@ -130,7 +140,9 @@ async def test_model_picker_lists_configured_endpoints() -> None:
 
 async def test_every_notification_is_plain_text_without_control_sequences() -> None:
     async with running() as pilot:
-        pilot.app.screen.query_one("#footer").notify("[bold]model[/bold] said \x1b]52;c;Zm9v\x07hi", title="\x1b[31mred")
+        pilot.app.screen.query_one("#footer").notify(
+            "[bold]model[/bold] said \x1b]52;c;Zm9v\x07hi", title="\x1b[31mred"
+        )
         await pilot.pause()
         [note] = list(pilot.app._notifications)
         assert note.message == "[bold]model[/bold] said hi" and note.title == "red"

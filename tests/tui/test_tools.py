@@ -71,7 +71,14 @@ def cards(pilot) -> list[ToolCallCard]:
 def card_view(pilot) -> list[tuple[str, str | None, str, str, bool, bool]]:
     """What each card shows: name, state, title, result, error / denied look."""
     return [
-        (c.tool_name, c.state, str(c.border_title), c.result_text, c.has_class("-error"), c.has_class("-denied"))
+        (
+            c.tool_name,
+            c.state,
+            str(c.border_title),
+            c.result_text,
+            c.has_class("-error"),
+            c.has_class("-denied"),
+        )
         for c in cards(pilot)
     ]
 
@@ -92,10 +99,12 @@ def unanswered_calls(pilot) -> list[str]:
     """Tool calls on the path with no result in the message right after them."""
     messages = path_messages(pilot)
     missing = []
-    for message, following in zip(messages, messages[1:] + [None]):
+    for message, following in zip(messages, messages[1:] + [None], strict=False):
         if message.role != "assistant" or not message.tool_calls:
             continue
-        answered = {r.tool_call_id for r in following.tool_results} if following is not None else set()
+        answered = (
+            {r.tool_call_id for r in following.tool_results} if following is not None else set()
+        )
         missing += [c.id for c in message.tool_calls if c.id not in answered]
     return missing
 
@@ -103,10 +112,16 @@ def unanswered_calls(pilot) -> list[str]:
 def sent_tool_results(fake_provider, index: int = -1) -> list[str]:
     """The tool results a request carried (OpenAI wire: ``role: tool`` messages)."""
     body = fake_provider.requests[index].body
-    return [m["content"] if isinstance(m["content"], str) else str(m["content"]) for m in body["messages"] if m.get("role") == "tool"]
+    return [
+        m["content"] if isinstance(m["content"], str) else str(m["content"])
+        for m in body["messages"]
+        if m.get("role") == "tool"
+    ]
 
 
-async def test_read_only_tools_run_without_asking_over_several_rounds(fake_provider, fake_args, work, asked) -> None:
+async def test_read_only_tools_run_without_asking_over_several_rounds(
+    fake_provider, fake_args, work, asked
+) -> None:
     fake_provider.script(
         Reply(text="Let me look.", tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]),
         Reply(tool_calls=[ToolCall("list_directory", {"path": "."})]),
@@ -117,22 +132,34 @@ async def test_read_only_tools_run_without_asking_over_several_rounds(fake_provi
 
         assert asked == []
         assert [m.role for m in path_messages(pilot)] == [
-            "user", "assistant", "tool_result", "assistant", "tool_result", "assistant",
+            "user",
+            "assistant",
+            "tool_result",
+            "assistant",
+            "tool_result",
+            "assistant",
         ]
         assert len(fake_provider.requests) == 3
         assert "hello" in sent_tool_results(fake_provider, 1)[0]
         assert "notes.txt" in sent_tool_results(fake_provider, 2)[1]
         shown = card_view(pilot)
-        assert [(name, state) for name, state, *_ in shown] == [("read_file", "done"), ("list_directory", "done")]
+        assert [(name, state) for name, state, *_ in shown] == [
+            ("read_file", "done"),
+            ("list_directory", "done"),
+        ]
         assert all("✓" in title and " s" in title for _, _, title, *_ in shown), shown
         assert "hello" in shown[0][3]
         assert "The notes say hello world." in screen_text(pilot)
         assert await rebuilt_view(pilot) == shown
 
 
-async def test_write_file_shows_the_diff_and_runs_once_allowed(fake_provider, fake_args, work, asked) -> None:
+async def test_write_file_shows_the_diff_and_runs_once_allowed(
+    fake_provider, fake_args, work, asked
+) -> None:
     fake_provider.script(
-        Reply(tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "hello\nthere\n"})]),
+        Reply(
+            tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "hello\nthere\n"})]
+        ),
         Reply(text="Updated."),
     )
     async with running(fake_args) as pilot:
@@ -144,7 +171,9 @@ async def test_write_file_shows_the_diff_and_runs_once_allowed(fake_provider, fa
         assert (work / "notes.txt").read_text() == "hello\nworld\n"
         preview = str(dialog.query_one("#approval-preview").render())
         assert "-world" in preview and "+there" in preview and " hello" in preview
-        assert '"content": "hello\\nthere\\n"' in str(dialog.query_one("#approval-arguments").render())
+        assert '"content": "hello\\nthere\\n"' in str(
+            dialog.query_one("#approval-arguments").render()
+        )
         await pilot.press("y")
         await settle(pilot)
 
@@ -156,7 +185,9 @@ async def test_write_file_shows_the_diff_and_runs_once_allowed(fake_provider, fa
         assert await rebuilt_view(pilot) == [(name, state, title, result, is_error, denied)]
 
 
-async def test_allow_for_the_session_until_another_session_is_opened(fake_provider, fake_args, work, asked) -> None:
+async def test_allow_for_the_session_until_another_session_is_opened(
+    fake_provider, fake_args, work, asked
+) -> None:
     fake_provider.script(
         Reply(tool_calls=[ToolCall("write_file", {"path": "a.txt", "content": "a\n"})]),
         Reply(tool_calls=[ToolCall("write_file", {"path": "b.txt", "content": "b\n"})]),
@@ -206,9 +237,15 @@ async def test_deny_with_a_message_reaches_the_model(fake_provider, fake_args, w
         assert await rebuilt_view(pilot) == [(name, state, title, result, is_error, denied)]
 
 
-async def test_escape_stops_a_running_command_and_kills_its_children(fake_provider, fake_args, work, asked) -> None:
+async def test_escape_stops_a_running_command_and_kills_its_children(
+    fake_provider, fake_args, work, asked
+) -> None:
     fake_provider.script(
-        Reply(tool_calls=[ToolCall("run_command", {"command": "sleep 30 & echo $! > child.pid; wait"})]),
+        Reply(
+            tool_calls=[
+                ToolCall("run_command", {"command": "sleep 30 & echo $! > child.pid; wait"})
+            ]
+        ),
         Reply(text="never asked"),
         Reply(text="Still here."),
     )
@@ -216,7 +253,9 @@ async def test_escape_stops_a_running_command_and_kills_its_children(fake_provid
         await ask(pilot, "Run it")
         await approval(pilot)
         await pilot.press("y")
-        await wait_until(lambda: (work / "child.pid").exists() and (work / "child.pid").read_text().strip())
+        await wait_until(
+            lambda: (work / "child.pid").exists() and (work / "child.pid").read_text().strip()
+        )
         await wait_until(lambda: [c.state for c in cards(pilot)] == ["running"])
         assert "running" in str(cards(pilot)[0].border_title)
         child = int((work / "child.pid").read_text())
@@ -232,7 +271,9 @@ async def test_escape_stops_a_running_command_and_kills_its_children(fake_provid
         assert await rebuilt_view(pilot) == [(name, state, title, result, is_error, False)]
 
         await send(pilot, "Are you there?")
-        assert path_messages(pilot)[-1].text == "never asked"  # the next scripted reply: the app still answers
+        assert (
+            path_messages(pilot)[-1].text == "never asked"
+        )  # the next scripted reply: the app still answers
 
 
 def _alive(pid: int) -> bool:
@@ -244,7 +285,9 @@ def _alive(pid: int) -> bool:
 
 
 async def test_step_limit_shows_a_notice(fake_provider, fake_args, work, asked) -> None:
-    fake_provider.script(*[Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]) for _ in range(3)])
+    fake_provider.script(
+        *[Reply(tool_calls=[ToolCall("read_file", {"path": "notes.txt"})]) for _ in range(3)]
+    )
     async with running(fake_args) as pilot:
         conversation = app_of(pilot).conversation
         conversation.settings = dataclasses.replace(conversation.settings, max_tool_steps=2)
@@ -257,7 +300,9 @@ async def test_step_limit_shows_a_notice(fake_provider, fake_args, work, asked) 
         assert states == ["done", "done", "error"]
 
 
-async def test_malformed_tool_arguments_give_an_error_card(fake_provider, fake_args, work, asked) -> None:
+async def test_malformed_tool_arguments_give_an_error_card(
+    fake_provider, fake_args, work, asked
+) -> None:
     fake_provider.script(MalformedToolJson(), Reply(text="Sorry, let me fix that."))
     async with running(fake_args) as pilot:
         await send(pilot, "Read my notes")
@@ -270,7 +315,9 @@ async def test_malformed_tool_arguments_give_an_error_card(fake_provider, fake_a
         assert await rebuilt_view(pilot) == [(name, state, title, result, is_error, False)]
 
 
-async def test_escape_in_the_dialog_denies_without_a_message(fake_provider, fake_args, work, asked) -> None:
+async def test_escape_in_the_dialog_denies_without_a_message(
+    fake_provider, fake_args, work, asked
+) -> None:
     fake_provider.script(
         Reply(tool_calls=[ToolCall("run_command", {"command": "touch ran.txt"})]),
         Reply(text="Fine."),
@@ -298,7 +345,8 @@ async def test_mcp_servers_start_at_first_use_ask_for_approval_and_stop_on_exit(
     async with running(fake_args) as pilot:
         app = app_of(pilot)
         app.conversation.settings = dataclasses.replace(
-            app.conversation.settings, mcp_servers=(McpServer("echo", command=sys.executable, args=(str(server),)),)
+            app.conversation.settings,
+            mcp_servers=(McpServer("echo", command=sys.executable, args=(str(server),)),),
         )
         registry = app.tool_registry
         assert registry.mcp_status() == [("echo", "stopped", None)], "not started at launch"
@@ -313,8 +361,12 @@ async def test_mcp_servers_start_at_first_use_ask_for_approval_and_stop_on_exit(
     assert registry.mcp_status() == [("echo", "stopped", None)], "stopped when the app exited"
 
 
-async def test_a_reply_stopped_while_asking_closes_the_dialog(fake_provider, fake_args, work, asked) -> None:
-    fake_provider.script(Reply(tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "x\n"})]))
+async def test_a_reply_stopped_while_asking_closes_the_dialog(
+    fake_provider, fake_args, work, asked
+) -> None:
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "x\n"})])
+    )
     async with running(fake_args) as pilot:
         await ask(pilot, "Change my notes")
         await approval(pilot)

@@ -60,7 +60,9 @@ class ApprovalScreen(ModalScreen[Approval]):
     BINDINGS = keymap.bindings("approval")
     AUTO_FOCUS = "#approval-scroll"
 
-    def __init__(self, call: ToolCallContent, tool: Tool, preview: str, overrides: Mapping[str, str]) -> None:
+    def __init__(
+        self, call: ToolCallContent, tool: Tool, preview: str, overrides: Mapping[str, str]
+    ) -> None:
         super().__init__()
         self.call = call
         self.tool = tool
@@ -72,12 +74,16 @@ class ApprovalScreen(ModalScreen[Approval]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval-body") as body:
-            body.border_title = Content.assemble("Allow ", (strip_control(self.tool.name), "bold"), "?")
+            body.border_title = Content.assemble(
+                "Allow ", (strip_control(self.tool.name), "bold"), "?"
+            )
             body.border_subtitle = Content(
                 f"{self._key('approve_once')} allow once · {self._key('approve_session')} allow for the session"
                 f" · {self._key('approve_deny')} deny · {self._key('approve_dismiss')} deny silently"
             )
-            source = "" if self.tool.source == "builtin" else f" ({strip_control(self.tool.source)})"
+            source = (
+                "" if self.tool.source == "builtin" else f" ({strip_control(self.tool.source)})"
+            )
             yield Static(
                 Content(f"The model wants to run {strip_control(self.tool.name)}{source}."),
                 id="approval-what",

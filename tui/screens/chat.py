@@ -144,8 +144,14 @@ class ChatScreen(BranchActions, Screen[None]):
         empty = not any(e.message is not None for e in self.session.path)
         welcome.display = empty
         if empty:
-            no_key = self.conversation.model == DEMO and not has_any_key() and not self.conversation.api_base
-            welcome.update(welcome_text(self.conversation.model, no_key=no_key, overrides=self.app_keymap))
+            no_key = (
+                self.conversation.model == DEMO
+                and not has_any_key()
+                and not self.conversation.api_base
+            )
+            welcome.update(
+                welcome_text(self.conversation.model, no_key=no_key, overrides=self.app_keymap)
+            )
 
     @property
     def app_keymap(self) -> dict[str, str]:
@@ -154,7 +160,9 @@ class ChatScreen(BranchActions, Screen[None]):
     def refresh_footer(self) -> None:
         totals = self.conversation.totals()
         model = self.conversation.model
-        help_key, palette_key = (keymap.first_key(i, self.app_keymap) for i in ("help", "command_palette"))
+        help_key, palette_key = (
+            keymap.first_key(i, self.app_keymap) for i in ("help", "command_palette")
+        )
         self.query_one("#footer", StatusFooter).state = FooterState(
             model=model,
             thinking=self.conversation.thinking,
@@ -198,18 +206,26 @@ class ChatScreen(BranchActions, Screen[None]):
             self.compaction_status.queued = self._queue.texts
             return
         if self.replying:
-            self.notify("A reply is still being written: press Esc to stop it first. Your draft is kept.")
+            self.notify(
+                "A reply is still being written: press Esc to stop it first. Your draft is kept."
+            )
             self.prompt.restore(text)
             return
-        self._reply_worker = self._send(message.strip("\n"), text, self.composer.take_attachments(), self.take_edit())
+        self._reply_worker = self._send(
+            message.strip("\n"), text, self.composer.take_attachments(), self.take_edit()
+        )
 
     @work(exclusive=True, group="reply", exit_on_error=False)
-    async def _send(self, message: str, draft: str, attachments: list[Attachment], edited: Entry | None = None) -> None:
+    async def _send(
+        self, message: str, draft: str, attachments: list[Attachment], edited: Entry | None = None
+    ) -> None:
         """Save the user's message (as an alternative of ``edited``), show it, and
         stream the reply. A worker, so that no handler of this screen ever waits
         (for the path to load, for the database) while its messages queue up."""
         await self._loaded.wait()
-        if edited is not None and await self.leave_for_edit(edited, lambda: self._send(message, draft, attachments)):
+        if edited is not None and await self.leave_for_edit(
+            edited, lambda: self._send(message, draft, attachments)
+        ):
             return  # sent once the branch summary is made or declined
         save = asyncio.ensure_future(self.conversation.send(message, attachments))
         try:
@@ -317,7 +333,11 @@ class ChatScreen(BranchActions, Screen[None]):
             if self.query("#chat"):
                 self.run_worker(self.chat_view.set_entries(self.session.path), group="resync")
             self.refresh_footer()
-        if event.worker.group == "reply" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+        if event.worker.group == "reply" and event.state in (
+            WorkerState.SUCCESS,
+            WorkerState.ERROR,
+            WorkerState.CANCELLED,
+        ):
             self._compaction_ended()
             self._send_queued()
 
@@ -373,7 +393,9 @@ class ChatScreen(BranchActions, Screen[None]):
         self.refresh_footer()
 
     def action_pick_model(self) -> None:
-        self.app.push_screen(ModelPicker(self.conversation.settings, self.conversation.model), self.set_model)
+        self.app.push_screen(
+            ModelPicker(self.conversation.settings, self.conversation.model), self.set_model
+        )
 
     def set_model(self, model: str | None) -> None:
         if not model:
@@ -440,7 +462,11 @@ class ChatScreen(BranchActions, Screen[None]):
         if info is None:
             self.notify("Nothing to export yet: send a message first.", severity="warning")
             return True
-        path = Path(target.strip()).expanduser() if target.strip() else free_path(Path.cwd(), default_file_name(info, format))
+        path = (
+            Path(target.strip()).expanduser()
+            if target.strip()
+            else free_path(Path.cwd(), default_file_name(info, format))
+        )
         try:
             text = await export_text(self.session.store, info, format)
             await asyncio.to_thread(path.write_text, text, encoding="utf-8")
@@ -465,7 +491,11 @@ class ChatScreen(BranchActions, Screen[None]):
 
         ``/name`` runs the method ``command_name(arg, text)``."""
         invocation = slash.parse(text)
-        handler = getattr(self, f"command_{invocation.name}", None) if invocation.name in slash.BY_NAME else None
+        handler = (
+            getattr(self, f"command_{invocation.name}", None)
+            if invocation.name in slash.BY_NAME
+            else None
+        )
         if handler is None:
             self.notify(
                 f"Unknown command /{invocation.name}. /help lists them; start with // to send a message beginning with /.",
@@ -523,7 +553,9 @@ class ChatScreen(BranchActions, Screen[None]):
 
     async def command_compact(self, arg: str, text: str) -> bool:
         if self.replying:
-            self.notify("A reply is still being written: press Esc to stop it first.", severity="warning")
+            self.notify(
+                "A reply is still being written: press Esc to stop it first.", severity="warning"
+            )
             return False
         self._reply_worker = self._compact(arg or None)
         return True
@@ -545,14 +577,16 @@ class ChatScreen(BranchActions, Screen[None]):
         self._compaction_started("manual")
 
         def on_wait(seconds: float, error: ProviderError) -> None:
-            self.compaction_status.progress = (
-                f"Compacting… retrying in {seconds:.0f}s ({strip_control(error.message)}) · {self._cancel_hint}"
-            )
+            self.compaction_status.progress = f"Compacting… retrying in {seconds:.0f}s ({strip_control(error.message)}) · {self._cancel_hint}"
 
         try:
             await compact(
-                self.session, conversation.settings, model=conversation.model, focus=focus,
-                api_base=conversation.api_base, on_wait=on_wait,
+                self.session,
+                conversation.settings,
+                model=conversation.model,
+                focus=focus,
+                api_base=conversation.api_base,
+                on_wait=on_wait,
             )
         except NothingToCompact as error:
             self.notify(f"{str(error)[:1].upper()}{str(error)[1:]}.", severity="warning")
@@ -570,7 +604,9 @@ class ChatScreen(BranchActions, Screen[None]):
     def _compaction_started(self, trigger: str) -> None:
         """From ``/compact`` and from a turn (``on_compact``: ``auto`` or ``overflow``)."""
         self._compacting = True
-        self.compaction_status.progress = f"Compacting{_COMPACTING_WHY.get(trigger, '')}… {self._cancel_hint}"
+        self.compaction_status.progress = (
+            f"Compacting{_COMPACTING_WHY.get(trigger, '')}… {self._cancel_hint}"
+        )
 
     def _compaction_ended(self) -> None:
         self._compacting = False

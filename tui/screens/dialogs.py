@@ -71,7 +71,10 @@ class Confirm(ModalScreen[bool]):
         self.question = question
 
     def compose(self) -> ComposeResult:
-        yes, no = keymap.first_key("confirm_yes", self.overrides), keymap.first_key("confirm_no", self.overrides)
+        yes, no = (
+            keymap.first_key("confirm_yes", self.overrides),
+            keymap.first_key("confirm_no", self.overrides),
+        )
         with Vertical(classes="dialog-body") as body:
             body.border_title = strip_control(self.title_text)
             body.border_subtitle = f"{yes}: yes · {no}: no"

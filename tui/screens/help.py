@@ -74,7 +74,7 @@ class HelpScreen(ModalScreen[None]):
                     "the app only where the terminal reports them (kitty keyboard protocol: kitty, "
                     "WezTerm, foot, Ghostty).\n"
                     "Paste the path of an image file to attach it.\n"
-                    "Change any key in the [keymap] table of config.toml: action id = \"keys\"."
+                    'Change any key in the [keymap] table of config.toml: action id = "keys".'
                 ),
                 id="help-notes",
             )

@@ -39,7 +39,9 @@ class ModelPicker(ModalScreen[str | None]):
         with Vertical(id="picker-body") as body:
             body.border_title = "Model"
             body.border_subtitle = "enter to choose · esc to cancel"
-            yield Input(placeholder="filter, or type any model name (provider/model)", id="picker-filter")
+            yield Input(
+                placeholder="filter, or type any model name (provider/model)", id="picker-filter"
+            )
             yield OptionList(id="picker-list")
             yield Static("loading the model list…", id="picker-status")
 
@@ -66,7 +68,9 @@ class ModelPicker(ModalScreen[str | None]):
         matches = [m for m in self.models if query in m.lower()]
         options = self.query_one("#picker-list", OptionList)
         options.clear_options()
-        options.add_options(Option(Content(strip_control(model_label(m))), id=m) for m in matches[:SHOWN_LIMIT])
+        options.add_options(
+            Option(Content(strip_control(model_label(m))), id=m) for m in matches[:SHOWN_LIMIT]
+        )
         shown = matches[:SHOWN_LIMIT]
         for preferred in (query, self.current):
             if preferred in shown:

@@ -13,9 +13,9 @@ whether the session the chat shows was deleted meanwhile.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -50,7 +50,9 @@ class SessionPicker(ModalScreen[PickerResult]):
     CSS_PATH = "sessions.tcss"
     BINDINGS = keymap.bindings("dialog") + keymap.bindings("sessions")
 
-    def __init__(self, current: Session, *, query: str = "", now: Callable[[], datetime] = utc_now) -> None:
+    def __init__(
+        self, current: Session, *, query: str = "", now: Callable[[], datetime] = utc_now
+    ) -> None:
         super().__init__()
         self.current = current
         self.initial_query = query
@@ -67,15 +69,27 @@ class SessionPicker(ModalScreen[PickerResult]):
         with Vertical(id="sessions-body") as body:
             body.border_title = "Sessions"
             body.border_subtitle = self._hints()
-            yield Input(self.initial_query, placeholder="type to search titles and messages", id="sessions-search")
+            yield Input(
+                self.initial_query,
+                placeholder="type to search titles and messages",
+                id="sessions-search",
+            )
             yield SessionList(current_id=self.current.id, now=self.now, id="sessions-list")
             yield Static("loading…", id="sessions-status")
 
     def _hints(self) -> str:
         overrides = dict(getattr(self.app, "keymap_overrides", {}))
-        keys = [(keymap.first_key(i, overrides), word) for i, word in (
-            ("sessions_resume", "resume"), ("sessions_rename", "rename"), ("sessions_archive", "archive"),
-            ("sessions_delete", "delete"), ("sessions_show_archived", "archived"), ("close", "close"))]
+        keys = [
+            (keymap.first_key(i, overrides), word)
+            for i, word in (
+                ("sessions_resume", "resume"),
+                ("sessions_rename", "rename"),
+                ("sessions_archive", "archive"),
+                ("sessions_delete", "delete"),
+                ("sessions_show_archived", "archived"),
+                ("close", "close"),
+            )
+        ]
         return " · ".join(f"{key} {word}" for key, word in keys)
 
     def on_mount(self) -> None:
@@ -109,17 +123,23 @@ class SessionPicker(ModalScreen[PickerResult]):
         """Run the current query (or list) now; ``select`` keeps that session highlighted."""
         self._timer = None
         highlighted = self.session_list.highlighted
-        keep = select or (highlighted.summary.info.id if highlighted and not self.query_text else None)
+        keep = select or (
+            highlighted.summary.info.id if highlighted and not self.query_text else None
+        )
         self._load(self._query_number, self.query_text, self.show_archived, keep)
 
     @work(exclusive=True, group="sessions-query", exit_on_error=False)
     async def _load(self, number: int, query: str, archived: bool, select: str | None) -> None:
         if query:
-            rows = await self.store.search_sessions(query, limit=SEARCH_LIMIT, include_archived=archived)
+            rows = await self.store.search_sessions(
+                query, limit=SEARCH_LIMIT, include_archived=archived
+            )
         else:
             rows = [
                 SessionMatch(summary, None, "", None)
-                for summary in await self.store.list_sessions(limit=LIST_LIMIT, include_archived=archived)
+                for summary in await self.store.list_sessions(
+                    limit=LIST_LIMIT, include_archived=archived
+                )
             ]
         if number != self._query_number:
             return  # a newer query is on its way
@@ -132,7 +152,9 @@ class SessionPicker(ModalScreen[PickerResult]):
 
     def _show_status(self, rows: list[SessionMatch], query: str) -> None:
         if query:
-            status = f"{len(rows)} session{'s' if len(rows) != 1 else ''} matching “{one_line(query)}”"
+            status = (
+                f"{len(rows)} session{'s' if len(rows) != 1 else ''} matching “{one_line(query)}”"
+            )
         elif not rows:
             status = "No sessions yet" + ("" if self.show_archived else " (archived ones hidden)")
         else:
@@ -243,4 +265,3 @@ class SessionPicker(ModalScreen[PickerResult]):
         """Show the rows again after a change, the changed one still highlighted."""
         self._query_number += 1
         self._refresh_rows(select=session_id)
-

@@ -28,7 +28,11 @@ from textual.widgets import Input, Static
 from core.tree import ROW_FILTERS, RowFilter, SessionTree, TreeRow
 from tui import keymap
 
-FILTER_NAMES: dict[str, str] = {"all": "all entries", "user": "user messages", "labelled": "labelled"}
+FILTER_NAMES: dict[str, str] = {
+    "all": "all entries",
+    "user": "user messages",
+    "labelled": "labelled",
+}
 _KIND_TAGS: dict[str, str] = {
     "user": "user",
     "assistant": "asst",
@@ -133,7 +137,9 @@ class TreeView(ScrollView, can_focus=True):
             text.append(f"… {row.folded} more", style("tree-view--fold", partial=True))
             return text
         tag = _KIND_TAGS.get(row.kind, row.kind)
-        kind_style = style("tree-view--user" if row.kind == "user" else "tree-view--other", partial=True)
+        kind_style = style(
+            "tree-view--user" if row.kind == "user" else "tree-view--other", partial=True
+        )
         text.append(f"{tag}: ", kind_style + Style(bold=row.kind == "user"))
         text.append(row.preview, current if row.on_current_path else kind_style)
         if row.label:
@@ -188,9 +194,13 @@ class TreeScreen(ModalScreen[str | None]):
         if select is not None:
             index = next((i for i, row in enumerate(rows) if row.entry_id == select), -1)
             if index < 0:  # the selection was filtered out: the nearest row on the current path
-                index = next((i for i in range(len(rows) - 1, -1, -1) if rows[i].on_current_path), 0)
+                index = next(
+                    (i for i in range(len(rows) - 1, -1, -1) if rows[i].on_current_path), 0
+                )
         view.set_rows(rows, index)
-        status = Text(f"{len(rows)} rows · {len(self.session_tree)} entries · filter: {FILTER_NAMES[self.row_filter]}")
+        status = Text(
+            f"{len(rows)} rows · {len(self.session_tree)} entries · filter: {FILTER_NAMES[self.row_filter]}"
+        )
         if self.query_text.strip():
             status.append(" · matching “")
             status.append(self.query_text.strip())

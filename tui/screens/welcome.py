@@ -16,25 +16,39 @@ def welcome_text(model: str, *, no_key: bool, overrides: Mapping[str, str]) -> C
         return keymap.first_key(action_id, overrides)
 
     keys = Content.assemble(
-        "Type a message and press ", (_key("send"), "bold"), ". ",
-        (_key("newline"), "bold"), " newline · ",
-        (_key("help"), "bold"), " keys · ",
-        (_key("command_palette"), "bold"), " commands · ",
-        ("/", "bold"), " slash commands · paste an image path to attach it",
+        "Type a message and press ",
+        (_key("send"), "bold"),
+        ". ",
+        (_key("newline"), "bold"),
+        " newline · ",
+        (_key("help"), "bold"),
+        " keys · ",
+        (_key("command_palette"), "bold"),
+        " commands · ",
+        ("/", "bold"),
+        " slash commands · paste an image path to attach it",
     )
     if not no_key:
         return Content.assemble(
-            ("Tangents", "bold $accent"), " · new conversation with ",
-            (strip_control(model_label(model)), "bold"), "\n", keys,
+            ("Tangents", "bold $accent"),
+            " · new conversation with ",
+            (strip_control(model_label(model)), "bold"),
+            "\n",
+            keys,
         )
     return Content.assemble(
-        ("Welcome to Tangents.", "bold $accent"), "\n\n",
-        "No API key is set, so you are talking to ", ("demo (offline)", "bold"),
+        ("Welcome to Tangents.", "bold $accent"),
+        "\n\n",
+        "No API key is set, so you are talking to ",
+        ("demo (offline)", "bold"),
         ": a built-in model that answers without any network, to try every feature.\n\n",
         "To talk to a real model, set a key and start again:\n",
-        ("  export ANTHROPIC_API_KEY=…", "bold"), "   Claude\n",
-        ("  export OPENAI_API_KEY=…", "bold"), "      GPT\n",
+        ("  export ANTHROPIC_API_KEY=…", "bold"),
+        "   Claude\n",
+        ("  export OPENAI_API_KEY=…", "bold"),
+        "      GPT\n",
         "or use a local OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio):\n",
-        ("  tangents --model openai/MODEL --api-base http://localhost:11434/v1", "bold"), "\n\n",
+        ("  tangents --model openai/MODEL --api-base http://localhost:11434/v1", "bold"),
+        "\n\n",
         keys,
     )

@@ -53,7 +53,10 @@ def decode_image(data: bytes, media_type: str = "image") -> DecodedImage:
     if size == 0:
         return _with(result, note="image is empty")
     if size > MAX_BYTES:
-        return _with(result, note=f"image too large to show ({human_size(size)}, limit {human_size(MAX_BYTES)})")
+        return _with(
+            result,
+            note=f"image too large to show ({human_size(size)}, limit {human_size(MAX_BYTES)})",
+        )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -82,7 +85,9 @@ def decode_image(data: bytes, media_type: str = "image") -> DecodedImage:
 
 
 def _has_alpha(image: Image.Image) -> bool:
-    return image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info)
+    return image.mode in ("RGBA", "LA", "PA") or (
+        image.mode == "P" and "transparency" in image.info
+    )
 
 
 def _with(result: DecodedImage, **changes: object) -> DecodedImage:

@@ -9,8 +9,8 @@ Pure Python (no Textual); building rows for 10,000 entries is one linear pass.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from core.content import ToolResultContent
 from core.entries import Compaction, Entry
@@ -107,7 +107,7 @@ class Transcript:
         if any(row is None for row in rows):
             return None
         outcomes = saved_outcomes(message)
-        for result, row in zip(results, rows):
+        for result, row in zip(results, rows, strict=False):
             assert row is not None
             self.rows[row].results[result.tool_call_id] = result
             self.rows[row].outcomes[result.tool_call_id] = outcomes[result.tool_call_id]

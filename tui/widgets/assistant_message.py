@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from textual import events
 from textual.app import ComposeResult
@@ -146,7 +146,12 @@ class AssistantMessage(MessageWidget):
             elif isinstance(block, ThinkingContent):
                 yield ThinkingBlock(block.text, redacted=block.redacted)
             elif isinstance(block, ToolCallContent):
-                card = ToolCallCard(block, self._results.get(block.id), self.context, outcome=self._outcomes.get(block.id))
+                card = ToolCallCard(
+                    block,
+                    self._results.get(block.id),
+                    self.context,
+                    outcome=self._outcomes.get(block.id),
+                )
                 self._cards[block.id] = card
                 yield card
             elif isinstance(block, ImageContent):
@@ -172,7 +177,9 @@ class AssistantMessage(MessageWidget):
 
     # --- updates --------------------------------------------------------------
 
-    async def set_tool_result(self, result: ToolResultContent, outcome: ToolOutcome | None = None) -> None:
+    async def set_tool_result(
+        self, result: ToolResultContent, outcome: ToolOutcome | None = None
+    ) -> None:
         """Show a tool result (and how the call ended) in the card of its call."""
         self._results[result.tool_call_id] = result
         if outcome is not None:

@@ -47,7 +47,9 @@ class BranchBar(Static):
         self.info = info
         arrows = arrows_text(info)
         label = f"⚑ {one_line(info.label, 60)}" if info.label else ""
-        self.update(Content.assemble(arrows, ("  " if arrows and label else ""), (label, "$text-warning")))
+        self.update(
+            Content.assemble(arrows, ("  " if arrows and label else ""), (label, "$text-warning"))
+        )
 
     def on_mount(self) -> None:
         self.show(self.info)

@@ -18,7 +18,7 @@ pinned to 8.2.
 from __future__ import annotations
 
 import asyncio
-from typing import Sequence
+from collections.abc import Sequence
 
 from textual._animator import SimpleAnimation
 from textual.app import ComposeResult
@@ -119,7 +119,9 @@ class ChatView(VerticalScroll):
             branch_info: Alternatives and label of a message (``◀ 2/3 ▶``); ``None``: none shown.
         """
         super().__init__(id=id, classes=classes)
-        self.context = ViewContext(blob_loader=blob_loader, image_mode=image_mode, branch_info=branch_info)
+        self.context = ViewContext(
+            blob_loader=blob_loader, image_mode=image_mode, branch_info=branch_info
+        )
         self.set_reactive(ChatView.show_thinking, show_thinking)
         self._transcript = Transcript()
         self._lo = 0
@@ -183,7 +185,10 @@ class ChatView(VerticalScroll):
             self._transcript = Transcript.build(entries)
             total = len(self._transcript)
             await self._replace_window(
-                max(0, total - self.INITIAL_ROWS), total, keep_reply=False, shared=self._transcript.shared_rows(old)
+                max(0, total - self.INITIAL_ROWS),
+                total,
+                keep_reply=False,
+                shared=self._transcript.shared_rows(old),
             )
         self.anchor()
         self._schedule_check()
@@ -210,7 +215,9 @@ class ChatView(VerticalScroll):
             elif is_user:
                 # The user just sent this: show the end of the path.
                 total = len(self._transcript)
-                await self._replace_window(max(0, total - self.INITIAL_ROWS), total, keep_reply=True)
+                await self._replace_window(
+                    max(0, total - self.INITIAL_ROWS), total, keep_reply=True
+                )
             if self._transcript.dim_before != dim_before:
                 self._update_dimming()
             self._update_hint()
@@ -236,7 +243,9 @@ class ChatView(VerticalScroll):
         for widget in self.message_widgets:
             widget.show_branch_info()
 
-    async def scroll_to_entry(self, entry_id: str, *, animate: bool = False) -> MessageWidget | None:
+    async def scroll_to_entry(
+        self, entry_id: str, *, animate: bool = False
+    ) -> MessageWidget | None:
         """Bring the row showing ``entry_id`` into view (mounting it if needed); return it."""
         index = self._transcript.row_index(entry_id)
         if index is None:
@@ -292,7 +301,9 @@ class ChatView(VerticalScroll):
     async def action_scroll_home(self) -> None:
         if self._lo > 0 and self._reply is None:
             async with self._window_lock:
-                await self._replace_window(0, min(len(self._transcript), self.INITIAL_ROWS), keep_reply=True)
+                await self._replace_window(
+                    0, min(len(self._transcript), self.INITIAL_ROWS), keep_reply=True
+                )
         self.release_anchor()
         self.scroll_home(animate=False)
 
@@ -300,7 +311,9 @@ class ChatView(VerticalScroll):
         if self._hi < len(self._transcript):
             async with self._window_lock:
                 total = len(self._transcript)
-                await self._replace_window(max(0, total - self.INITIAL_ROWS), total, keep_reply=True)
+                await self._replace_window(
+                    max(0, total - self.INITIAL_ROWS), total, keep_reply=True
+                )
         self.anchor()
 
     def watch_has_focus(self, has_focus: bool) -> None:
@@ -504,7 +517,9 @@ class ChatView(VerticalScroll):
         else:
             await self._trim(from_top=True)
 
-    async def _trim(self, *, from_top: bool, limit: int | None = None, screens_above: int = 2) -> None:
+    async def _trim(
+        self, *, from_top: bool, limit: int | None = None, screens_above: int = 2
+    ) -> None:
         """Unmount rows beyond ``limit`` (:attr:`MAX_ROWS`) that are far from the view:
         more than ``screens_above`` screens above it, or three screens below."""
         excess = len(self._rows) - (self.MAX_ROWS if limit is None else limit)

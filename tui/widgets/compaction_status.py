@@ -42,5 +42,9 @@ class CompactionStatus(Widget):
         if self.progress:
             lines.append(Content.styled(self.progress, "bold $text-warning"))
         for text in self.queued:
-            lines.append(Content.assemble(("queued ", "bold $text-accent"), (one_line(text, 300), "$text-muted")))
+            lines.append(
+                Content.assemble(
+                    ("queued ", "bold $text-accent"), (one_line(text, 300), "$text-muted")
+                )
+            )
         return Content("\n").join(lines)

@@ -50,7 +50,9 @@ class Composer(Vertical):
     }
     """
 
-    def __init__(self, settings: Settings, current_model: Callable[[], str], *, id: str | None = None) -> None:
+    def __init__(
+        self, settings: Settings, current_model: Callable[[], str], *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.settings = settings
         self.current_model = current_model
@@ -113,7 +115,9 @@ class Composer(Vertical):
         self.attach(event.path, paste=event.text)
 
     @work(group="attach", exit_on_error=False)
-    async def attach(self, path: Path, *, paste: str | None = None, restore: str | None = None) -> None:
+    async def attach(
+        self, path: Path, *, paste: str | None = None, restore: str | None = None
+    ) -> None:
         """Attach an image in the background. On failure nothing is lost: a
         pasted path goes into the draft as text, a /image command comes back."""
         try:
@@ -142,7 +146,11 @@ class Composer(Vertical):
         if commands:
             hint.update(
                 Content("\n").join(
-                    Content.assemble((f"/{c.name} {c.args}".rstrip(), "bold"), "  ", (c.description, "$text-muted"))
+                    Content.assemble(
+                        (f"/{c.name} {c.args}".rstrip(), "bold"),
+                        "  ",
+                        (c.description, "$text-muted"),
+                    )
                     for c in commands
                 )
             )

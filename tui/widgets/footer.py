@@ -62,7 +62,10 @@ def totals_text(state: FooterState) -> str:
     tokens, cost = format_tokens(state.tokens), format_cost(state.cost)
     if state.session_tokens is None:
         return f"{tokens} tok · {cost}"
-    session_tokens, session_cost = format_tokens(state.session_tokens), format_cost(state.session_cost)
+    session_tokens, session_cost = (
+        format_tokens(state.session_tokens),
+        format_cost(state.session_cost),
+    )
     if (session_tokens, session_cost) == (tokens, cost):
         return f"{tokens} tok · {cost}"
     return f"branch {tokens} tok {cost} · session {session_tokens} {session_cost}"
@@ -98,7 +101,9 @@ class StatusFooter(Widget):
         s = self.state
         sep = (" │ ", "$text-disabled")
         level = context_level(s.context_tokens, s.window)
-        context_style = {"warning": "bold $text-warning", "error": "bold $text-error"}.get(level, "")
+        context_style = {"warning": "bold $text-warning", "error": "bold $text-error"}.get(
+            level, ""
+        )
         left = Content.assemble(
             (strip_control(model_label(s.model)), "bold $text"),
             sep,

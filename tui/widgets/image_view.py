@@ -130,7 +130,9 @@ class ImageView(Widget):
         if note is not None or decoded is None or decoded.image is None:
             self.add_class("-note")
             await placeholder.remove()
-            await self.mount(Static(plain(f"⚠ {note or 'image cannot be shown'}"), classes="image-note"))
+            await self.mount(
+                Static(plain(f"⚠ {note or 'image cannot be shown'}"), classes="image-note")
+            )
             return
         if self.context.image_mode == "none":
             return

@@ -39,7 +39,10 @@ class ModelChangeLine(MessageWidget):
         if not isinstance(payload, ModelChange):
             return Content("")
         return Content.assemble(
-            "── model: ", one_line(payload.model, 120), " · thinking: ", one_line(payload.thinking, 20)
+            "── model: ",
+            one_line(payload.model, 120),
+            " · thinking: ",
+            one_line(payload.thinking, 20),
         )
 
 
@@ -156,7 +159,9 @@ class CompactionMarker(SummaryMarker):
         payload = self.entry.payload if self.entry else None
         tokens = payload.tokens_before if isinstance(payload, Compaction) else 0
         label = f"compacted {human_count(tokens)} tokens" if tokens else "compacted"
-        return Content.assemble(("━━ ", "dim"), (label, "bold"), (" · earlier messages are summarized", "dim"))
+        return Content.assemble(
+            ("━━ ", "dim"), (label, "bold"), (" · earlier messages are summarized", "dim")
+        )
 
 
 class BranchSummaryMarker(SummaryMarker):
@@ -165,4 +170,6 @@ class BranchSummaryMarker(SummaryMarker):
     def title(self) -> Content:
         payload = self.entry.payload if self.entry else None
         preview = one_line(payload.summary, 100) if isinstance(payload, BranchSummary) else ""
-        return Content.assemble(("⎇ ", "dim"), ("branch summary", "bold"), (f" · {preview}" if preview else ""))
+        return Content.assemble(
+            ("⎇ ", "dim"), ("branch summary", "bold"), (f" · {preview}" if preview else "")
+        )

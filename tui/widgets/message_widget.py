@@ -34,7 +34,13 @@ class MessageWidget(Widget, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("up", "focus_previous_message", "Previous message", show=False, id="chat_previous_message"),
+        Binding(
+            "up",
+            "focus_previous_message",
+            "Previous message",
+            show=False,
+            id="chat_previous_message",
+        ),
         Binding("down", "focus_next_message", "Next message", show=False, id="chat_next_message"),
     ]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from textual.app import ComposeResult
 from textual.content import Content
@@ -48,22 +48,31 @@ def _incomplete_escape(tail: str) -> bool:
     if tail.startswith("\x1b[") or tail.startswith("\x9b"):
         body = tail[2:] if tail.startswith("\x1b[") else tail[1:]
         return not any("@" <= char <= "~" for char in body)
-    if tail[:2] in ("\x1b]", "\x1bP", "\x1bX", "\x1b^", "\x1b_") or tail[0] in "\x90\x98\x9d\x9e\x9f":
+    if (
+        tail[:2] in ("\x1b]", "\x1bP", "\x1bX", "\x1b^", "\x1b_")
+        or tail[0] in "\x90\x98\x9d\x9e\x9f"
+    ):
         return not ("\x07" in tail or "\x1b\\" in tail or "\x9c" in tail)
     return False
 
 
 _KINDS: tuple[tuple[type, str], ...] = (
-    (TextContent, "text"), (SegmentedMarkdown, "text"),
-    (ThinkingContent, "thinking"), (ThinkingBlock, "thinking"),
-    (ToolCallContent, "tool"), (ToolCallCard, "tool"),
+    (TextContent, "text"),
+    (SegmentedMarkdown, "text"),
+    (ThinkingContent, "thinking"),
+    (ThinkingBlock, "thinking"),
+    (ToolCallContent, "tool"),
+    (ToolCallCard, "tool"),
     (ImageContent, "image"),
 )
 
 
 def _kind(item: object) -> str:
     """What a block, or the widget showing one, is: text, thinking, tool or image."""
-    return next((kind for cls, kind in _KINDS if isinstance(item, cls)), "image" if isinstance(item, Widget) else "other")
+    return next(
+        (kind for cls, kind in _KINDS if isinstance(item, cls)),
+        "image" if isinstance(item, Widget) else "other",
+    )
 
 
 class ReplyView(AssistantMessage):
@@ -139,7 +148,9 @@ class ReplyView(AssistantMessage):
             return
         _gc.defer_full_collections()
         self._gc_deferred = True
-        self._worker = self.run_worker(self._render_loop(), group="reply-render", exit_on_error=False)
+        self._worker = self.run_worker(
+            self._render_loop(), group="reply-render", exit_on_error=False
+        )
         self._update_waiting()
 
     def on_unmount(self) -> None:
@@ -381,7 +392,7 @@ class ReplyView(AssistantMessage):
         blocks = [b for b in blocks if not (isinstance(b, TextContent) and not b.text.strip())]
         kinds = [_kind(block) for block in blocks]
         if not self._broken and kinds == [kind for kind, _ in self._parts]:
-            for block, (_, widget) in zip(blocks, self._parts):
+            for block, (_, widget) in zip(blocks, self._parts, strict=False):
                 if isinstance(block, TextContent) and isinstance(widget, SegmentedMarkdown):
                     await widget.finish(block.text)
                 elif isinstance(block, ThinkingContent) and isinstance(widget, ThinkingBlock):
@@ -390,7 +401,9 @@ class ReplyView(AssistantMessage):
                     widget.finish_call(block)
                     self._cards[block.id] = widget
                     if block.id in self._results:
-                        await widget.set_result(self._results[block.id], self._outcomes.get(block.id))
+                        await widget.set_result(
+                            self._results[block.id], self._outcomes.get(block.id)
+                        )
             return
         # What was streamed does not match what was saved: show what was saved.
         old = [widget for _, widget in self._parts]

@@ -182,7 +182,7 @@ class SegmentedMarkdown(Widget):
             await live.update(first)
             self._frozen.append((live, first))
         new = [MarkdownSegment(part) for part in rest]
-        self._frozen.extend(zip(new, rest))
+        self._frozen.extend(zip(new, rest, strict=False))
         if new:
             await self.mount_all(new)
 
@@ -214,7 +214,11 @@ async def _drop_blocks_from(segment: Markdown, finished: str) -> None:
     blocks = [child for child in segment.children if isinstance(child, MarkdownBlock)]
     doomed = [block for block in blocks if block.source_range[0] >= first_dropped_line]
     kept = blocks[: len(blocks) - len(doomed)]
-    if doomed and blocks[len(kept) :] == doomed and all(block.source_range[1] <= first_dropped_line for block in kept):
+    if (
+        doomed
+        and blocks[len(kept) :] == doomed
+        and all(block.source_range[1] <= first_dropped_line for block in kept)
+    ):
         await segment.remove_children(doomed)
         # Keep the widget's idea of its source in step (private, Textual is pinned).
         segment._markdown = finished

@@ -3,8 +3,8 @@ so only the visible rows are rendered (1,000 sessions cost what 20 do)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 from rich.segment import Segment
 from rich.text import Text
@@ -22,7 +22,7 @@ ROW_HEIGHT = 2
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class SessionList(ScrollView, can_focus=False):
@@ -49,7 +49,13 @@ class SessionList(ScrollView, can_focus=False):
             super().__init__()
             self.match = match
 
-    def __init__(self, *, current_id: str | None, now: Callable[[], datetime] = utc_now, id: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        current_id: str | None,
+        now: Callable[[], datetime] = utc_now,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.rows: list[SessionMatch] = []
         self.current_id = current_id
@@ -79,7 +85,9 @@ class SessionList(ScrollView, can_focus=False):
         for index in (old, new):
             y = index * ROW_HEIGHT - self.scroll_offset.y
             self.refresh(Region(0, y, self.size.width, ROW_HEIGHT))
-        self.scroll_to_region(Region(0, new * ROW_HEIGHT, 1, ROW_HEIGHT), animate=False, force=True, immediate=True)
+        self.scroll_to_region(
+            Region(0, new * ROW_HEIGHT, 1, ROW_HEIGHT), animate=False, force=True, immediate=True
+        )
 
     def move(self, delta: int) -> None:
         if self.rows:
@@ -99,7 +107,10 @@ class SessionList(ScrollView, can_focus=False):
 
     def _line(self, row: SessionMatch, part: int, width: int) -> Text:
         style = self.get_component_rich_style
-        match, dim = style("session-list--match", partial=True), style("session-list--dim", partial=True)
+        match, dim = (
+            style("session-list--match", partial=True),
+            style("session-list--dim", partial=True),
+        )
         info = row.summary.info
         if part == 0:
             marker = "● " if info.id == self.current_id else "  "

@@ -208,7 +208,9 @@ class ToolCallCard(Widget, can_focus=True):
         if self.running:
             self.border_title = self._title(False)
 
-    async def set_result(self, result: ToolResultContent, outcome: ToolOutcome | None = None) -> None:
+    async def set_result(
+        self, result: ToolResultContent, outcome: ToolOutcome | None = None
+    ) -> None:
         """Show the call's result (and any images in it), and how the call ended."""
         self.result = result
         if outcome is not None:
@@ -263,7 +265,11 @@ class ToolCallCard(Widget, can_focus=True):
         self._args.update(json_content(arguments))
 
         text = self.result_text[:MAX_CHARS]
-        if result is not None and not text and not any(isinstance(block, ImageContent) for block in result.content):
+        if (
+            result is not None
+            and not text
+            and not any(isinstance(block, ImageContent) for block in result.content)
+        ):
             text = "(no output)"
         if not self.expanded:
             text, clipped = clip_lines(text, RESULT_LINES)
@@ -282,7 +288,10 @@ class ToolCallCard(Widget, can_focus=True):
         self._more.update(Content(more))
 
     def _is_long(self) -> bool:
-        return self.arguments_text.count("\n") >= ARGUMENT_LINES or self.result_text.count("\n") >= RESULT_LINES
+        return (
+            self.arguments_text.count("\n") >= ARGUMENT_LINES
+            or self.result_text.count("\n") >= RESULT_LINES
+        )
 
     def _title(self, is_error: bool) -> Content:
         name = one_line(self.tool_name, 80) or "tool"
@@ -305,4 +314,3 @@ class ToolCallCard(Widget, can_focus=True):
         if is_error or state == "error":
             return f" ✗ error{took}"
         return f" ✓{took}"
-

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import io
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.entries import BranchSummary, Compaction, Entry, ModelChange, Payload, entry_type_of
 from core.messages import Message, Usage
 from core.store import Blob
@@ -65,7 +71,9 @@ def assistant(
     )
 
 
-def tool_result(call_id: str, text: str, *, is_error: bool = False, images: Sequence[ImageContent] = ()) -> Message:
+def tool_result(
+    call_id: str, text: str, *, is_error: bool = False, images: Sequence[ImageContent] = ()
+) -> Message:
     content = ((TextContent(text),) if text else ()) + tuple(images)
     return Message(role="tool_result", content=(ToolResultContent(call_id, content, is_error),))
 
@@ -107,7 +115,9 @@ def long_history(count: int) -> list[Entry]:
     entries: list[Entry] = []
     for n in range(count):
         if n % 2 == 0:
-            entries.append(make(user(f"Question {n}: how do I read a file? Please explain in detail.")))
+            entries.append(
+                make(user(f"Question {n}: how do I read a file? Please explain in detail."))
+            )
         else:
             entries.append(make(assistant(REPLY_MARKDOWN.format(n=n))))
     return entries
@@ -126,7 +136,9 @@ def reply_tokens(total: int = 20_000) -> list[str]:
         parts.append(f"## Part {n}\n\n" if n % 5 == 0 else "")
         parts.append(paragraph * 3 + "\n\n")
         parts.append("```python\n" + code.format(n=n) * 3 + "```\n\n")
-        parts.append(f"Step {n} done; moving on to the next one.\n\n- first point {n}\n- second point {n}\n\n")
+        parts.append(
+            f"Step {n} done; moving on to the next one.\n\n- first point {n}\n- second point {n}\n\n"
+        )
         n += 1
     text = "".join(parts)
     # ~4 characters per token, split on word-ish boundaries.
@@ -156,11 +168,18 @@ def pixel_bomb_png(width: int = 60_000, height: int = 60_000) -> bytes:
     import zlib
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        )
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     pixels = zlib.compress(b"\0" * 1024)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
 
 
 class BlobShelf:
@@ -173,7 +192,9 @@ class BlobShelf:
     def put(
         self, sha: str, data: bytes, media_type: str = "image/png", width: int = 0, height: int = 0
     ) -> ImageContent:
-        self.blobs[sha] = Blob(sha256=sha, media_type=media_type, width=width, height=height, data=data)
+        self.blobs[sha] = Blob(
+            sha256=sha, media_type=media_type, width=width, height=height, data=data
+        )
         return ImageContent(media_type=media_type, sha256=sha, width=width, height=height)
 
     async def load(self, sha: str) -> Blob | None:
