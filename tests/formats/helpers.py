@@ -12,11 +12,13 @@ from jsonschema import Draft7Validator, FormatChecker
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
-REPO = Path(__file__).parents[2]
-SHARED = REPO / ".." / "shared"
-PI_SHARED = SHARED / "fixtures" / "pi"
-PI_LOCAL = REPO / "tests" / "fixtures" / "pi"
-MPLP = SHARED / "schemas" / "mplp"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+PI_REAL = FIXTURES / "pi-mono"
+"""Real pi session files (see SOURCE.md there)."""
+PI_LOCAL = FIXTURES / "pi"
+"""Hand-written pi session files for the edge cases (README.md there)."""
+MPLP = FIXTURES / "mplp"
+"""The MPLP v2 dialog schema and the schemas it references (SOURCE.md there)."""
 
 
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")

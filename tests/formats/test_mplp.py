@@ -20,7 +20,7 @@ from core.formats.pi import from_pi_jsonl
 from core.ids import uuid7
 from core.messages import Message, Usage
 from core.store import SessionInfo
-from tests.formats.helpers import MPLP, PI_LOCAL, PI_SHARED, mplp_errors
+from tests.formats.helpers import MPLP, PI_LOCAL, PI_REAL, mplp_errors
 from tests.strategies import conversation_paths
 
 
@@ -55,7 +55,7 @@ def test_any_branch_gives_a_valid_dialog(path: list[Entry]) -> None:
 
 
 def test_imported_pi_sessions_give_valid_dialogs() -> None:
-    for path in (PI_SHARED / "before-compaction.jsonl", PI_LOCAL / "branched.jsonl"):
+    for path in (PI_REAL / "before-compaction.jsonl", PI_LOCAL / "branched.jsonl"):
         imported = from_pi_jsonl(path.read_text())
         by_id = {e.id: e for e in imported.entries}
         node, branch = by_id[imported.info.leaf_id], []

@@ -20,7 +20,7 @@ from core.context import SUMMARY_PREFIX, build_context
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.formats import FormatError, ImportedSession, detect_format, parse_import
 from core.formats.pi import from_pi_jsonl
-from tests.formats.helpers import PI_LOCAL, PI_SHARED
+from tests.formats.helpers import PI_LOCAL, PI_REAL
 
 
 def path_to(imported: ImportedSession, leaf_id: str | None = None) -> list[Entry]:
@@ -43,7 +43,7 @@ def by_pi_id(imported: ImportedSession) -> dict[str, Entry]:
 
 def pi_lines(name: str) -> list[dict]:
     return [
-        json.loads(line) for line in (PI_SHARED / name).read_text().splitlines() if line.strip()
+        json.loads(line) for line in (PI_REAL / name).read_text().splitlines() if line.strip()
     ]
 
 
@@ -52,7 +52,7 @@ def pi_lines(name: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def before_compaction() -> ImportedSession:
-    return from_pi_jsonl((PI_SHARED / "before-compaction.jsonl").read_text())
+    return from_pi_jsonl((PI_REAL / "before-compaction.jsonl").read_text())
 
 
 def test_real_file_is_one_linear_chain_with_every_message(
@@ -60,7 +60,7 @@ def test_real_file_is_one_linear_chain_with_every_message(
 ) -> None:
     imported = before_compaction
     source = pi_lines("before-compaction.jsonl")
-    assert detect_format((PI_SHARED / "before-compaction.jsonl").read_text()) == "pi"
+    assert detect_format((PI_REAL / "before-compaction.jsonl").read_text()) == "pi"
     counts = imported.counts()
     assert counts["messages"] == sum(1 for d in source if d["type"] == "message") == 990
     assert counts["compactions"] == 2
@@ -144,7 +144,7 @@ def test_real_file_compactions_keep_from_the_entry_pi_keeps(
 
 
 def test_real_file_thinking_levels_follow_the_model() -> None:
-    imported = from_pi_jsonl((PI_SHARED / "large-session.jsonl").read_text())
+    imported = from_pi_jsonl((PI_REAL / "large-session.jsonl").read_text())
     source = pi_lines("large-session.jsonl")
     assert imported.counts()["messages"] == 914
     calls = [b for e in imported.entries if e.message for b in e.message.tool_calls]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.formats.helpers import PI_LOCAL, PI_SHARED, mplp_errors
+from tests.formats.helpers import PI_LOCAL, PI_REAL, mplp_errors
 from tests.integration.cli import run, sessions
 
 
@@ -44,7 +44,7 @@ def state(db: Path) -> tuple[str, int, int]:
 
 
 def test_pi_session_import_then_list_export_and_search(db: Path) -> None:
-    imported = import_json(db, PI_SHARED / "before-compaction.jsonl")
+    imported = import_json(db, PI_REAL / "before-compaction.jsonl")
     assert imported["format"] == "pi"
     assert (imported["messages"], imported["compactions"], imported["model_changes"]) == (
         990,
