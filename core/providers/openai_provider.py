@@ -1,0 +1,107 @@
+"""OpenAI-compatible endpoints (``openai/...``, custom ``[[endpoints]]``,
+``--api-base``) through the ``openai`` SDK directly.
+
+litellm reads these streams through its own wrapper at ~1 ms a chunk and
+reports a cut stream as finished; the SDK parses a chunk in ~0.1 ms and hands
+over the chunks as they came, so a stream without a finish reason is seen as
+interrupted. The request is the one litellm sent: the model without its
+``openai/`` prefix, usage asked for with ``stream_options``, ``reasoning_effort``
+only where litellm forwarded it (models its table says reason, and models it
+does not know: a proxy's own names), ``max_completion_tokens`` in place of
+``max_tokens`` for reasoning models. Errors are classified by
+:func:`core.providers.errors.to_provider_error` like every provider's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Mapping
+from functools import cache
+from typing import Any
+
+from core.providers import openai_format, sdk
+from core.providers.base import ChatRequest, StreamEvent
+from core.providers.cost import price_table
+from core.providers.errors import to_provider_error
+from core.providers.openai_chunks import ChunkReader
+from core.providers.pacing import LoopShare
+
+PREFIX = "openai/"
+
+
+def serves(model: str) -> bool:
+    return model.startswith(PREFIX)
+
+
+def request_params(request: ChatRequest) -> dict[str, Any]:
+    """The body of the chat-completions request, as keyword arguments of ``create``."""
+    model = request.model.removeprefix(PREFIX)
+    info = _model_info(model)
+    reasons = info is None or bool(info.get("supports_reasoning"))
+    params: dict[str, Any] = {
+        "model": model,
+        "messages": openai_format.to_messages(request),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if request.max_tokens:
+        known_reasoner = info is not None and bool(info.get("supports_reasoning"))
+        params["max_completion_tokens" if known_reasoner else "max_tokens"] = request.max_tokens
+    if request.thinking != "off" and reasons:
+        params["reasoning_effort"] = request.thinking
+    if request.tools:
+        params["tools"] = openai_format.tools(request)
+    return params
+
+
+class OpenAIProvider:
+    name = "openai"
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        reader = ChunkReader(request.model)
+        share = LoopShare()
+        try:
+            openai = await sdk.loaded("openai")
+            client = openai.AsyncOpenAI(
+                api_key=request.api_key or os.environ.get("OPENAI_API_KEY"),
+                base_url=request.api_base or os.environ.get("OPENAI_API_BASE") or None,
+                max_retries=0,  # our own policy: core.providers.retry
+                timeout=request.timeout,
+                http_client=openai.DefaultAsyncHttpxClient(
+                    verify=_tls_context(), timeout=request.timeout
+                ),
+            )
+            async with client:
+                chunks = await client.chat.completions.create(**request_params(request))
+                async with chunks:
+                    async for chunk in chunks:
+                        for event in reader.events(chunk):
+                            yield event
+                        await share.tick()
+        except Exception as exc:  # every failure becomes an event: the stream never raises
+            reader.error = to_provider_error(exc, api_key=request.api_key)
+        for event in reader.ending():
+            yield event
+
+
+@cache
+def _tls_context() -> Any:
+    """One TLS context for every request: making one reads the CA bundle (~25 ms)."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
+def _model_info(model: str) -> Mapping[str, Any] | None:
+    table = price_table()
+    entry = table.get(model) or table.get(PREFIX + model)
+    return (
+        entry if isinstance(entry, Mapping) and entry.get("litellm_provider") == "openai" else None
+    )
+
+
+def warm_up() -> None:
+    """What the first request would otherwise make on the event loop (for a
+    background thread): the TLS context and the model table."""
+    _tls_context()
+    price_table()
