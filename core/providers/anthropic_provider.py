@@ -24,7 +24,7 @@ from core.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
-from core.providers.cost import cost_for
+from core.providers.cost import cost_for, load_table
 from core.providers.errors import to_provider_error
 from core.providers.outcome import final_events
 from core.providers.pacing import LoopShare
@@ -42,6 +42,9 @@ _STOP_REASONS: dict[str, StopReason] = {
 class AnthropicProvider:
     name = "anthropic"
 
+    def preload(self) -> None:
+        sdk.preload("anthropic", load_table)
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         api_key = request.api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not api_key:
@@ -50,7 +53,7 @@ class AnthropicProvider:
         state = _StreamState(request.model)
         share = LoopShare()
         try:
-            anthropic = await sdk.loaded("anthropic")
+            anthropic = await sdk.loaded("anthropic", load_table)
             client = anthropic.AsyncAnthropic(
                 api_key=api_key,
                 base_url=request.api_base or os.environ.get("ANTHROPIC_BASE_URL") or None,

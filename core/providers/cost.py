@@ -30,6 +30,12 @@ def price_table() -> Mapping[str, Any]:
     return json.loads((Path(spec.origin).parent / _BUNDLED_PRICES).read_text(encoding="utf-8"))
 
 
+def load_table(_sdk: object = None) -> None:
+    """Read the table now (an SDK's ``prepare``, in its import thread), not on
+    the event loop at the end of the first reply."""
+    price_table()
+
+
 def prices_for(model: str) -> Mapping[str, Any] | None:
     """The price map entry for ``model``: tried as given, then without its provider prefix."""
     table = price_table()

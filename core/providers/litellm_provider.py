@@ -14,6 +14,7 @@ from typing import Any
 
 from core.providers import openai_format, sdk
 from core.providers.base import ChatRequest, StreamEvent
+from core.providers.cost import load_table
 from core.providers.errors import to_provider_error
 from core.providers.openai_chunks import ChunkReader
 from core.providers.pacing import LoopShare
@@ -46,11 +47,14 @@ def completion_params(request: ChatRequest) -> dict[str, Any]:
 class LiteLLMProvider:
     name = "litellm"
 
+    def preload(self) -> None:
+        sdk.preload("litellm", load_table)
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         reader = ChunkReader(request.model)
         share = LoopShare()
         try:
-            litellm = await sdk.loaded("litellm")
+            litellm = await sdk.loaded("litellm", load_table)
             response = await litellm.acompletion(**completion_params(request))
             try:
                 async for chunk in response:

@@ -14,11 +14,13 @@ does not know: a proxy's own names), ``max_completion_tokens`` in place of
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import AsyncIterator, Mapping
 from functools import cache
 from typing import Any
 
+from core.messages import user_text
 from core.providers import openai_format, sdk
 from core.providers.base import ChatRequest, StreamEvent
 from core.providers.cost import price_table
@@ -57,11 +59,14 @@ def request_params(request: ChatRequest) -> dict[str, Any]:
 class OpenAIProvider:
     name = "openai"
 
+    def preload(self) -> None:
+        sdk.preload("openai", prepare)
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         reader = ChunkReader(request.model)
         share = LoopShare()
         try:
-            openai = await sdk.loaded("openai")
+            openai = await sdk.loaded("openai", prepare)
             client = openai.AsyncOpenAI(
                 api_key=request.api_key or os.environ.get("OPENAI_API_KEY"),
                 base_url=request.api_base or os.environ.get("OPENAI_API_BASE") or None,
@@ -100,8 +105,46 @@ def _model_info(model: str) -> Mapping[str, Any] | None:
     )
 
 
-def warm_up() -> None:
-    """What the first request would otherwise make on the event loop (for a
-    background thread): the TLS context and the model table."""
-    _tls_context()
+def prepare(openai: Any) -> None:
+    """In the import thread: one whole request through the SDK to an in-memory
+    transport, so that what the SDK builds on its first request (the resources
+    it imports lazily, request transforms, chunk models) is built off the
+    loop; and the TLS context and the model table."""
+    import asyncio
+
+    import anyio  # noqa: F401  # httpcore imports it at its first connection
+    import httpx
+
     price_table()
+    _tls_context()
+    sample = json.dumps(
+        {
+            "id": "warm-up",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "warm-up",
+            "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+    )
+    body = f"data: {sample}\n\ndata: [DONE]\n\n".encode()
+
+    def respond(_: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    async def one_request() -> None:
+        transport = httpx.MockTransport(respond)
+        async with openai.AsyncOpenAI(
+            api_key="warm-up",
+            base_url="http://warm-up.invalid/v1",
+            max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(transport=transport),
+        ) as client:
+            request = ChatRequest(model=PREFIX + "warm-up", messages=(user_text("hi"),))
+            stream = await client.chat.completions.create(**request_params(request))
+            reader = ChunkReader(request.model)
+            async with stream:
+                async for chunk in stream:
+                    reader.events(chunk)
+
+    asyncio.run(one_request())

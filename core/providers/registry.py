@@ -9,9 +9,7 @@ of these modules imports an SDK: see :mod:`core.providers.sdk`.
 
 from __future__ import annotations
 
-import threading
-
-from core.providers import openai_provider, sdk
+from core.providers import openai_provider
 from core.providers.anthropic_provider import AnthropicProvider
 from core.providers.base import Provider
 from core.providers.demo import DemoProvider
@@ -38,17 +36,9 @@ def get_provider(model: str) -> Provider:
     return _LITELLM
 
 
-def sdk_for(model: str) -> str | None:
-    """The SDK the provider of ``model`` imports (None for the demo)."""
-    provider = get_provider(model)
-    return None if provider is _DEMO else provider.name
-
-
 def warm_up(model: str) -> None:
-    """Start loading, in background threads, what the first request for
-    ``model`` needs: its SDK, the model table, the TLS context."""
-    name = sdk_for(model)
-    if name is None:
-        return
-    sdk.preload(name)
-    threading.Thread(target=openai_provider.warm_up, name="warm-up", daemon=True).start()
+    """Start loading, in a background thread, what the first request for
+    ``model`` needs: its SDK and whatever that SDK builds on first use."""
+    preload = getattr(get_provider(model), "preload", None)
+    if preload is not None:
+        preload()

@@ -25,6 +25,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from types import ModuleType
 
@@ -36,7 +37,12 @@ _imports: dict[str, Future[ModuleType]] = {}
 _lock = threading.Lock()
 
 
-def preload(name: str) -> Future[ModuleType]:
+Prepare = Callable[[ModuleType], None]
+"""Run in the import thread after the import: whatever else the SDK makes on
+its first request (lazily imported parts, schemas), done off the loop."""
+
+
+def preload(name: str, prepare: Prepare | None = None) -> Future[ModuleType]:
     """Start importing SDK ``name`` in a daemon thread (once); its future."""
     if name not in SDKS:
         raise ValueError(f"unknown SDK: {name!r}")
@@ -45,14 +51,14 @@ def preload(name: str) -> Future[ModuleType]:
         if future is None:
             future = _imports[name] = Future()
             threading.Thread(
-                target=_import, args=(name, future), name=f"import-{name}", daemon=True
+                target=_import, args=(name, future, prepare), name=f"import-{name}", daemon=True
             ).start()
     return future
 
 
-async def loaded(name: str) -> ModuleType:
+async def loaded(name: str, prepare: Prepare | None = None) -> ModuleType:
     """SDK ``name``, awaiting its import in the background if it is not done."""
-    future = preload(name)
+    future = preload(name, prepare)
     if future.done():
         return future.result()
     return await asyncio.wrap_future(future)
@@ -75,7 +81,7 @@ def openai() -> ModuleType:
     return preload("openai").result()
 
 
-def _import(name: str, future: Future[ModuleType]) -> None:
+def _import(name: str, future: Future[ModuleType], prepare: Prepare | None) -> None:
     try:
         delay = float(os.environ.get(_DELAY_ENV) or 0)
         if delay > 0:
@@ -88,6 +94,8 @@ def _import(name: str, future: Future[ModuleType]) -> None:
             module.disable_hf_tokenizer_download = True  # counting must not reach the network
             for logger in _LITELLM_LOGGERS:
                 logging.getLogger(logger).setLevel(logging.CRITICAL)
+        if prepare is not None:
+            prepare(module)
     except BaseException as error:  # the request that awaits it reports it
         future.set_exception(error)
     else:
