@@ -1,6 +1,6 @@
 """Chat-completions stream chunks to stream events, for both readers of them:
-the openai SDK (OpenAI-compatible endpoints) and litellm (everything else),
-whose chunks have the same shape."""
+the openai SDK (OpenAI-compatible endpoints: the chunks' JSON as parsed, no
+models built) and litellm (everything else: its own chunk objects)."""
 
 from __future__ import annotations
 
@@ -38,33 +38,35 @@ class ChunkReader:
         self.has_content = False
 
     def events(self, chunk: Any) -> list[StreamEvent]:
-        raw_usage = getattr(chunk, "usage", None)
+        raw_usage = _field(chunk, "usage")
         if raw_usage is not None:
             self.usage = usage(raw_usage)
-        if not chunk.choices:
+        choices = _field(chunk, "choices")
+        if not choices:
             return []
-        choice = chunk.choices[0]
-        reason = getattr(choice, "finish_reason", None)
+        choice = choices[0]
+        reason = _field(choice, "finish_reason")
         if reason:
             self.finish = reason
-        delta = choice.delta
+        delta = _field(choice, "delta")
         if delta is None:
             return []
         events: list[StreamEvent] = []
         # Some OpenAI-compatible servers (vLLM, GLM) call it "reasoning".
-        reasoning = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
+        reasoning = _field(delta, "reasoning_content") or _field(delta, "reasoning")
         if reasoning and isinstance(reasoning, str):
             events.append(ThinkingDelta(reasoning))
-        if delta.content:
-            events.append(TextDelta(delta.content))
-        for call in getattr(delta, "tool_calls", None) or []:
-            function = call.function
+        content = _field(delta, "content")
+        if content:
+            events.append(TextDelta(content))
+        for call in _field(delta, "tool_calls") or []:
+            function = _field(call, "function")
             events.append(
                 ToolCallDelta(
-                    index=call.index or 0,
-                    id=call.id or None,
-                    name=getattr(function, "name", None) or None,
-                    arguments=getattr(function, "arguments", None) or "",
+                    index=_field(call, "index") or 0,
+                    id=_field(call, "id") or None,
+                    name=_field(function, "name") or None,
+                    arguments=_field(function, "arguments") or "",
                 )
             )
         if events:
@@ -86,16 +88,24 @@ class ChunkReader:
 
 def usage(raw: Any) -> Usage:
     """OpenAI-style usage, where prompt tokens include cached ones, split into parts."""
-    prompt = getattr(raw, "prompt_tokens", 0) or 0
-    details = getattr(raw, "prompt_tokens_details", None)
-    cache_read = (getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
-    cache_write = getattr(raw, "cache_creation_input_tokens", 0) or 0
-    completion = getattr(raw, "completion_tokens_details", None)
-    reasoning = (getattr(completion, "reasoning_tokens", 0) or 0) if completion is not None else 0
+    prompt = _field(raw, "prompt_tokens") or 0
+    cache_read = _field(_field(raw, "prompt_tokens_details"), "cached_tokens") or 0
+    cache_write = _field(raw, "cache_creation_input_tokens") or 0
+    reasoning = _field(_field(raw, "completion_tokens_details"), "reasoning_tokens") or 0
     return Usage(
         input_tokens=max(0, prompt - cache_read - cache_write),
-        output_tokens=getattr(raw, "completion_tokens", 0) or 0,
+        output_tokens=_field(raw, "completion_tokens") or 0,
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
         reasoning_tokens=reasoning,
     )
+
+
+def _field(item: Any, name: str) -> Any:
+    """A field of a chunk part: the openai SDK hands over the JSON (dicts),
+    litellm its own objects."""
+    if item is None:
+        return None
+    if isinstance(item, dict):
+        return item.get(name)
+    return getattr(item, name, None)
