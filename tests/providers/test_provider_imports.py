@@ -94,3 +94,42 @@ def test_an_unknown_sdk_is_refused():
 
     with pytest.raises(ValueError, match="unknown SDK"):
         sdk.preload("nonsense")
+
+
+HOT_PATH_PROBE = """
+import asyncio, json, sys
+sys.path.append("tests")  # after the checkout: tests/core would shadow core
+from fake_provider import FakeProvider, Reply
+from core.messages import user_text
+from core.providers.base import ChatRequest, UsageEvent
+from core.providers.registry import get_provider
+
+async def main(server):
+    request = ChatRequest(
+        model="openai/gpt-4o", messages=(user_text("hi"),),
+        api_base=server.base_url + "/v1", api_key="sk-test-0000000000000000",
+    )
+    events = [e async for e in get_provider(request.model).stream(request)]
+    return [e.usage.cost for e in events if isinstance(e, UsageEvent)]
+
+with FakeProvider() as server:
+    server.script(Reply(text="hello", usage={"input_tokens": 1000, "output_tokens": 10}))
+    costs = asyncio.run(main(server))
+heavy = [m for m in ("litellm", "tiktoken", "tokenizers", "mcp") if m in sys.modules]
+print(json.dumps({"heavy": heavy, "costs": costs}))
+"""
+
+
+def test_an_openai_compatible_reply_is_priced_without_litellm_or_a_tokenizer():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", HOT_PATH_PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(out.stdout)
+    assert report["heavy"] == []
+    assert len(report["costs"]) == 1 and report["costs"][0] > 0
