@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from core import __version__
 from core.entries import THINKING_LEVELS
 
-EXPORT_FORMATS = ("json", "markdown", "openai", "mplp")
+EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi")
 IMPORT_FORMATS = ("auto", "tangents", "openai", "pi")  # core.formats.IMPORT_FORMATS plus auto
 
 
@@ -120,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
             "  json      the whole tree, lossless (with image bytes): 'sessions import' gives it back\n"
             "  markdown  the current branch, readable\n"
             "  openai    the current branch as an OpenAI chat-completions messages array\n"
-            "  mplp      the current branch as an MPLP dialog document"
+            "  mplp      the current branch as an MPLP dialog document\n"
+            "  pi        the whole tree as a pi coding-agent session file (.jsonl, version 3)"
         ),
     )
     _global_options(export, suppress=True)

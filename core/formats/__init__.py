@@ -6,7 +6,9 @@ chat-completions messages (:mod:`core.formats.openai`) and MPLP dialogs
 (:mod:`core.formats.mplp`).
 
 Imports (text in, an :class:`ImportedSession` out, nothing written): Tangents
-JSON, OpenAI ``messages`` arrays and pi session files (:mod:`core.formats.pi`).
+JSON, OpenAI ``messages`` arrays, pi session files (:mod:`core.formats.pi`)
+and Claude Code session files (:mod:`core.formats.claude`). Exports of the
+whole tree to pi: :mod:`core.formats.pi_export`.
 A file that cannot be imported whole raises :class:`FormatError` naming the
 line and the reason; the caller writes an imported session in one
 transaction (``SessionStore.import_session``), so nothing is half imported.
@@ -18,29 +20,42 @@ import json
 
 from core.formats.base import FormatError, ImportedSession
 
-IMPORT_FORMATS = ("tangents", "openai", "pi")
+IMPORT_FORMATS = ("tangents", "openai", "pi", "claude")
 
 __all__ = ["FormatError", "IMPORT_FORMATS", "ImportedSession", "detect_format", "parse_import"]
 
 
 def detect_format(text: str) -> str:
-    """``tangents``, ``openai`` or ``pi``, guessed from the content.
+    """``tangents``, ``openai``, ``pi`` or ``claude``, guessed from the content.
 
-    A pi file is JSON lines whose first line is a ``session`` header; a
-    Tangents export is one object with ``"format": "tangents-session"``; an
-    OpenAI conversation is an array of messages (or an object holding one
-    under ``messages``).
+    JSON lines are recognised first, by their first line: a pi file starts
+    with a ``session`` header (a fragment without one, with any entry that
+    has a ``type``); a Claude Code file's lines carry ``uuid`` /
+    ``parentUuid`` (or start with a ``summary`` line naming a ``leafUuid``).
+    Otherwise the text is one JSON document: a Tangents export is an object
+    with ``"format": "tangents-session"``; an OpenAI conversation is an array
+    of messages (or an object holding one under ``messages``).
     """
     stripped = text.lstrip()
     if stripped.startswith("["):
         return "openai"
     first = stripped.split("\n", 1)[0]
     try:
-        header = json.loads(first)
+        line = json.loads(first)
     except ValueError:
-        header = None
-    if isinstance(header, dict) and header.get("type") == "session":
-        return "pi"
+        line = None
+    if isinstance(line, dict):
+        kind = line.get("type")
+        if kind == "session":
+            return "pi"
+        if "parentUuid" in line or "uuid" in line or (kind == "summary" and "leafUuid" in line):
+            return "claude"
+        if line.get("format") == "tangents-session":
+            return "tangents"
+        if "messages" in line and kind is None:
+            return "openai"
+        if isinstance(kind, str):
+            return "pi"
     try:
         document = json.loads(text)
     except ValueError:
@@ -71,4 +86,8 @@ def parse_import(text: str, format: str = "auto", *, new_ids: bool = False) -> I
         from core.formats.pi import from_pi_jsonl
 
         return from_pi_jsonl(text)
+    if format == "claude":
+        from core.formats.claude import from_claude_jsonl
+
+        return from_claude_jsonl(text)
     raise ValueError(f"unknown import format: {format!r}")
