@@ -15,7 +15,13 @@ from core import __version__
 from core.entries import THINKING_LEVELS
 
 EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi")
-IMPORT_FORMATS = ("auto", "tangents", "openai", "pi")  # core.formats.IMPORT_FORMATS plus auto
+IMPORT_FORMATS = (
+    "auto",
+    "tangents",
+    "openai",
+    "pi",
+    "claude",
+)  # core.formats.IMPORT_FORMATS plus auto
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -136,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     importing = actions.add_parser(
         "import",
-        help="read a session from a file (Tangents JSON, OpenAI messages, pi session)",
+        help="read a session from a file (Tangents JSON, OpenAI messages, pi or Claude Code session)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Import a session from FILE ('-' for stdin) and print its new id and what it holds.",
         epilog=(
@@ -144,7 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
             "  tangents  a 'sessions export --format json' document: the same session, same ids\n"
             "  openai    a chat-completions messages array (or an object with 'messages'): a linear session\n"
             "  pi        a pi coding-agent session file (.jsonl): its tree, compactions, branch\n"
-            "            summaries, model changes and labels\n"
+            "            summaries, model changes and labels (a fragment without its header too)\n"
+            "  claude    a Claude Code project session (.jsonl): its tree, tool calls, thinking,\n"
+            "            images; sub-agent runs as branches; the summary as the title\n"
             "\n"
             "A file that cannot be imported whole is refused with the line and the reason;\n"
             "nothing is written. A Tangents export whose session is already in the database is\n"
