@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     sessions = commands.add_parser(
         "sessions",
-        help="list, search, export, import, rename, archive, delete and compact sessions",
+        help="list, show, search, export, import, rename, archive, delete and compact sessions",
     )
     _global_options(sessions, suppress=True)
     actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -115,6 +115,16 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help="JSON output")
     listing.add_argument("--all", action="store_true", help="include archived sessions")
     listing.add_argument("--limit", type=int, default=100)
+
+    show = actions.add_parser(
+        "show",
+        help="an overview of one session",
+        description="Title, dates, entries and messages, branches and leaves, compactions, labels, "
+        "tokens and cost per model, and tool calls by name, over the whole tree.",
+    )
+    _global_options(show, suppress=True)
+    show.add_argument("id", metavar="ID")
+    show.add_argument("--json", action="store_true", help="JSON output")
 
     export = actions.add_parser(
         "export",
