@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from core import __version__
 from core.entries import THINKING_LEVELS
 
-EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi")
+EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
 IMPORT_FORMATS = (
     "auto",
     "tangents",
@@ -137,7 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
             "  markdown  the current branch, readable\n"
             "  openai    the current branch as an OpenAI chat-completions messages array\n"
             "  mplp      the current branch as an MPLP dialog document\n"
-            "  pi        the whole tree as a pi coding-agent session file (.jsonl, version 3)"
+            "  pi        the whole tree as a pi coding-agent session file (.jsonl, version 3)\n"
+            "  html      one self-contained web page: the current branch as a chat, the whole\n"
+            "            tree in a sidebar to switch alternatives and open other branches"
         ),
     )
     _global_options(export, suppress=True)

@@ -36,7 +36,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "export",
         "FORMAT [PATH]",
-        "Save this session as markdown, json, openai, mplp or pi (default: a file here)",
+        "Save this session as markdown, json, openai, mplp, pi or html (default: a file here)",
     ),
     SlashCommand("info", "", "Show an overview of this session: branches, tokens, cost, tools"),
     SlashCommand("tree", "", "Show the session tree (jump to any entry)"),

@@ -11,19 +11,22 @@ from typing import Any
 
 from core.store import Blob, SessionInfo, SessionStore
 
-EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi")
+EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
 EXTENSIONS = {
     "json": ".json",
     "markdown": ".md",
     "openai": ".openai.json",
     "mplp": ".mplp.json",
     "pi": ".pi.jsonl",
+    "html": ".html",
 }
 NAME_CHARS = 60
 
 
 async def export_text(store: SessionStore, info: SessionInfo, format: str) -> str:
-    """``json`` and ``pi``: the whole tree (with image bytes); the others: the current branch."""
+    """``json``, ``pi`` and ``html``: the whole tree (with image bytes); the
+    others: the current branch."""
+    from core.formats.html import to_html
     from core.formats.markdown import to_markdown
     from core.formats.mplp import to_mplp_dialog
     from core.formats.openai import to_openai_messages
@@ -32,12 +35,14 @@ async def export_text(store: SessionStore, info: SessionInfo, format: str) -> st
 
     if format not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format: {format!r}")
-    if format in ("json", "pi"):
+    if format in ("json", "pi", "html"):
         entries = await store.entries(info.id)
         blobs = await _blobs(store, image_shas(entries))
         labels = await store.labels(info.id)
         if format == "pi":
             return to_pi_jsonl(info, entries, labels, blobs)
+        if format == "html":
+            return to_html(info, entries, labels, blobs)
         return _json(to_json_document(info, entries, labels, blobs.values()))
     path = await store.path(info.leaf_id) if info.leaf_id else []
     if format == "openai":

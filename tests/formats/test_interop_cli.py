@@ -48,3 +48,13 @@ def test_a_truncated_claude_file_writes_nothing(tmp_path: Path) -> None:
     assert "line 6:" in done.stderr and "truncated" in done.stderr
     listed = run("--db", db, "sessions", "list", "--json")
     assert json.loads(listed.stdout) == []
+
+
+def test_html_export_from_the_command_line(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.db")
+    done = run("--db", db, "sessions", "import", str(FIXTURES / "claude" / "tools.jsonl"), "--json")
+    session_id = json.loads(done.stdout)["id"]
+    page = run("--db", db, "sessions", "export", session_id, "--format", "html")
+    assert page.returncode == 0, page.stderr
+    assert page.stdout.startswith("<!DOCTYPE html>")
+    assert "Result of Read" in page.stdout and "data:image/png;base64," in page.stdout
