@@ -42,7 +42,7 @@ def detect_format(text: str) -> str:
     first = stripped.split("\n", 1)[0]
     try:
         line = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):
         line = None
     if isinstance(line, dict):
         kind = line.get("type")
@@ -58,7 +58,7 @@ def detect_format(text: str) -> str:
             return "pi"
     try:
         document = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         # Let the format that looks likeliest report where the JSON breaks.
         return "pi" if '"type"' in first and '"session"' in first else "tangents"
     if isinstance(document, dict) and "messages" in document and "format" not in document:

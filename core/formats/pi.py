@@ -148,7 +148,7 @@ class _Importer:
             )
             try:
                 state, entry = self.convert(record, parent, states, by_id)
-            except (TypeError, ValueError, AttributeError, OverflowError) as error:
+            except (TypeError, ValueError, AttributeError, OverflowError, RecursionError) as error:
                 # A value of the wrong shape somewhere the checks above did not look.
                 raise FormatError(
                     record.line, f"malformed {record.data['type']} entry ({error})"
@@ -215,6 +215,8 @@ class _Importer:
                 if number - 1 == last and looks_cut:
                     reason += "; the file ends too early (truncated?)"
                 raise FormatError(number, reason) from None
+            except RecursionError:
+                raise FormatError(number, "nested too deeply") from None
             if not isinstance(data, dict):
                 raise FormatError(number, "expected a JSON object")
             kind = data.get("type")

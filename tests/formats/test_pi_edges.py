@@ -220,3 +220,18 @@ def test_malformed_fragments_are_refused_with_a_line(text: str) -> None:
     with pytest.raises(FormatError) as caught:
         parse_import(text, "pi")
     assert caught.value.line in (1, 2)
+
+
+@pytest.mark.parametrize("fmt", ["pi", "claude"])
+def test_deep_nesting_is_refused_with_its_line(fmt: str) -> None:
+    """Before: RecursionError (a traceback)."""
+    good = '{"type": "message", "id": "a", "parentId": null, "message": {"role": "user", "content": "hi"}}'
+    deep = (
+        '{"type": "message", "id": "b", "parentId": "a", "message": '
+        + "[" * 100_000
+        + "]" * 100_000
+        + "}"
+    )
+    with pytest.raises(FormatError) as caught:
+        parse_import(f"{good}\n{deep}\n", fmt)
+    assert caught.value.line == 2 and "nested too deeply" in caught.value.reason
