@@ -8,14 +8,17 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from core.content import ImageContent, ToolResultContent
 from core.entries import Compaction
 from core.formats import detect_format, parse_import
 from core.formats.export import export_text
+from core.formats.pi import from_pi_jsonl
 from core.formats.pi_export import to_pi_jsonl
 from storage import SqliteStore
+from tests.formats.helpers import PI_REAL
 from tests.formats.sample import sample_session
 from tests.formats.test_tangents_json import sessions
 from tests.formats.tree_shape import describe, path_to, shape
@@ -184,3 +187,28 @@ def test_any_tree_survives_the_round_trip(session) -> None:
     assert [describe(e) for e in path_to(imported.entries, imported.info.leaf_id)] == [
         describe(e) for e in path_to(entries, info.leaf_id)
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "compactions"), [("before-compaction.jsonl", 2), ("large-session.jsonl", 0)]
+)
+def test_real_pi_sessions_come_back_the_same(name: str, compactions: int) -> None:
+    """pi -> Tangents -> pi -> Tangents: the same tree, leaf and compaction targets."""
+    first = from_pi_jsonl((PI_REAL / name).read_text())
+    blobs = {blob.sha256: blob for blob in first.blobs}
+    again = from_pi_jsonl(to_pi_jsonl(first.info, first.entries, first.labels, blobs))
+    assert again.notes == ()
+    assert shape(again.entries) == shape(first.entries)
+    assert [describe(e) for e in path_to(again.entries, again.info.leaf_id)] == [
+        describe(e) for e in path_to(first.entries, first.info.leaf_id)
+    ]
+
+    def kept(imported) -> list:
+        by_id = {e.id: e for e in imported.entries}
+        return [
+            describe(by_id[e.payload.first_kept_id])
+            for e in imported.entries
+            if isinstance(e.payload, Compaction) and e.payload.first_kept_id
+        ]
+
+    assert kept(again) == kept(first) and len(kept(first)) == compactions

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -36,16 +37,24 @@ def describe(entry: Entry) -> tuple[Any, ...]:
     return ("message", payload.role, tuple(blocks))
 
 
-def shape(entries: Sequence[Entry]) -> tuple[Any, ...]:
-    """The tree as nested (entry, children) tuples, children in a fixed order."""
+def shape(entries: Sequence[Entry]) -> tuple[str, ...]:
+    """The tree as a digest per root of (entry, children's digests in a fixed
+    order), built bottom-up without recursion: real sessions are thousands deep."""
     children: dict[str | None, list[Entry]] = {}
     for entry in entries:
         children.setdefault(entry.parent_id, []).append(entry)
-
-    def node(entry: Entry) -> tuple[Any, ...]:
-        return (describe(entry), tuple(sorted(node(c) for c in children.get(entry.id, []))))
-
-    return tuple(sorted(node(root) for root in children.get(None, [])))
+    done: dict[str, tuple[Any, ...]] = {}
+    stack = [(root, False) for root in children.get(None, [])]
+    while stack:
+        entry, expanded = stack.pop()
+        kids = children.get(entry.id, [])
+        if expanded:
+            below = sorted(done.pop(k.id) for k in kids)
+            done[entry.id] = hashlib.sha256(repr((describe(entry), below)).encode()).hexdigest()
+        else:
+            stack.append((entry, True))
+            stack.extend((kid, False) for kid in kids)
+    return tuple(sorted(done[root.id] for root in children.get(None, [])))
 
 
 def path_to(entries: Sequence[Entry], leaf_id: str | None) -> list[Entry]:
