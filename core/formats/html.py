@@ -12,7 +12,7 @@ images as ``data:`` URLs, no fonts or scripts from the network (the page's
 Content-Security-Policy says so too). Every piece of session text is
 escaped: assistant text is rendered as Markdown with raw HTML off (so a
 reply holding ``<script>`` shows it), user text and tool output are shown as
-written.
+written; bidi controls are shown as visible markers.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ from core.store import Blob, SessionInfo
 
 SNIPPET = 48
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+"""Bidi embeddings, overrides and isolates: shown as ``[U+202E]`` so text
+cannot be reordered to read other than it is (Trojan Source)."""
 _MEDIA_TYPE = re.compile(r"image/[a-z0-9.+-]+\Z")
 
 
@@ -79,6 +82,7 @@ def to_html(
         stored=stored,
         tree=_tree(children, on_path, info.leaf_id),
     )
+    page = _BIDI.sub(lambda match: f"[U+{ord(match.group()):04X}]", page)
     return _SURROGATE.sub("\ufffd", page)
 
 

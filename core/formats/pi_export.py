@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -52,6 +53,7 @@ from core.formats.pi import PI_VERSION, TANGENTS_CUSTOM_TYPE, TANGENTS_POSITION_
 from core.messages import Message, Usage
 from core.store import Blob, SessionInfo
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 STOP_REASONS = {
     "stop": "stop",
     "length": "length",
@@ -69,9 +71,11 @@ def to_pi_jsonl(
     blobs: Mapping[str, Blob],
 ) -> str:
     """The session as the text of a pi session file (one JSON object a line)."""
-    return "".join(
+    text = "".join(
         json.dumps(line, ensure_ascii=False) + "\n" for line in _lines(info, entries, labels, blobs)
     )
+    # A lone surrogate cannot be written as UTF-8: a JSON escape keeps it.
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def _lines(

@@ -92,6 +92,7 @@ async def test_hostile_text_is_shown_never_run(tmp_path: Path) -> None:
         "</textarea><textarea>",
         "[click](javascript:window.pwned=3)",
         '"><svg onload="window.pwned=4">',
+        "rm -rf ~ \u202e# nothing to see",
     ]
     entries = list(sample.entries)
     parent = sample.info.leaf_id
@@ -118,3 +119,4 @@ async def test_hostile_text_is_shown_never_run(tmp_path: Path) -> None:
             assert text in chat
         assert await page.evaluate("document.title") == '<b onmouseover="x">Title</b>'
         assert await page.evaluate("document.querySelectorAll('svg, textarea, b, i').length") == 0
+        assert "rm -rf ~ [U+202E]# nothing to see" in chat and "\u202e" not in chat

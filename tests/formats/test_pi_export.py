@@ -212,3 +212,12 @@ def test_real_pi_sessions_come_back_the_same(name: str, compactions: int) -> Non
         ]
 
     assert kept(again) == kept(first) and len(kept(first)) == compactions
+
+
+def test_a_lone_surrogate_is_written_as_an_escape_and_read_back() -> None:
+    sample = sample_session()
+    info = replace(sample.info, title="broken \ud800 title")
+    text = to_pi_jsonl(info, sample.entries, sample.labels, sample.blobs)
+    text.encode("utf-8")  # writable
+    assert "\\ud800" in text
+    assert parse_import(text, "pi").info.title == "broken \ud800 title"
