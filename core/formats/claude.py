@@ -51,7 +51,6 @@ from core.formats.base import (
     ImportedSession,
     decode_base64,
     json_error,
-    parent_first,
     parse_timestamp,
 )
 from core.ids import now_iso, uuid7
@@ -104,32 +103,25 @@ class _Importer:
         self.summaries: list[tuple[str, str | None]] = []
         self.skipped: Counter[str] = Counter()
         self.dropped_blocks: Counter[str] = Counter()
-        self.notes: list[str] = []
         self.cwd: str | None = None
         self.last_created: str | None = None
 
     def run(self) -> ImportedSession:
         lines = self.read()
         known = {line.uuid for line in lines}
+        lines = _parents_first(lines, known)
         entries: dict[str, Entry] = {}  # by id, in the order made; merged replies updated in place
         hang: dict[str, str | None] = {}  # a line's uuid -> the entry id its children hang from
         built: dict[str, _Built] = {}
         previous_main: str | None = None  # uuid of the last main-chain line placed
         cut = sidechains = 0
         for line in lines:
-            parent_uuid = line.parent
-            if parent_uuid is None or parent_uuid not in known:
-                logical = line.data.get("logicalParentUuid")
-                if isinstance(logical, str) and logical in known:
-                    parent_uuid = logical
-                elif line.sidechain and parent_uuid is None and previous_main is not None:
-                    parent_uuid = previous_main
-                    sidechains += 1
-                elif parent_uuid is not None:
-                    cut += 1
-                    parent_uuid = None
-            if parent_uuid is not None and parent_uuid not in hang:
-                raise FormatError(line.number, f"parentUuid {parent_uuid!r} comes after its child")
+            parent_uuid = _parent_of(line, known)
+            if parent_uuid is None and line.parent is not None:
+                cut += 1  # its parent is in another file
+            elif parent_uuid is None and line.sidechain and previous_main is not None:
+                parent_uuid = previous_main  # a sub-agent's run starts from where it was called
+                sidechains += 1
             parent_id = hang[parent_uuid] if parent_uuid is not None else None
             merged = self.merge(line, built.get(parent_uuid) if parent_uuid else None, entries)
             if merged is not None:
@@ -149,8 +141,10 @@ class _Importer:
         if not entries:
             raise FormatError(None, "the file holds no messages to import")
         main = [line for line in lines if not line.sidechain and line.uuid in built]
-        leaf = built[main[-1].uuid].last.id if main else next(reversed(entries))
-        return self.session(parent_first(list(entries.values())), leaf, cut, sidechains)
+        last = max(main, key=lambda line: line.number) if main else None
+        leaf = built[last.uuid].last.id if last else next(reversed(entries))
+        # Lines were taken parents first, so the entries are in that order too.
+        return self.session(list(entries.values()), leaf, cut, sidechains)
 
     # --- reading ---------------------------------------------------------------
 
@@ -446,6 +440,41 @@ class _Importer:
         return ImportedSession(
             "claude", info, tuple(entries), {}, tuple(self.blobs.values()), tuple(notes)
         )
+
+
+def _parent_of(line: _Line, known: set[str]) -> str | None:
+    """The line a line hangs from, if it is in the file."""
+    if line.parent in known:
+        return line.parent
+    logical = line.data.get("logicalParentUuid")
+    return (
+        logical if line.parent is None and isinstance(logical, str) and logical in known else None
+    )
+
+
+def _parents_first(lines: list[_Line], known: set[str]) -> list[_Line]:
+    """The lines with every parent before its children, in file order otherwise
+    (Claude Code appends them so; a file put together by hand may not)."""
+    placed: set[str] = set()
+    waiting: dict[str, list[_Line]] = {}
+    out: list[_Line] = []
+    for line in lines:
+        parent = _parent_of(line, known)
+        if parent is not None and parent not in placed:
+            waiting.setdefault(parent, []).append(line)
+            continue
+        stack = [line]
+        while stack:
+            current = stack.pop()
+            out.append(current)
+            placed.add(current.uuid)
+            stack.extend(reversed(waiting.pop(current.uuid, [])))
+    if waiting:
+        stuck = min(
+            (line for group in waiting.values() for line in group), key=lambda each: each.number
+        )
+        raise FormatError(stuck.number, f"parentUuid {stuck.parent!r} forms a cycle")
+    return out
 
 
 def _merge_meta(meta: dict[str, Any], uuid: str) -> dict[str, Any]:

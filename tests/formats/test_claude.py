@@ -163,3 +163,16 @@ def test_malformed_lines_are_refused(change: dict, reason: str) -> None:
 def test_only_unknown_lines_is_nothing_to_import() -> None:
     error = _refused('{"type": "summary", "summary": "x", "leafUuid": "y"}\n')
     assert "no messages" in error.reason
+
+
+def test_lines_out_of_order_and_cycles() -> None:
+    lines = (CLAUDE / "linear.jsonl").read_text().splitlines()
+    shuffled = [lines[0], lines[5], lines[4], lines[3], lines[1], lines[2]]
+    imported = parse_import("\n".join(shuffled), "claude")
+    assert [e.message.text for e in imported.entries][-1] == "Oaks cope with clay; olives do not."
+    assert imported.counts()["branches"] == 1
+    first = json.loads(lines[1])
+    first["parentUuid"] = "a1000004-0000-4000-8000-000000000004"
+    lines[1] = json.dumps(first)
+    error = _refused("\n".join(lines))
+    assert error.line == 2 and "forms a cycle" in error.reason
