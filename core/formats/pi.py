@@ -26,14 +26,21 @@ Entries become Tangents entries:
   model is known only sets the level for later changes.
 - ``label`` entries set (or clear) the label of their target;
   ``session_info`` names the session; ``custom`` entries (extension state)
-  are skipped. These are not part of the Tangents tree: their children hang
-  from their nearest kept ancestor.
+  and entry types this importer does not know (a later pi's) are skipped
+  and counted in the notes. These are not part of the Tangents tree: their
+  children hang from their nearest kept ancestor. A Tangents export's own
+  ``custom`` entries (:mod:`core.formats.pi_export`) are read back.
+
+A file without its header is a fragment of a session: entries whose parent
+is not in it start the tree, and what points before it (a compaction's kept
+entry, a label's target) is dropped with a note. Numbers that are not
+(``tokensBefore: "lots"``, ``NaN`` usage) count as 0, with a note.
 
 The leaf is the last entry of the file (or its nearest kept ancestor), as
 when pi opens the file. Every entry gets a fresh id, so a file can be
-imported twice. Anything malformed (bad JSON, a missing header, an unknown
-entry type or role, an id pointed at that is not in the file, a cycle) is a
-:class:`FormatError` naming the line.
+imported twice. Anything malformed (bad JSON, an unknown role, an id a whole
+file points at that is not in it, a cycle) is a :class:`FormatError` naming
+the line.
 """
 
 from __future__ import annotations
