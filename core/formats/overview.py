@@ -193,19 +193,17 @@ def overview_text(overview: Overview) -> str:
             lines.append(f"     {entry_id}  {label}")
     if overview.models:
         lines.append("  tokens and cost by model")
-        lines.append(
-            f"     {'model':<32} {'replies':>7} {'input':>9} {'output':>9} {'cache rd':>9}"
-            f" {'cache wr':>9} {'reason':>9} {'cost $':>9}"
-        )
         rows = list(overview.models)
         if len(rows) > 1:
             rows.append(ModelUsage("total", sum(m.replies for m in rows), overview.total))
         for row in rows:
             u = row.usage
+            replies = f"{row.replies} repl{'y' if row.replies == 1 else 'ies'}"
+            lines.append(f"     {row.model}: {replies}, ${u.cost:.4f}")
             lines.append(
-                f"     {row.model:<32} {row.replies:>7} {u.input_tokens:>9,} {u.output_tokens:>9,}"
-                f" {u.cache_read_tokens:>9,} {u.cache_write_tokens:>9,} {u.reasoning_tokens:>9,}"
-                f" {u.cost:>9.4f}"
+                f"       input {u.input_tokens:,} · output {u.output_tokens:,}"
+                f" · cache read {u.cache_read_tokens:,} · cache write {u.cache_write_tokens:,}"
+                f" · reasoning {u.reasoning_tokens:,}"
             )
     if overview.tool_calls:
         calls = ", ".join(f"{name} {n}" for name, n in overview.tool_calls.items())

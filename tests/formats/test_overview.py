@@ -85,10 +85,9 @@ def test_show_text(db: Path) -> None:
     assert "branches 3; the current one is 11 entries long" in text
     assert f"{sample.ids['compaction']}  1,234 tokens before" in text
     assert f"{sample.ids['u3']}  pines" in text
-    model_line = next(line for line in text.splitlines() if "anthropic/claude-x" in line)
-    assert model_line.split() == [
-        "anthropic/claude-x", "5", "300", "60", "150", "30", "15", "0.0099",
-    ]  # fmt: skip
+    assert "     anthropic/claude-x: 5 replies, $0.0099\n" in text
+    assert "       input 300 · output 60 · cache read 150 · cache write 30 · reasoning 15\n" in text
+    assert "     total: 6 replies, $0.0111\n" in text
     assert "tool calls 1: read_file 1" in text
 
 
