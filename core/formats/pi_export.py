@@ -233,7 +233,7 @@ def _message(
     """pi's form of the message; None when pi has no place for it."""
     kept = dict(message.meta.get("pi", {})) if isinstance(message.meta.get("pi"), dict) else {}
     kept.pop("id", None)
-    kept.pop("blocks", None)
+    extras = kept.pop("blocks", None)
     kept.pop("role", None)
     kept.pop("type", None)
     timestamp = _millis(entry.created_at)
@@ -241,7 +241,7 @@ def _message(
         return {
             **kept,
             "role": "user",
-            "content": [_block(b, blobs) for b in message.content],
+            "content": _blocks(message.content, blobs, extras),
             "timestamp": timestamp,
         }
     if message.role == "assistant" and _only(
@@ -251,7 +251,7 @@ def _message(
         out: dict[str, Any] = {
             **kept,
             "role": "assistant",
-            "content": [_block(b, blobs) for b in message.content],
+            "content": _blocks(message.content, blobs, extras),
             "provider": provider,
             "model": model,
             "usage": _usage(message.usage or Usage()),
@@ -272,7 +272,7 @@ def _message(
             "role": "toolResult",
             "toolCallId": result.tool_call_id,
             "toolName": tool_names.get(result.tool_call_id, kept.get("toolName", "")),
-            "content": [_block(b, blobs) for b in result.content],
+            "content": _blocks(result.content, blobs, extras),
             "isError": result.is_error,
             "timestamp": timestamp,
         }
@@ -281,6 +281,17 @@ def _message(
 
 def _only(blocks: Sequence[object], *kinds: type) -> bool:
     return all(isinstance(block, kinds) for block in blocks)
+
+
+def _blocks(blocks: Sequence[object], blobs: Mapping[str, Blob], extras: Any) -> list[dict]:
+    """pi's blocks, with the fields a pi import kept per block (``partialJson``,
+    a provider's own signature...) put back."""
+    out = [_block(block, blobs) for block in blocks]
+    if isinstance(extras, dict):
+        for index, extra in extras.items():
+            if str(index).isdigit() and int(index) < len(out) and isinstance(extra, dict):
+                out[int(index)] = {**extra, **out[int(index)]}
+    return out
 
 
 def _block(block: object, blobs: Mapping[str, Blob]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from core.formats.export import export_text
 from core.formats.pi import from_pi_jsonl
 from core.formats.pi_export import to_pi_jsonl
 from storage import SqliteStore
-from tests.formats.helpers import PI_REAL
+from tests.formats.helpers import PI_LOCAL, PI_REAL
 from tests.formats.sample import sample_session
 from tests.formats.test_tangents_json import sessions
 from tests.formats.tree_shape import describe, path_to, shape
@@ -221,3 +221,22 @@ def test_a_lone_surrogate_is_written_as_an_escape_and_read_back() -> None:
     text.encode("utf-8")  # writable
     assert "\\ud800" in text
     assert parse_import(text, "pi").info.title == "broken \ud800 title"
+
+
+def test_fields_a_pi_import_kept_are_written_back() -> None:
+    first = from_pi_jsonl((PI_LOCAL / "linear-v1.jsonl").read_text())
+    lines = [
+        json.loads(line) for line in to_pi_jsonl(first.info, first.entries, {}, {}).splitlines()
+    ]
+    calls = [
+        block
+        for line in lines
+        if line["type"] == "message"
+        for block in line["message"]["content"]
+        if isinstance(block, dict) and block["type"] == "toolCall"
+    ]
+    assert any("partialJson" in call for call in calls)
+    assistant = next(
+        line["message"] for line in lines if line.get("message", {}).get("role") == "assistant"
+    )
+    assert assistant["api"]  # pi's own field, kept by the import
