@@ -25,45 +25,68 @@ IMPORT_FORMATS = ("tangents", "openai", "pi", "claude")
 __all__ = ["FormatError", "IMPORT_FORMATS", "ImportedSession", "detect_format", "parse_import"]
 
 
+SNIFF_LINES = 20
+"""How many JSON lines detection looks at (Claude Code files may start with
+bookkeeping lines before the first message)."""
+
+
 def detect_format(text: str) -> str:
     """``tangents``, ``openai``, ``pi`` or ``claude``, guessed from the content.
 
-    JSON lines are recognised first, by their first line: a pi file starts
-    with a ``session`` header (a fragment without one, with any entry that
-    has a ``type``); a Claude Code file's lines carry ``uuid`` /
-    ``parentUuid`` (or start with a ``summary`` line naming a ``leafUuid``).
-    Otherwise the text is one JSON document: a Tangents export is an object
-    with ``"format": "tangents-session"``; an OpenAI conversation is an array
-    of messages (or an object holding one under ``messages``).
+    JSON lines are recognised first: a pi file starts with a ``session``
+    header (a fragment without one, with entries that have a ``type``); a
+    Claude Code file's lines carry ``uuid`` / ``parentUuid`` (its first lines
+    may be a ``summary`` or ``file-history-snapshot``). Otherwise the text is
+    one JSON document: a Tangents export is an object with ``"format":
+    "tangents-session"``; an OpenAI conversation is an array of messages (or
+    an object holding one under ``messages``).
     """
     stripped = text.lstrip()
     if stripped.startswith("["):
         return "openai"
-    first = stripped.split("\n", 1)[0]
-    try:
-        line = json.loads(first)
-    except (ValueError, RecursionError):
-        line = None
-    if isinstance(line, dict):
-        kind = line.get("type")
-        if kind == "session":
+    lines = _first_objects(stripped)
+    if lines:
+        line = lines[0]
+        if line.get("type") == "session":
             return "pi"
-        if "parentUuid" in line or "uuid" in line or (kind == "summary" and "leafUuid" in line):
-            return "claude"
         if line.get("format") == "tangents-session":
             return "tangents"
-        if "messages" in line and kind is None:
+        if "messages" in line and "type" not in line:
             return "openai"
-        if isinstance(kind, str):
+        if any("parentUuid" in each or each.get("type") in CLAUDE_ONLY for each in lines):
+            return "claude"
+        if isinstance(line.get("type"), str):
             return "pi"
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):
         # Let the format that looks likeliest report where the JSON breaks.
+        first = stripped.split("\n", 1)[0]
         return "pi" if '"type"' in first and '"session"' in first else "tangents"
     if isinstance(document, dict) and "messages" in document and "format" not in document:
         return "openai"
     return "tangents"
+
+
+CLAUDE_ONLY = ("summary", "file-history-snapshot", "queue-operation")
+"""Line types of Claude Code that pi does not write."""
+
+
+def _first_objects(text: str) -> list[dict]:
+    """The leading lines of ``text`` that are each a JSON object (none if the
+    first is not)."""
+    found = []
+    for raw in text.split("\n", SNIFF_LINES)[:SNIFF_LINES]:
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            break
+        if not isinstance(value, dict):
+            break
+        found.append(value)
+    return found
 
 
 def parse_import(text: str, format: str = "auto", *, new_ids: bool = False) -> ImportedSession:

@@ -176,3 +176,13 @@ def test_lines_out_of_order_and_cycles() -> None:
     lines[1] = json.dumps(first)
     error = _refused("\n".join(lines))
     assert error.line == 2 and "forms a cycle" in error.reason
+
+
+def test_a_file_starting_with_bookkeeping_lines_is_detected() -> None:
+    lines = (CLAUDE / "linear.jsonl").read_text().splitlines()
+    snapshot = lines[2]  # file-history-snapshot
+    text = "\n".join(
+        [snapshot, '{"type": "queue-operation", "operation": "dequeue"}', *lines[1:], lines[0]]
+    )
+    assert detect_format(text) == "claude"
+    assert parse_import(text).info.title == "Choosing trees for a sunny garden"
