@@ -30,6 +30,10 @@ SNIFF_LINES = 20
 bookkeeping lines before the first message)."""
 
 
+CLAUDE_ONLY = ("summary", "file-history-snapshot", "queue-operation")
+"""Line types of Claude Code that pi does not write."""
+
+
 def detect_format(text: str) -> str:
     """``tangents``, ``openai``, ``pi`` or ``claude``, guessed from the content.
 
@@ -66,10 +70,6 @@ def detect_format(text: str) -> str:
     if isinstance(document, dict) and "messages" in document and "format" not in document:
         return "openai"
     return "tangents"
-
-
-CLAUDE_ONLY = ("summary", "file-history-snapshot", "queue-operation")
-"""Line types of Claude Code that pi does not write."""
 
 
 def _first_objects(text: str) -> list[dict]:
