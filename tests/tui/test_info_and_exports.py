@@ -1,5 +1,5 @@
-"""``/info`` shows the session's overview in a dialog; ``/export pi`` writes
-the whole tree as a pi file (real SQLite files, the demo provider)."""
+"""``/info`` shows the session's overview in a dialog; ``/export pi`` and
+``/export html`` write the whole tree (real SQLite files, the demo provider)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ async def test_info_shows_the_overview_and_closes_on_escape() -> None:
         assert isinstance(pilot.app.screen, ChatScreen)
 
 
-async def test_export_pi_writes_the_whole_tree(
+async def test_export_pi_and_html_write_the_whole_tree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -48,6 +48,9 @@ async def test_export_pi_writes_the_whole_tree(
         await send(pilot, "/export pi")
         exported = tmp_path / "fixing-the-bike.pi.jsonl"
         assert f"Exported this session (pi) to {exported}" in notifications(pilot)
+        await send(pilot, "/export html")
+        page = (tmp_path / "fixing-the-bike.html").read_text()
+        assert page.startswith("<!DOCTYPE html>") and "Then oil it." in page
     lines = [json.loads(line) for line in exported.read_text().splitlines()]
     assert lines[0]["type"] == "session" and lines[0]["version"] == 3
     texts = {
