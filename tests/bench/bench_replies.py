@@ -5,8 +5,8 @@ The issue's figures (#13), each beside a floor measured in the same run:
 
 * first reply after launch vs the second (floor: the second; goal ≤ 2x pi,
   which is about the second), and the slowest key echo while the first is awaited;
-* a 20,000-word reply at the server's full speed: Enter → first word, Enter →
-  last word (floor: a plain HTTP client reading the same stream) and the p95
+* a 20,000-word reply at the server's full speed, after one short exchange
+  (painting, not loading): Enter → first word, Enter → last word (floor: a plain HTTP client reading the same stream) and the p95
   echo of a key typed every 50 ms meanwhile (goal < 50 ms);
 * 50 short exchanges: Enter → reply per exchange, first 5 vs last 5 (flat),
   and CPU per exchange;

@@ -294,8 +294,11 @@ def long_stream(
     program: Program, server: FakeServer, env: dict[str, str], words: int, chunk_size: int
 ) -> dict[str, float]:
     """A ``words``-word reply at the server's full speed: Enter → first word, Enter
-    → last word, and key echoes meanwhile."""
+    → last word, and key echoes meanwhile. A short exchange comes first, so
+    that this measures painting, not what the first request loads."""
     with launched(program, server, env) as pane:
+        start = send(pane, "warm-up")
+        pane.wait_text("echo: warm-up")
         server.script({"type": "reply", "text": long_reply_text(words), "chunk_size": chunk_size})
         start = send(pane, "write-long")
         # Keys typed from the start. The first words scroll away as soon as

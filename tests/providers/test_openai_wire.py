@@ -54,6 +54,19 @@ async def test_thinking_level_becomes_reasoning_effort_where_supported(openai_wi
     assert "reasoning_effort" not in openai_wire.body  # gpt-4o has none: dropped, not an error
 
 
+async def test_a_model_litellm_does_not_know_gets_reasoning_effort(openai_wire):
+    """A proxy's own model name: forwarded, the server decides (as litellm does)."""
+    await openai_wire.run(openai_wire.request("think", model="openai/lab-model-7", thinking="low"))
+    assert openai_wire.body["reasoning_effort"] == "low"
+    assert openai_wire.body["model"] == "lab-model-7"
+
+
+async def test_reasoning_models_get_max_completion_tokens(openai_wire):
+    await openai_wire.run(openai_wire.request("q", model="openai/o4-mini", max_tokens=300))
+    assert openai_wire.body["max_completion_tokens"] == 300
+    assert "max_tokens" not in openai_wire.body
+
+
 async def test_no_tools_and_no_reasoning_when_not_asked(openai_wire):
     await openai_wire.run(openai_wire.request("plain"))
     assert "tools" not in openai_wire.body
