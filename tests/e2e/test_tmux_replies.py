@@ -15,8 +15,6 @@ from tests.e2e.conftest import tangents_program
 pytestmark = pytest.mark.slow
 
 READY = "Message (enter sends"
-ECHOES = 10
-PARTIAL_STATES = 12
 SDK_DELAY = 6.0
 """Seconds the app's background SDK import is held back in the first test."""
 
@@ -69,8 +67,10 @@ def test_a_long_reply_paints_as_it_arrives_and_keys_echo_meanwhile(
     tmux, fake_provider, app_env
 ) -> None:
     """20,000 words at the fake server's full speed (no delay between chunks):
-    the pane goes through many partial states of the reply before its last
-    word, and keys typed one after another's echo are each echoed meanwhile."""
+    the pane shows the reply's words in more than one state before its last
+    word (painted as it arrives, not once at the end), and a key typed as the
+    first words show is echoed before the last word. Ordering only: how fast
+    is for tests/bench/bench_replies.py."""
     start(tmux, fake_provider, app_env)
     fake_provider.script(Reply(text=long_reply_text(20_000), chunk_size=30, delay=0))
     tmux.type("write a lot")
@@ -82,7 +82,7 @@ def test_a_long_reply_paints_as_it_arrives_and_keys_echo_meanwhile(
         if LAST_WORD in screen:
             return True
         if "alpha beta" in screen:
-            partial.add(screen)
+            partial.add(re.sub(r"(?m)^\s*z+\s*$", "", screen))  # the reply, not the typed keys
         return False
 
     def key_or_end(screen: str, typed: str) -> bool:
@@ -98,5 +98,5 @@ def test_a_long_reply_paints_as_it_arrives_and_keys_echo_meanwhile(
             break
         echoed += 1
     poll(tmux, seen, timeout=120)
-    assert echoed >= ECHOES, f"only {echoed} keys were echoed while the reply streamed"
-    assert len(partial) >= PARTIAL_STATES, f"only {len(partial)} partial states were painted"
+    assert echoed >= 1, "no key was echoed while the reply streamed"
+    assert len(partial) >= 2, "the reply was not painted as it arrived"
