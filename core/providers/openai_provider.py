@@ -122,9 +122,9 @@ def _model_info(model: str) -> Mapping[str, Any] | None:
 
 def prepare(openai: Any) -> None:
     """In the import thread: one whole request through the SDK to an in-memory
-    transport, so that what the SDK builds on its first request (the resources
-    it imports lazily, request transforms, chunk models) is built off the
-    loop; and the TLS context and the model table."""
+    transport, so that what the SDK and httpx make or import on a first request
+    (request building, the stream decoder, anyio) is done off the loop; and
+    the TLS context and the model table."""
     import asyncio
 
     import anyio  # noqa: F401  # httpcore imports it at its first connection
