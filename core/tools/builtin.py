@@ -26,7 +26,7 @@ from core.images import MAX_BYTES as MAX_IMAGE_BYTES
 from core.images import ImageError, image_blob, image_content, looks_like_image, too_large
 from core.store import Blob
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput
-from core.tools.process import close_transport, run_process
+from core.tools.process import close_transport, protect_environ, run_process
 
 READ_LINES = 2000
 """Lines read_file returns when no end_line is given."""
@@ -308,6 +308,7 @@ async def _match_in_worker(job: dict[str, Any], deadline: float) -> tuple[list[s
     """Run the search worker until it is done or ``deadline``; (matches, files
     with a match, how it ended: ``all``, ``limit``, ``error:...`` or ``""`` when
     stopped at the deadline)."""
+    protect_environ()
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-I",

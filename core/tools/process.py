@@ -27,6 +27,7 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from core.tools.env import EnvPolicy
@@ -39,6 +40,7 @@ _DRAIN = 1.0
 """Seconds to read what is left in the pipe once the group is dead."""
 SUPERVISOR = str(Path(__file__).with_name("supervisor.py"))
 _live_groups: set[int] = set()
+_PR_SET_DUMPABLE = 4
 
 
 @dataclass(frozen=True)
@@ -81,8 +83,25 @@ class _Capped:
         return f"{head_text}\n[... {omitted} bytes of output omitted ...]\n{tail_text}", omitted
 
 
+@lru_cache(maxsize=1)
+def protect_environ() -> None:
+    """On Linux, make this process non-dumpable (as ssh-agent does): its
+    /proc/PID/environ, which holds every key, is then unreadable to the
+    commands and servers it starts although they run as the same user.
+    (It also means no core dumps and no debugger attaching without root.)"""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+
 def supervised(argv: list[str]) -> list[str]:
-    """``argv`` run under the supervisor (start it with ``start_new_session=True``)."""
+    """``argv`` run under the supervisor (start it with ``start_new_session=True``).
+    Calls :func:`protect_environ` first: whatever runs next must not read ours."""
+    protect_environ()
     return [sys.executable, "-I", "-S", SUPERVISOR, "--parent", str(os.getpid()), "--", *argv]
 
 
