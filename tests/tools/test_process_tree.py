@@ -18,13 +18,20 @@ from tests.tools.test_builtin import call, text
 
 ESCAPE = "setsid sh -c 'echo $$ >> pids; exec sleep 991' &"
 """A child that leaves the command's process group and session."""
-DAEMON = "(setsid sh -c 'echo $$ >> pids; exec sleep 992' &) ; sleep 0.1"
+DAEMON = "(setsid sh -c 'echo $$ >> pids; exec sleep 992' &);"
 """A double fork: the daemon's parent exits at once, so it is nobody's child."""
+
+
+def until_written(count: int) -> str:
+    """Shell: wait until ``count`` pids are in the file (the children have started)."""
+    return f"until [ $(cat pids 2>/dev/null | wc -l) -ge {count} ]; do sleep 0.01; done;"
 
 
 async def test_children_that_left_the_group_are_killed(registry: ToolRegistry, work: Path) -> None:
     result = await call(
-        registry, "run_command", command=f"echo $$ > pids; {ESCAPE} {DAEMON}; echo started"
+        registry,
+        "run_command",
+        command=f"echo $$ > pids; {ESCAPE} {DAEMON} {until_written(3)} echo started",
     )
     pids = wait_for_pids(work / "pids", 3)
     try:
@@ -38,7 +45,7 @@ async def test_timeout_kills_children_that_left_the_group(
     registry: ToolRegistry, work: Path
 ) -> None:
     result = await call(
-        registry, "run_command", command=f"{ESCAPE} {DAEMON}; sleep 30", timeout_seconds=1
+        registry, "run_command", command=f"{ESCAPE} {DAEMON} sleep 30", timeout_seconds=1
     )
     pids = wait_for_pids(work / "pids", 2)
     try:
@@ -76,12 +83,13 @@ def test_print_mode_setsid_child_does_not_outlive_the_call(
     fake_provider, work: Path, tmp_path: Path
 ) -> None:
     """The issue's steps: ``setsid sleep 991 &`` in run_command."""
-    process = print_mode(work, tmp_path, fake_provider, f"{ESCAPE} echo started")
+    command = f"{ESCAPE} {until_written(1)} echo started"
+    process = print_mode(work, tmp_path, fake_provider, command)
     out, err = finish(process)
+    assert process.returncode == 0, err
+    assert out == "ok\n"
     pids = wait_for_pids(work / "pids", 1)
     try:
-        assert process.returncode == 0, err
-        assert out == "ok\n"
         assert "Traceback" not in err and "Event loop is closed" not in err, err
         assert still_alive(pids, 10) == []
     finally:
@@ -93,7 +101,7 @@ def test_sigkill_of_tangents_ends_its_running_command(
 ) -> None:
     """Tangents is SIGKILLed while a command runs: the shell, its children and
     the ones that left its group all end."""
-    command = f"echo $$ >> pids; {ESCAPE} {DAEMON}; exec sleep 993"
+    command = f"echo $$ >> pids; {ESCAPE} {DAEMON} exec sleep 993"
     process = print_mode(work, tmp_path, fake_provider, command)
     pids: list[int] = []
     try:
