@@ -12,10 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from fake_provider import Fail, Reply, ToolCall
 
 from core.formats.export import EXPORT_FORMATS
 from tests.integration.cli import run, tangents_command
+
+pytestmark = pytest.mark.slow
 
 SERVER = str(Path(__file__).with_name("mcp_echo_server.py"))
 CLAUDE = "anthropic/claude-test"

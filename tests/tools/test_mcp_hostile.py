@@ -21,6 +21,8 @@ from tests.integration.cli import anthropic_env, tangents_command
 from tests.tools.hostile_server import garbage_lines
 from tests.tools.procs import kill_quietly, still_alive, wait_for_pids
 
+pytestmark = pytest.mark.slow
+
 HOSTILE = str(Path(__file__).with_name("hostile_server.py"))
 EXIT_WITHIN = 30.0
 """Seconds a program gets to exit before the test calls it hung (and kills it)."""
@@ -165,8 +167,9 @@ def test_a_server_flooding_stdout_costs_one_notice(
     assert still_alive(program.pids, GONE_WITHIN) == []
 
 
-def test_ctrl_q_in_the_app_stops_a_server_that_never_answers(
-    tmp_path: Path, programs: list[Program]
+@pytest.mark.parametrize("how", ["ctrl+q", "SIGTERM"])
+def test_quitting_the_app_stops_a_server_that_never_answers(
+    how: str, tmp_path: Path, programs: list[Program]
 ) -> None:
     from tests.e2e.test_pty import Pty
 
@@ -184,11 +187,14 @@ def test_ctrl_q_in_the_app_stops_a_server_that_never_answers(
         pty.read_until(b"hello")
         pty.write(b"\r")
         pids = wait_for_pids(pidfile)
-        pty.write(b"\x11")  # ctrl+q
+        if how == "ctrl+q":
+            pty.write(b"\x11")
+        else:
+            pty.process.send_signal(signal.SIGTERM)
         try:
             pty.process.wait(EXIT_WITHIN)
         except subprocess.TimeoutExpired:
-            raise AssertionError("the app did not exit after ctrl+q") from None
+            raise AssertionError(f"the app did not exit after {how}") from None
         assert b"Traceback" not in bytes(pty.output)
         assert still_alive(pids, GONE_WITHIN) == []
     finally:
