@@ -157,16 +157,14 @@ class McpConnection:
         if self._process is not None:
             self._process.kill()
 
-    def take_garbage_notice(self) -> str | None:
+    def garbage_notice(self) -> str | None:
         """A notice when the server wrote non-MCP lines to stdout since the last one."""
-        process = self._process
-        if process is None or process.garbage <= process.garbage_reported:
+        count = self._process.new_garbage() if self._process is not None else 0
+        if not count:
             return None
-        count = process.garbage - process.garbage_reported
-        process.garbage_reported = process.garbage
         return (
-            f"MCP server '{self.name}' wrote {count} line{'s' * (count != 1)} to its stdout "
-            "that are not MCP messages; they were ignored"
+            f"MCP server '{self.name}' wrote {_lines(count)} of non-MCP output to its stdout "
+            "(ignored)"
         )
 
     async def _own(self, ready: asyncio.Future[list[Any]], stop: asyncio.Event) -> None:
@@ -337,12 +335,14 @@ class McpConnection:
         return f"; its stderr ended with: {text[-STDERR_TAIL:]}"
 
     def _garbage_note(self) -> str:
-        process = self._process
-        if process is None or not process.garbage:
+        count = self._process.new_garbage() if self._process is not None else 0
+        if not count:
             return ""
-        process.garbage_reported = process.garbage
-        count = process.garbage
-        return f" (it wrote {count} line{'s' * (count != 1)} to stdout that are not MCP messages)"
+        return f" (it wrote {_lines(count)} of non-MCP output to its stdout)"
+
+
+def _lines(count: int) -> str:
+    return f"{count} line{'s' * (count != 1)}"
 
 
 async def _convert(result: Any, ctx: ToolContext, label: str) -> ToolOutput:
@@ -437,7 +437,7 @@ class McpManager:
             else:
                 notices.extend(f"MCP tool {s} is not offered" for s in connection.skipped)
         for connection in self.connections:
-            if connection.state == "running" and (note := connection.take_garbage_notice()):
+            if connection.state == "running" and (note := connection.garbage_notice()):
                 notices.append(note)
         return notices
 

@@ -50,6 +50,12 @@ class StdioProcess:
     garbage_reported: int = 0
     stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
+    def new_garbage(self) -> int:
+        """Garbage lines since the last call (each is reported once)."""
+        count = self.garbage - self.garbage_reported
+        self.garbage_reported = self.garbage
+        return count
+
     def kill(self) -> None:
         """SIGKILL the group now, unless it was stopped already (its number may
         have been reused since): the last resort when a stop overran its deadline."""

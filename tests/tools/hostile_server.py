@@ -8,6 +8,7 @@ would) to PIDFILE, one per line, then
 * ``flood``: writes MB megabytes of garbage lines to stdout, then hangs;
 * ``flood-then-serve``: writes MB megabytes of garbage lines, then serves the
   echo server's tools (tests/tools/mcp_echo_server.py) properly;
+* ``long-line-then-serve``: writes one line of MB megabytes, then serves;
 * ``serve``: serves the echo server's tools.
 """
 
@@ -42,6 +43,9 @@ def main() -> None:
         for _ in range(garbage_lines(float(sys.argv[3]))):
             out.write(GARBAGE_LINE)
         out.flush()
+    if mode == "long-line-then-serve":
+        sys.stdout.buffer.write(b"x" * int(float(sys.argv[3]) * 1024 * 1024) + b"\n")
+        sys.stdout.flush()
     if mode in ("hang", "flood"):
         while True:
             time.sleep(3600)

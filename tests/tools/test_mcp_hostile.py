@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 from fake_provider import Stall
 
+from core.settings import McpServer
+from core.tools import Roots, ToolRegistry, builtin_tools
+from core.tools.mcp_stdio import MAX_LINE
 from tests.integration.cli import anthropic_env, tangents_command
 from tests.tools.hostile_server import garbage_lines
 from tests.tools.procs import kill_quietly, still_alive, wait_for_pids
@@ -159,12 +162,36 @@ def test_a_server_flooding_stdout_costs_one_notice(
     if mode == "flood":
         assert f"MCP server '{mode}' is still starting" in err
     else:
-        [notice] = [line for line in err.splitlines() if "not MCP messages" in line]
+        [notice] = [line for line in err.splitlines() if "non-MCP output" in line]
         assert notice == (
-            f"tangents: MCP server '{mode}' wrote {garbage_lines(100)} lines to its stdout that are not MCP "
-            "messages; they were ignored"
+            f"tangents: MCP server '{mode}' wrote {garbage_lines(100)} lines of non-MCP output "
+            "to its stdout (ignored)"
         )
     assert still_alive(program.pids, GONE_WITHIN) == []
+
+
+async def test_an_endless_line_is_one_garbage_line(tmp_path: Path, work: Path) -> None:
+    """A line longer than the transport reads (40 MB) costs bounded memory and
+    counts once; the server is used normally afterwards."""
+    pidfile = tmp_path / "long.pids"
+    server = McpServer(
+        "long",
+        command=sys.executable,
+        args=(HOSTILE, "long-line-then-serve", str(pidfile), str(MAX_LINE / 2**20 + 8)),
+    )
+    registry = ToolRegistry(
+        builtin_tools(), roots=Roots.create(work), mcp_servers=(server,), mcp_ready_wait=120
+    )
+    try:
+        notices = await registry.prepare()
+        tool = registry.get("long__echo")
+        assert tool is not None, notices
+        output = await tool.run({"text": "still fine"}, registry.context())
+    finally:
+        await registry.aclose()
+    assert notices == ["MCP server 'long' wrote 1 line of non-MCP output to its stdout (ignored)"]
+    assert [c.text for c in output.content] == ["echo: still fine"]
+    assert still_alive(wait_for_pids(pidfile), GONE_WITHIN) == []
 
 
 @pytest.mark.parametrize("how", ["ctrl+q", "SIGTERM"])
