@@ -132,6 +132,8 @@ def test_sigkill_while_a_tool_and_a_server_run(fake_provider, tmp_path: Path, mo
     command = (
         "echo $$ >> cmd.pids; setsid sh -c 'echo $$ >> cmd.pids; exec sleep 996' & exec sleep 997"
     )
+    args = ["--db", str(db), "--config", str(config), "-m", "anthropic/claude-test", "-c"]
+    args += ["--allow-tools", "run_command", "-p", "run it"]
     rng = random.Random(20261123)
     env = {**os.environ, **anthropic_env(fake_provider.base_url)}
     pids: list[int] = []
@@ -139,23 +141,22 @@ def test_sigkill_while_a_tool_and_a_server_run(fake_provider, tmp_path: Path, mo
         for _ in range(TOOL_KILLS):
             for name in ("cmd.pids", "server.pids"):
                 (work / name).unlink(missing_ok=True)
-            if not fake_provider.pending:
+            if not fake_provider.pending:  # the answer after the tool is the fake's default
                 fake_provider.script(
-                    Reply(tool_calls=[ToolCall("run_command", {"command": command})]),
-                    Reply(text="ran it"),
+                    Reply(tool_calls=[ToolCall("run_command", {"command": command})])
                 )
-            process = subprocess.Popen(
-                tangents_command()
-                + ["--db", str(db), "--config", str(config), "-m", "anthropic/claude-test", "-c"]
-                + ["--allow-tools", "run_command", "-p", "run it"],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                cwd=work,
-                env=env,
-                start_new_session=True,
-            )
+            with (tmp_path / "stderr").open("wb") as stderr:
+                process = subprocess.Popen(
+                    tangents_command() + args,
+                    stdout=subprocess.DEVNULL,
+                    stderr=stderr,
+                    cwd=work,
+                    env=env,
+                    start_new_session=True,
+                )
             deadline = time.monotonic() + 60
             while not (work / "cmd.pids").exists() and time.monotonic() < deadline:
+                assert process.poll() is None, (tmp_path / "stderr").read_text()[-2000:]
                 time.sleep(0.02)
             time.sleep(rng.uniform(0.0, 0.3))
             os.kill(process.pid, signal.SIGKILL)
@@ -164,7 +165,7 @@ def test_sigkill_while_a_tool_and_a_server_run(fake_provider, tmp_path: Path, mo
                 if (work / name).exists():
                     pids += [int(p) for p in (work / name).read_text().split()]
             assert len(pids) >= 2, "the command ran"
-            assert still_alive(pids, 10) == []
+            assert still_alive(pids, 10) == [], (pids, (tmp_path / "stderr").read_text()[-2000:])
             check_database(db).close()
     finally:
         kill_quietly(pids)
