@@ -20,7 +20,8 @@ SIGHUP (Tangents stopping the command, or Tangents gone) they get SIGTERM, then
 SIGKILL after a short grace. Then it exits as the command did (same code, or
 the same signal), so for the caller it looks like the command itself.
 
-Elsewhere (no prctl, no /proc) it falls back to signalling its process group.
+Elsewhere (no prctl, no /proc) it falls back to SIGTERM for its process
+group; Tangents SIGKILLs the group when it has exited.
 """
 
 from __future__ import annotations
@@ -83,10 +84,13 @@ def _signal_all(sig: int, linux: bool) -> bool:
     """Send ``sig`` to every descendant; True if there was any."""
     me = os.getpid()
     if not linux:
-        try:
-            os.killpg(os.getpgrp(), sig)  # our own handlers ignore it by now
-        except OSError:
-            pass
+        # Only the group can be reached. Not SIGKILL, which would end us too:
+        # Tangents SIGKILLs the group once we have exited.
+        if sig != signal.SIGKILL:
+            try:
+                os.killpg(os.getpgrp(), sig)  # we ignore it by now
+            except OSError:
+                pass
         return False
     pids = _descendants(me)
     for pid in pids:
