@@ -38,10 +38,6 @@ GRACE = 0.5
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
-class _Stopped(Exception):
-    pass
-
-
 def _prctl(option: int, value: int) -> bool:
     try:
         import ctypes
@@ -101,35 +97,40 @@ def _signal_all(sig: int, linux: bool) -> bool:
     return bool(pids)
 
 
-def _reap() -> None:
-    """Collect every exited child (orphans re-parented here included)."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+class _Children:
+    """Reaps exited children (orphans re-parented here included), keeping the
+    command's own wait status."""
+
+    def __init__(self, command: int) -> None:
+        self.command = command
+        self.status: int | None = None
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == self.command:
+                self.status = status
 
 
-def _end_all(grace: float, linux: bool) -> None:
+def _end_all(grace: float, linux: bool, children: _Children) -> None:
     if grace > 0 and _signal_all(signal.SIGTERM, linux):
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
-            _reap()
+            children.reap()
             if linux and not _descendants(os.getpid()):
                 return
             time.sleep(0.02)
     for _ in range(50):  # killing a parent re-parents its children here: repeat
         had_any = _signal_all(signal.SIGKILL, linux)
-        _reap()
+        children.reap()
         if not had_any:
             return
         time.sleep(0.01)
-
-
-def _raise_stop(signum: int, frame: object) -> None:
-    raise _Stopped(signum)
 
 
 def main(argv: list[str]) -> int:
@@ -142,48 +143,36 @@ def main(argv: list[str]) -> int:
     if not argv:
         print("supervisor: no command given", file=sys.stderr)
         return 2
+    # Signals are only ever taken with sigwait: a stop can never interrupt the
+    # cleanup half-way (blocked first, so a death signal is kept, not lost).
+    watched = {signal.SIGCHLD, *_STOP_SIGNALS}
+    signal.pthread_sigmask(signal.SIG_BLOCK, watched)
     linux = sys.platform.startswith("linux")
     if linux:
         _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
         linux = _prctl(PR_SET_CHILD_SUBREAPER, 1) and os.path.isdir("/proc")
-    for sig in _STOP_SIGNALS:
-        signal.signal(sig, _raise_stop)
     if parent is not None and os.getppid() != parent:
         return 143  # Tangents died before the death signal was armed
-    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)  # held until the fork is done
-    child = os.fork()
-    if child == 0:
-        for sig in _STOP_SIGNALS:
-            signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    command = os.fork()
+    if command == 0:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, watched)
         try:
             os.execvp(argv[0], argv)
         except OSError as error:
             os.write(2, f"cannot run {argv[0]}: {error.strerror}\n".encode())
         os._exit(127)
-    status: int | None = None
+    children = _Children(command)
     stopped = False
-    try:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
-        while status is None:
-            pid, code = os.waitpid(-1, 0)  # also reaps orphans re-parented here
-            if pid == child:
-                status = code
-    except _Stopped:
-        stopped = True
-    except ChildProcessError:
-        status = 0
-    for sig in _STOP_SIGNALS:
-        signal.signal(sig, signal.SIG_IGN)
-    _end_all(GRACE if stopped else 0.0, linux)
-    if status is None:
-        try:
-            _, status = os.waitpid(child, 0)
-        except ChildProcessError:
-            status = signal.SIGTERM
+    while children.status is None and not stopped:
+        if signal.sigwait(watched) == signal.SIGCHLD:
+            children.reap()
+        else:
+            stopped = True
+    _end_all(GRACE if stopped else 0.0, linux, children)
+    status = children.status if children.status is not None else signal.SIGTERM
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
         os.kill(os.getpid(), sig)
         return 128 + sig
     return os.waitstatus_to_exitcode(status)
