@@ -37,13 +37,13 @@ def detect_format(text: str) -> str:
     first = stripped.split("\n", 1)[0]
     try:
         header = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):
         header = None
     if isinstance(header, dict) and header.get("type") == "session":
         return "pi"
     try:
         document = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         # Let the format that looks likeliest report where the JSON breaks.
         return "pi" if '"type"' in first and '"session"' in first else "tangents"
     if isinstance(document, dict) and "messages" in document and "format" not in document:

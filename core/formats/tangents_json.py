@@ -25,6 +25,7 @@ from core.entries import ENTRY_TYPES, BranchSummary, Compaction, Entry, payload_
 from core.formats.base import (
     FormatError,
     ImportedSession,
+    JsonReader,
     TreeError,
     json_error,
     line_of,
@@ -76,11 +77,13 @@ def image_shas(entries: Iterable[Entry]) -> list[str]:
 
 
 def from_json_text(text: str, *, new_ids: bool = False) -> ImportedSession:
+    json_reader = JsonReader()
     try:
-        document = json.loads(text)
+        document = json_reader.load(text)
     except json.JSONDecodeError as error:
         raise json_error(error, text) from None
-    return _Reader(text).read(document, new_ids)
+    imported = _Reader(text).read(document, new_ids)
+    return replace(imported, notes=imported.notes + tuple(json_reader.notes()))
 
 
 class _Reader:
