@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.formats import FormatError, parse_import
-MAX_JSON_DEPTH = 200
+from core.formats.base import MAX_JSON_DEPTH, JsonReader
 from core.formats.tangents_json import from_json_text
 from tests.formats.helpers import PI_LOCAL
 from tests.formats.test_tangents_json import _document
@@ -119,3 +121,32 @@ def test_lone_surrogates_in_messages_are_replaced(format: str) -> None:
     imported = parse_import(text, format)
     assert imported.entries[-1].payload.text == "half \ufffd a pair, whole 😀"
     assert "replaced with U+FFFD" in imported.notes[0]
+
+
+finite_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(codec="utf-8")),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=4), children, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@given(finite_json)
+def test_a_json_reader_gives_back_what_json_holds(value) -> None:
+    reader = JsonReader()
+    assert reader.load(json.dumps(value)) == value
+    assert reader.notes() == []
+
+
+@given(st.text(st.sampled_from('[]{}",:\\ud800 NaN1e999')) | st.text())
+def test_a_json_reader_only_ever_refuses_in_words(text: str) -> None:
+    try:
+        JsonReader().load(text)
+    except (json.JSONDecodeError, FormatError) as error:
+        assert str(error)
