@@ -39,6 +39,8 @@ BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 (Trojan Source). The marks U+200E, U+200F and U+061C only nudge neighbouring
 punctuation and are common in right-to-left text, so they are left alone."""
 _BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+# Anything the passes below would change: most text has none, and is returned after one scan.
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{BIDI_CONTROLS}]")
 # Characters a JSON writer with ensure_ascii=False leaves raw but a terminal obeys.
 _JSON_UNSAFE = re.compile(f"[\x7f-\x9f\ud800-\udfff{BIDI_CONTROLS}]")
 
@@ -58,7 +60,7 @@ def strip_control(text: str) -> str:
     become visible markers (:func:`bidi_marker`); lone surrogates (which no
     terminal encoding can write) become U+FFFD.
     """
-    if not text:
+    if not _UNSAFE.search(text):
         return text
     text = _ESCAPES.sub("", text)
     text = _LONE_CR.sub("\n", text).replace("\r\n", "\n")
