@@ -60,7 +60,7 @@ def strip_control(text: str) -> str:
     become visible markers (:func:`bidi_marker`); lone surrogates (which no
     terminal encoding can write) become U+FFFD.
     """
-    if not _UNSAFE.search(text):
+    if not text or not _UNSAFE.search(text):
         return text
     text = _ESCAPES.sub("", text)
     text = _LONE_CR.sub("\n", text).replace("\r\n", "\n")

@@ -65,11 +65,15 @@ def resolve_launch(args: argparse.Namespace) -> Launch:
 
 
 async def open_store(db_path: Path):
-    """Open the SQLite store; a bad file raises ``StorageError`` naming it (see
-    :func:`one_line_errors`)."""
+    """Open the SQLite store; a bad file raises :class:`UsageError` naming it.
+    (A problem found later raises ``StorageError``: see :func:`one_line_errors`.)"""
+    from storage.errors import StorageError
     from storage.store import SqliteStore
 
-    return await SqliteStore.open(db_path)
+    try:
+        return await SqliteStore.open(db_path)
+    except StorageError as error:
+        raise UsageError(str(error)) from None
 
 
 async def resolve_session(store, args: argparse.Namespace, *, cwd: str | None = None) -> Session:
