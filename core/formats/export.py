@@ -3,12 +3,12 @@ file name an export gets by default. Reads go through the SessionStore."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from core.sanitize import json_for_terminal
 from core.store import Blob, SessionInfo, SessionStore
 
 EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
@@ -53,7 +53,8 @@ async def export_text(store: SessionStore, info: SessionInfo, format: str) -> st
 
 
 def _json(document: Any) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    """Readable JSON that is safe on a terminal and parses back exactly."""
+    return json_for_terminal(document) + "\n"
 
 
 async def _blobs(store: SessionStore, shas: Iterable[str]) -> dict[str, Blob]:
