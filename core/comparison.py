@@ -72,10 +72,7 @@ class Column:
 
     @property
     def text(self) -> str:
-        """The column's messages as one text (what the word diff compares)."""
-        return "\n\n".join(
-            m.text for m in (e.message for e in self.entries) if m is not None and m.text
-        )
+        return column_text(self.entries)
 
 
 @dataclass(frozen=True)
@@ -98,15 +95,24 @@ def timing(message: Message) -> tuple[float | None, float | None]:
     return seconds("ttft"), seconds("total")
 
 
-def column_stats(tree: SessionTree, entries: Sequence[Entry]) -> ColumnStats:
-    """Stats of a column: the model of its first reply, the thinking level in
-    force there, the output tokens and cost of all its replies, their time."""
+def column_text(entries: Sequence[Entry]) -> str:
+    """A column's messages as one text (what is shown and what the word diff
+    compares). With more than one message (a whole branch), each starts with a
+    line naming its role."""
+    messages = [e.message for e in entries if e.message is not None and e.message.role != "system"]
+    if len(messages) == 1:
+        return messages[0].text
+    return "\n\n".join(f"── {m.role.replace('_', ' ')} ──\n{m.text}" for m in messages)
+
+
+def column_stats(entries: Sequence[Entry], thinking: str = "off") -> ColumnStats:
+    """Stats of a column: the model of its first reply, the output tokens and
+    cost of all its replies, their time; ``thinking`` is the level in force."""
     replies = [
         e.message for e in entries if e.message is not None and e.message.role == "assistant"
     ]
     usage = total_usage(entries)
     first = replies[0] if replies else None
-    thinking = _thinking_at(tree, entries[0].id) if entries else "off"
     ttft, _ = timing(first) if first is not None else (None, None)
     totals = [timing(m)[1] for m in replies]
     seconds = (
@@ -141,7 +147,8 @@ def _column(tree: SessionTree, start: str, tip: str) -> Column:
     ids = tree.path_to(leaf)
     entries = tuple(tree.entry(i) for i in ids[ids.index(start) :])
     shown = tuple(e for e in entries if e.message is not None)
-    return Column(entry_id=tip, entries=shown, leaf_id=leaf, stats=column_stats(tree, entries))
+    stats = column_stats(entries, _thinking_at(tree, start))
+    return Column(entry_id=tip, entries=shown, leaf_id=leaf, stats=stats)
 
 
 def of_alternatives(

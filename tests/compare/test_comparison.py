@@ -94,7 +94,19 @@ def test_two_marked_entries_compare_their_whole_branches() -> None:
     assert [e.id for e in left.entries] == ["e000002", "e000003", "e000004", "e000005"]
     assert left.leaf_id == "e000005" and left.stats.seconds == 3.0 and left.stats.tokens == 20
     assert [e.id for e in right.entries] == ["e000006", "e000007"]
-    assert left.text == "left question\n\nleft answer\n\nleft more\n\nleft end"
+    assert left.text.split("\n") == [
+        "── user ──",
+        "left question",
+        "",
+        "── assistant ──",
+        "left answer",
+        "",
+        "── user ──",
+        "left more",
+        "",
+        "── assistant ──",
+        "left end",
+    ]
     with pytest.raises(ComparisonError):
         of_branches(tree, "e000001", "e000005")  # one on the other's path
     with pytest.raises(ComparisonError):
@@ -107,6 +119,6 @@ def test_a_failed_reply_shows_its_error_and_bad_timing_is_ignored() -> None:
         tree.entry("e000006"),
         payload=replace(tree.entry("e000006").payload, error="boom", meta={"timing": "x"}),
     )
-    stats = column_stats(tree, [failed])
+    stats = column_stats([failed])
     assert stats.error == "boom" and stats.seconds is None
     assert timing(Message(role="assistant", meta={"timing": {"ttft": "soon"}})) == (None, None)
