@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from core.entries import Entry, ModelChange
 from core.messages import Message
-from core.tree import TRANSPARENT, SessionTree
+from core.tree import TRANSPARENT, SessionTree, preview_text
 from core.usage import total_usage
 
 MAX_COLUMNS = 4
@@ -46,16 +46,23 @@ class ColumnStats:
     """Seconds its replies took; None when not measured."""
     error: str | None = None
 
-    def header(self) -> str:
-        """``model · tokens · cost · seconds`` (unknown parts left out)."""
-        parts = [self.model or "?"]
-        if self.thinking != "off":
-            parts[0] += f" ({self.thinking})"
-        parts.append(f"{self.tokens:,} tok")
-        parts.append(f"${self.cost:.4f}" if self.cost else "$0")
+    @property
+    def title(self) -> str:
+        """The model, with its thinking level when not off."""
+        model = self.model or "?"
+        return model if self.thinking == "off" else f"{model} ({self.thinking})"
+
+    @property
+    def figures(self) -> str:
+        """``tokens · cost · seconds`` (the seconds only when measured)."""
+        parts = [f"{self.tokens:,} tok", f"${self.cost:.4f}" if self.cost else "$0"]
         if self.seconds is not None:
-            parts.append(f"{self.seconds:.1f} s")
+            parts.append(f"{self.seconds:.1f}s")
         return " · ".join(parts)
+
+    def header(self) -> str:
+        """``model · tokens · cost · seconds``."""
+        return f"{self.title} · {self.figures}"
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,8 @@ class Comparison:
     columns: tuple[Column, ...]
     anchor_id: str | None
     """The entry the columns part from (their common parent, or common ancestor)."""
+    current: int = 0
+    """The column on the current path (or the one asked about)."""
 
 
 def timing(message: Message) -> tuple[float | None, float | None]:
@@ -167,7 +176,19 @@ def of_alternatives(
     anchor = tree.parent(alternatives[0])
     while anchor is not None and tree.entry(anchor).type in TRANSPARENT:
         anchor = tree.parent(anchor)
-    return Comparison(tuple(_column(tree, a, a) for a in chosen), anchor)
+    columns = tuple(_column(tree, a, a) for a in chosen)
+    return Comparison(columns, anchor, chosen.index(keep))
+
+
+def anchor_text(tree: SessionTree, anchor_id: str | None) -> str:
+    """One line saying where the columns part: the question they answer, or
+    the message their branches follow."""
+    if anchor_id is None:
+        return "from the start"
+    message = tree.entry(anchor_id).message
+    if message is not None and message.role == "user":
+        return preview_text(tree.entry(anchor_id), 200)
+    return f"after “{preview_text(tree.entry(anchor_id), 80)}”"
 
 
 def of_branches(tree: SessionTree, first: str, second: str) -> Comparison:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from core.comparison import ComparisonError, of_alternatives
+from core.comparison import ComparisonError, anchor_text, of_alternatives
 from core.entries import Entry
 from core.fanout import MAX_MODELS, MIN_MODELS, ColumnFinished, FanOutEvent, fan_out
 from tui.screens.compare import CompareScreen, Kept
@@ -87,7 +87,12 @@ class CompareActions:
         """Answer the question at the leaf with ``models`` (in the reply worker)."""
         screen = self.screen
         conversation = screen.conversation
-        view = CompareScreen.live(models, on_stop=screen.action_stop, on_label=self.label)
+        question = next(
+            (m.text for m in reversed(screen.session.messages()) if m.role == "user"), ""
+        )
+        view = CompareScreen.live(
+            models, on_stop=screen.action_stop, on_label=self.label, question=question
+        )
         saved: list[Entry] = []
 
         def on_event(event: FanOutEvent) -> None:
@@ -148,7 +153,12 @@ class CompareActions:
         except ComparisonError as error:
             screen.notify(f"{str(error)[:1].upper()}{str(error)[1:]}.", severity="warning")
             return
-        view = CompareScreen(comparison, on_label=self.label, labels=dict(tree.labels))
+        view = CompareScreen(
+            comparison,
+            on_label=self.label,
+            labels=dict(tree.labels),
+            question=anchor_text(tree, comparison.anchor_id),
+        )
         screen.app.push_screen(view, self.kept)
 
     def kept(self, kept: Kept | None) -> None:

@@ -39,7 +39,10 @@ def columns(pilot) -> list[CompareColumn]:
 
 
 def header(column: CompareColumn) -> str:
-    return str(column.query_one(".compare-header").render())
+    """Both header lines: the model (and label), then tokens · cost · seconds."""
+    return " | ".join(
+        str(column.query_one(c).render()) for c in (".compare-header", ".compare-figures")
+    )
 
 
 def highlighted(column: CompareColumn) -> list[str]:
@@ -63,8 +66,8 @@ async def test_compare_fans_out_into_columns_and_keeps_the_chosen_one(
         left, right = columns(pilot)
         assert left.text == "Paris is the capital of France."
         assert right.text == "The capital of France is Paris, of course."
-        assert header(left).startswith("openai/alpha · ") and " tok · $" in header(left)
-        assert header(right).startswith("openai/beta · ") and header(right).endswith(" s")
+        assert re.fullmatch(r"openai/alpha \| \d+ tok · \$[\d.]+ · \d+\.\ds", header(left))
+        assert header(right).startswith("openai/beta | ")
         # the position is on the first model's reply until one is kept
         assert session(pilot).path[-1].message.text == left.text
         await pilot.press("tab", "enter")

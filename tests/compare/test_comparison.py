@@ -56,7 +56,7 @@ def test_alternatives_become_columns_with_their_stats() -> None:
     assert (a.model, a.thinking, a.tokens, a.seconds, a.ttft) == ("openai/a", "off", 10, 1.5, 0.25)
     assert (b.model, b.thinking, b.tokens) == ("anthropic/b", "high", 20)
     assert c.seconds is None and c.ttft is None
-    assert b.header() == "anthropic/b (high) · 20 tok · $0.0010 · 2.0 s"
+    assert b.header() == "anthropic/b (high) · 20 tok · $0.0010 · 2.0s"
     assert c.header() == "openai/c · 10 tok · $0.0010"
     assert comparison.columns[1].text == "The answer is 4."
     assert comparison.columns[1].leaf_id == "e000004"

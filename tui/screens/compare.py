@@ -89,6 +89,7 @@ class CompareColumn(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(classes="compare-header")
+        yield Static(classes="compare-figures")
         yield VerticalScroll(Static(classes="compare-piece"), classes="compare-body")
 
     def on_mount(self) -> None:
@@ -99,13 +100,19 @@ class CompareColumn(Vertical):
         return self.query_one(".compare-body", VerticalScroll)
 
     def show_header(self, note: str | None = None) -> None:
+        """The model (and label) on the first line; tokens · cost · seconds, or
+        what is happening, on the second."""
         header = Text(no_wrap=True, overflow="ellipsis")
-        header.append(strip_control(self.stats.header() if self.stats else self.title), "bold")
-        if note:
-            header.append(f" · {note}", "italic")
+        header.append(strip_control(self.stats.title if self.stats else self.title), "bold")
         if self.label:
             header.append(f"  [{strip_control(self.label)}]", "bold yellow")
+        figures = Text(no_wrap=True, overflow="ellipsis")
+        if self.stats is not None:
+            figures.append(self.stats.figures)
+        if note:
+            figures.append(f" · {note}" if self.stats else note, "italic")
         self.query_one(".compare-header", Static).update(header)
+        self.query_one(".compare-figures", Static).update(figures)
 
     # --- whole texts ------------------------------------------------------
 
@@ -170,18 +177,20 @@ class CompareScreen(Screen["Kept | None"]):
         on_label: Callable[[str, str | None], None] | None = None,
         on_stop: Callable[[], None] | None = None,
         labels: dict[str, str] | None = None,
+        question: str = "",
     ) -> None:
         """Saved alternatives (``comparison``), or live columns named ``titles``
         (use :meth:`live`). ``on_label(entry_id, label)`` saves a label;
-        ``on_stop()`` stops the fan-out."""
+        ``on_stop()`` stops the fan-out; ``question`` is what they answer."""
         super().__init__()
+        self.question = question
         self.comparison = comparison
         self.on_label = on_label
         self.on_stop = on_stop
         labels = labels or {}
         if comparison is not None:
             self.columns = [
-                CompareColumn(c.stats.header(), index=i) for i, c in enumerate(comparison.columns)
+                CompareColumn(c.stats.title, index=i) for i, c in enumerate(comparison.columns)
             ]
             for widget, column in zip(self.columns, comparison.columns, strict=True):
                 widget.entry_id, widget.leaf_id = column.entry_id, column.leaf_id
@@ -202,10 +211,15 @@ class CompareScreen(Screen["Kept | None"]):
         *,
         on_stop: Callable[[], None],
         on_label: Callable[[str, str | None], None] | None = None,
+        question: str = "",
     ) -> CompareScreen:
-        return cls(titles=models, on_stop=on_stop, on_label=on_label)
+        return cls(titles=models, on_stop=on_stop, on_label=on_label, question=question)
 
     def compose(self) -> ComposeResult:
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append("Compare · ", "bold")
+        title.append(" ".join(strip_control(self.question).split()))
+        yield Static(title, id="compare-question")
         with Horizontal(id="compare-columns"):
             yield from self.columns
         yield Static(id="compare-hint")
@@ -215,7 +229,8 @@ class CompareScreen(Screen["Kept | None"]):
             if not column.live:
                 await column.show()
         self._show_hint()
-        self.columns[0].body.focus()
+        current = self.comparison.current if self.comparison is not None else 0
+        self.columns[current].body.focus()
         if self.streaming:
             self.set_interval(FLUSH_SECONDS, self._flush)
 
@@ -231,13 +246,15 @@ class CompareScreen(Screen["Kept | None"]):
         return self.columns[0]
 
     def _show_hint(self) -> None:
-        keys = {a: keymap.first_key(a) for a in ("compare_keep", "compare_diff", "compare_label")}
-        stop = "stop" if self.streaming else "close"
-        diff = "plain text" if self.diff else "highlight differences"
+        def key(action: str) -> str:
+            return keymap.first_key(action).replace("escape", "esc")
+
+        diff = "plain" if self.diff else "differences"
         self.query_one("#compare-hint", Static).update(
             Text(
-                f"{keys['compare_keep']}: keep this one · {keys['compare_diff']}: {diff} · "
-                f"{keys['compare_label']}: label · tab: next column · esc: {stop}",
+                f"{key('compare_keep')} keep this one · {key('compare_diff')} {diff} · "
+                f"{key('compare_label')} label · {key('compare_next')} next column · "
+                f"{key('compare_close')} {'stop' if self.streaming else 'close'}",
                 no_wrap=True,
                 overflow="ellipsis",
             )

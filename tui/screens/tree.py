@@ -256,7 +256,7 @@ class TreeScreen(ModalScreen[str | None]):
             self._compare(*sorted(marked, key=lambda i: self.session_tree.entry(i).created_at))
 
     def _compare(self, first: str, second: str) -> None:
-        from core.comparison import ComparisonError, of_branches
+        from core.comparison import ComparisonError, anchor_text, of_branches
         from tui.screens.compare import CompareScreen, Kept
 
         try:
@@ -273,7 +273,11 @@ class TreeScreen(ModalScreen[str | None]):
             if choice is not None:
                 self.dismiss(choice.leaf_id)
 
-        view = CompareScreen(comparison, labels=dict(self.session_tree.labels))
+        view = CompareScreen(
+            comparison,
+            labels=dict(self.session_tree.labels),
+            question=anchor_text(self.session_tree, comparison.anchor_id),
+        )
         self.app.push_screen(view, kept)
 
     def action_cycle_filter(self) -> None:
