@@ -4,6 +4,7 @@ the best, labels, opening from a message and from two marks in the tree."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from pathlib import Path
@@ -182,3 +183,36 @@ async def test_compare_usage_and_off(fake_provider, fake_args) -> None:
         await send(pilot, "hello")
         assert isinstance(pilot.app.screen, ChatScreen)
         assert session(pilot).path[-1].message.text == "just one"
+
+
+async def test_escape_stops_every_column_and_keeps_what_streamed(fake_provider, fake_args) -> None:
+    long = " ".join(f"word{i}" for i in range(600))
+    for model in ("alpha", "beta"):
+        fake_provider.script_for(model, Reply(text=long, chunk_size=6, delay=0.02))
+    async with running(fake_args, size=(120, 40)) as pilot:
+        await send(pilot, "/compare openai/alpha openai/beta")
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        while not (
+            isinstance(pilot.app.screen, CompareScreen)
+            and all(len(c.text) > 60 for c in pilot.app.screen.columns)
+        ):
+            assert loop.time() < deadline, "the columns did not fill"
+            await pilot.pause(0.05)
+        await pilot.press("escape")  # stops both streams; the screen stays
+        await settle(pilot)
+        left, right = columns(pilot)
+        assert not pilot.app.screen.streaming
+        for column in (left, right):
+            assert 60 < len(column.text) < len(long) and long.startswith(column.text)
+        replies = [
+            e.message for e in (await session(pilot).store.entries(session(pilot).id))
+            if e.message is not None and e.message.role == "assistant"
+        ]  # fmt: skip
+        assert sorted(m.model for m in replies) == ["openai/alpha", "openai/beta"]
+        assert {m.stop_reason for m in replies} == {"aborted"}
+        await pilot.press("escape")  # now it closes
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ChatScreen)
