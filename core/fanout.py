@@ -19,7 +19,9 @@ are siblings; the compare screen moves it to the one the user keeps).
 
 Each column writes through its own handle on the session
 (:class:`_ColumnSession`), positioned at the question, so the columns'
-appends never land under each other; the main session's listeners hear them.
+appends never land under each other. The main session's append listeners do
+not hear them (those appends are not on its path): the caller learns what was
+saved from :class:`ColumnFinished` events or the result.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.comparison import TIMING_KEY
-from core.entries import Entry, ModelChange
+from core.entries import Entry, ModelChange, Payload
 from core.messages import Message
 from core.providers.base import (
     ProviderError,
@@ -113,12 +115,10 @@ _CONTENT = (TextDelta, ThinkingDelta, ToolCallDelta)
 
 class _ColumnSession(Session):
     """A handle on the session positioned at the question, for one column: its
-    appends move only its own position, stamp the reply's timing, and are told
-    to the main session's listeners."""
+    appends move only its own position and stamp the reply's timing."""
 
     def __init__(self, main: Session) -> None:
         super().__init__(main.store, main.info, list(main.path))
-        self._listeners = main._listeners
         self.started = time.monotonic()
         self.first_token: float | None = None
         self.saved: list[Entry] = []
@@ -127,13 +127,13 @@ class _ColumnSession(Session):
         if self.first_token is None and isinstance(event, _CONTENT):
             self.first_token = time.monotonic()
 
-    async def append_many(self, payloads):
+    async def append_many(self, payloads: Sequence[Payload]) -> list[Entry]:
         stamped = [self._timed(p) for p in payloads]
         entries = await super().append_many(stamped)
         self.saved.extend(entries)
         return entries
 
-    def _timed(self, payload):
+    def _timed(self, payload: Payload) -> Payload:
         if not isinstance(payload, Message) or payload.role != "assistant":
             return payload
         now = time.monotonic()

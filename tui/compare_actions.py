@@ -115,8 +115,9 @@ class CompareActions:
             await self._show_saved(saved)
 
     async def _show_saved(self, saved: list[Entry]) -> None:
-        """Put what the fan-out saved into the tree and the chat."""
+        """Put what the fan-out saved into the totals, the tree and the chat."""
         screen = self.screen
+        screen.conversation.session_totals.add(saved)
         tree = await screen.session_tree()
         for entry in sorted(saved, key=lambda e: (e.created_at, e.id)):
             tree.add(entry)

@@ -71,6 +71,9 @@ async def test_compare_fans_out_into_columns_and_keeps_the_chosen_one(
         assert header(right).startswith("openai/beta | ")
         # the position is on the first model's reply until one is kept
         assert session(pilot).path[-1].message.text == left.text
+        # the footer's session totals count every column
+        stored = await session(pilot).store.session_usage(session(pilot).id)
+        assert app_of(pilot).conversation.session_totals.usage == stored
         await pilot.press("tab", "enter")
         await settle(pilot)
         assert isinstance(pilot.app.screen, ChatScreen)
