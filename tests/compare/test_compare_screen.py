@@ -122,16 +122,22 @@ async def test_v_opens_the_alternatives_of_a_message_and_l_labels_one(
         await pilot.press("ctrl+up")  # focus the last message: the reply
         await pilot.press("v")
         await settle(pilot)
-        assert [c.text for c in columns(pilot)][0] == "Paris is the capital of France."
+        shown = columns(pilot)
+        assert sorted(c.text for c in shown) == [
+            "Paris is the capital of France.",
+            "The capital of France is Paris, of course.",
+        ]  # in the order they were saved, as ◀ ▶ has them
+        current = next(c for c in shown if c.body.has_focus)
+        assert current.entry_id == session(pilot).leaf_id  # the current one is focused
+        other = next(c for c in shown if c is not current)
         await pilot.press("tab", "l")
         await settle(pilot)
         assert isinstance(pilot.app.screen, TextPrompt)
         await type_text(pilot, "best")
         await pilot.press("enter")
         await settle(pilot)
-        assert "[best]" in header(columns(pilot)[1])
-        labels = await session(pilot).labels()
-        assert list(labels.values()) == ["best"]
+        assert "[best]" in header(other)
+        assert await session(pilot).labels() == {other.entry_id: "best"}
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(pilot.app.screen, ChatScreen)

@@ -20,6 +20,7 @@ streamed delta re-wraps only the last piece.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -28,11 +29,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Static
 
 from core.comparison import ColumnStats, Comparison, column_stats, column_text
 from core.fanout import ColumnEvent, ColumnFinished, ColumnWaiting, FanOutEvent
-from core.providers.base import TextDelta
+from core.providers.base import TextDelta, ThinkingDelta
 from core.sanitize import strip_control
 from core.word_diff import Span, word_diff
 from tui import keymap
@@ -86,6 +88,9 @@ class CompareColumn(Vertical):
         self._frozen = 0
         """Characters of :attr:`text` in finished pieces (while streaming)."""
         self._pending: list[str] = []
+        self._thinking = False
+        self._painting = asyncio.Lock()
+        """One change of the pieces at a time (a flush, the finished text, the diff)."""
 
     def compose(self) -> ComposeResult:
         yield Static(classes="compare-header")
@@ -118,6 +123,10 @@ class CompareColumn(Vertical):
 
     async def show(self, spans: Sequence[Span] | None = None) -> None:
         """Show :attr:`text` (with ``spans``: the same text, differences highlighted)."""
+        async with self._painting:
+            await self._show(spans)
+
+    async def _show(self, spans: Sequence[Span] | None) -> None:
         text = Text(self.text) if spans is None else _highlighted(spans)
         if self.error:
             text.append(f"\n\n⚠ {strip_control(self.error)}", "bold red")
@@ -137,10 +146,20 @@ class CompareColumn(Vertical):
     def add(self, delta: str) -> None:
         self._pending.append(strip_control(delta))
 
+    def thinking(self) -> None:
+        """A thinking delta arrived: say so until the text starts."""
+        if not self._thinking and not self.text and not self._pending:
+            self._thinking = True
+            self.show_header("thinking…")
+
     async def flush(self) -> None:
         """Bring the streamed text on screen: only the last piece re-wraps."""
-        if not self._pending:
+        if not self._pending or not self.live:
             return
+        async with self._painting:
+            await self._flush()
+
+    async def _flush(self) -> None:
         self.text += "".join(self._pending)
         self._pending.clear()
         body = self.body
@@ -203,6 +222,7 @@ class CompareScreen(Screen["Kept | None"]):
                 widget.live = True
         self.diff = False
         self._spans: list[list[Span]] | None = None
+        self._flusher: Timer | None = None
 
     @classmethod
     def live(
@@ -232,7 +252,7 @@ class CompareScreen(Screen["Kept | None"]):
         current = self.comparison.current if self.comparison is not None else 0
         self.columns[current].body.focus()
         if self.streaming:
-            self.set_interval(FLUSH_SECONDS, self._flush)
+            self._flusher = self.set_interval(FLUSH_SECONDS, self._flush)
 
     @property
     def streaming(self) -> bool:
@@ -269,6 +289,8 @@ class CompareScreen(Screen["Kept | None"]):
             return
         if isinstance(event, ColumnEvent) and isinstance(event.event, TextDelta):
             column.add(event.event.text)
+        elif isinstance(event, ColumnEvent) and isinstance(event.event, ThinkingDelta):
+            column.thinking()
         elif isinstance(event, ColumnWaiting):
             column.show_header(f"retrying in {event.seconds:.0f} s")
         elif isinstance(event, ColumnFinished):
@@ -286,7 +308,8 @@ class CompareScreen(Screen["Kept | None"]):
         column.error = result.error
         column.show_header()
         await column.show()
-        if not self.streaming:
+        if not self.streaming and self._flusher is not None:
+            self._flusher.stop()
             self._show_hint()
 
     async def _flush(self) -> None:
