@@ -252,20 +252,22 @@ class TreeScreen(ModalScreen[str | None]):
         else:
             marked.add(row.entry_id)
         self.tree_view.refresh()
-        if len(marked) == 2:
-            self._compare(*sorted(marked, key=lambda i: self.session_tree.entry(i).created_at))
+        if len(marked) == 2 and not self._compare(
+            *sorted(marked, key=lambda i: self.session_tree.entry(i).created_at)
+        ):
+            marked.discard(row.entry_id)  # this mark cannot be compared with the first
+            self.tree_view.refresh()
 
-    def _compare(self, first: str, second: str) -> None:
+    def _compare(self, first: str, second: str) -> bool:
+        """Open the two marked branches side by side; False (and why) when they cannot be."""
         from core.comparison import ComparisonError, anchor_text, of_branches
         from tui.screens.compare import CompareScreen, Kept
 
         try:
             comparison = of_branches(self.session_tree, first, second)
         except ComparisonError as error:
-            self.tree_view.marked.discard(second)
-            self.tree_view.refresh()
             self.notify(f"{str(error)[:1].upper()}{str(error)[1:]}.", severity="warning")
-            return
+            return False
 
         def kept(choice: Kept | None) -> None:
             self.tree_view.marked.clear()
@@ -279,6 +281,7 @@ class TreeScreen(ModalScreen[str | None]):
             question=anchor_text(self.session_tree, comparison.anchor_id),
         )
         self.app.push_screen(view, kept)
+        return True
 
     def action_cycle_filter(self) -> None:
         self.row_filter = ROW_FILTERS[(ROW_FILTERS.index(self.row_filter) + 1) % len(ROW_FILTERS)]
