@@ -148,6 +148,17 @@ def question_at_leaf(session: Session) -> bool:
     return last is not None and last.role in ("user", "tool_result")
 
 
+def checked_models(session: Session, models: Sequence[str]) -> list[str]:
+    """The distinct models of ``models``; :class:`FanOutError` when there are
+    not 2-4 of them or the session's path does not end with a question."""
+    distinct = list(dict.fromkeys(m.strip() for m in models if m.strip()))
+    if not MIN_MODELS <= len(distinct) <= MAX_MODELS:
+        raise FanOutError(f"compare needs {MIN_MODELS} to {MAX_MODELS} different models")
+    if not question_at_leaf(session) or session.leaf_id is None:
+        raise FanOutError("nothing to answer: send a message first")
+    return distinct
+
+
 async def move_before_reply(session: Session, reply_id: str) -> None:
     """Position the session at the question a reply answers (through any model
     change in front of the reply), to answer it again with several models."""
@@ -175,12 +186,9 @@ async def fan_out(
     """Answer the question at the session's leaf with every model in ``models``
     at once (see the module's docstring). Cancelling saves what streamed in
     every column, moves the position to the first reply, then re-raises."""
-    models = list(dict.fromkeys(m.strip() for m in models if m.strip()))
-    if not MIN_MODELS <= len(models) <= MAX_MODELS:
-        raise FanOutError(f"compare needs {MIN_MODELS} to {MAX_MODELS} different models")
-    if not question_at_leaf(session) or session.leaf_id is None:
-        raise FanOutError("nothing to answer: send a message first")
+    models = checked_models(session, models)
     anchor = session.leaf_id
+    assert anchor is not None
     anchor_path = list(session.path)
     quiet = replace(settings, compaction=replace(settings.compaction, enabled=False))
     columns = [_ColumnSession(session) for _ in models]

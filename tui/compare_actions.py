@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING
 
 from core.comparison import ComparisonError, anchor_text, of_alternatives
 from core.entries import Entry
-from core.fanout import MAX_MODELS, MIN_MODELS, ColumnFinished, FanOutEvent, fan_out
+from core.fanout import (
+    MAX_MODELS,
+    MIN_MODELS,
+    ColumnFinished,
+    FanOutError,
+    FanOutEvent,
+    checked_models,
+    fan_out,
+)
 from tui.screens.compare import CompareScreen, Kept
 
 if TYPE_CHECKING:
@@ -87,6 +95,11 @@ class CompareActions:
         """Answer the question at the leaf with ``models`` (in the reply worker)."""
         screen = self.screen
         conversation = screen.conversation
+        try:
+            models = checked_models(screen.session, models)
+        except FanOutError as error:
+            screen.notify(f"{str(error)[:1].upper()}{str(error)[1:]}.", severity="warning")
+            return
         question = next(
             (m.text for m in reversed(screen.session.messages()) if m.role == "user"), ""
         )
@@ -112,6 +125,7 @@ class CompareActions:
                 on_event=on_event,
             )
         finally:
+            view.end_streams()
             await self._show_saved(saved)
 
     async def _show_saved(self, saved: list[Entry]) -> None:

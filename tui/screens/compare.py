@@ -294,11 +294,11 @@ class CompareScreen(Screen["Kept | None"]):
         elif isinstance(event, ColumnWaiting):
             column.show_header(f"retrying in {event.seconds:.0f} s")
         elif isinstance(event, ColumnFinished):
+            column.live = False  # at once: no flush after this, and end_streams leaves it
             self.run_worker(self._finish(column, event), group="compare-finish")
 
     async def _finish(self, column: CompareColumn, event: ColumnFinished) -> None:
         result = event.result
-        column.live = False
         column._pending.clear()
         reply = result.reply
         column.entry_id = reply.id if reply is not None else None
@@ -310,6 +310,20 @@ class CompareScreen(Screen["Kept | None"]):
         await column.show()
         if not self.streaming and self._flusher is not None:
             self._flusher.stop()
+            self._show_hint()
+
+    def end_streams(self) -> None:
+        """The fan-out is over: a column that never heard its end (the fan-out
+        failed) stops streaming, so Esc closes the screen."""
+        for column in self.columns:
+            if column.live:
+                column.live = False
+                column.error = column.error or "the reply did not finish"
+                column.show_header()
+                self.run_worker(column.show(), group="compare-finish")
+        if self._flusher is not None:
+            self._flusher.stop()
+        if self.is_attached:
             self._show_hint()
 
     async def _flush(self) -> None:
