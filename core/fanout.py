@@ -185,7 +185,8 @@ async def fan_out(
 ) -> FanOutResult:
     """Answer the question at the session's leaf with every model in ``models``
     at once (see the module's docstring). Cancelling saves what streamed in
-    every column, moves the position to the first reply, then re-raises."""
+    every column, moves the position to the first reply, then re-raises. An
+    error raised by ``on_event`` is raised at the end, after every reply is saved."""
     models = checked_models(session, models)
     anchor = session.leaf_id
     assert anchor is not None
@@ -193,10 +194,17 @@ async def fan_out(
     quiet = replace(settings, compaction=replace(settings.compaction, enabled=False))
     columns = [_ColumnSession(session) for _ in models]
     results: dict[int, ColumnReply] = {}
+    failures: list[Exception] = []
 
     def emit(event: FanOutEvent) -> None:
-        if on_event is not None:
+        """A handler that raises must not cut a stream short (its reply would not
+        be saved): the first error is raised once every column is saved."""
+        if on_event is None:
+            return
+        try:
             on_event(event)
+        except Exception as error:
+            failures.append(error)
 
     async def run(index: int) -> None:
         from core.chat import run_turn
@@ -242,6 +250,8 @@ async def fan_out(
         await _settle(session, anchor_path, columns)
         raise
     await _settle(session, anchor_path, columns)
+    if failures:
+        raise failures[0]
     return FanOutResult(tuple(results[i] for i in range(len(models))), anchor)
 
 

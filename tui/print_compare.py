@@ -5,7 +5,8 @@ and each reply is saved as an alternative. Stdout gets the replies one after
 another, each under a ``## model`` heading: the first streams as it arrives,
 the others wait in memory until the ones before them are written. A model
 that fails gets a one-line note on stderr and the exit status is 1; the
-others are still written and saved. The position is left on the first
+others are still written and saved. A closed stdout (``| head -1``) ends the
+writing quietly (exit 141); every reply is still saved. The position is left on the first
 model's reply (``tangents -c`` continues from it).
 """
 
@@ -63,6 +64,8 @@ class InOrder:
         """False while streaming; then the column's error (None: none)."""
         self.current = -1
         self.failed: list[str] = []
+        self.closed = False
+        """Stdout was closed (``| head``): nothing more is written; the replies are still saved."""
         self._next()
 
     def feed(self, event: FanOutEvent) -> None:
@@ -94,9 +97,15 @@ class InOrder:
             print(f"tangents: {self.models[column]}: {_one_line(str(error))}", file=sys.stderr)
 
     def _write(self, text: str) -> None:
-        if text:
+        if not text or self.closed:
+            return
+        try:
             self.out.write(text)
             self.out.flush()
+        except BrokenPipeError:
+            self.closed = True
+            # Python flushes stdout again at exit: let that go nowhere.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())
 
 
 async def _run(args: argparse.Namespace, launch: Launch, prompt: str, models: list[str]) -> int:
@@ -126,6 +135,8 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str, models: li
         except asyncio.CancelledError:
             print(file=sys.stderr)
             return fail("stopped; the partial answers were saved", 130)
+        if writer.closed:
+            return 141  # like other Unix tools whose reader went away
         if writer.failed:
             return fail(f"{len(writer.failed)} of {len(models)} failed (session {session.id})", 1)
         return 0

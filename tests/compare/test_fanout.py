@@ -134,3 +134,18 @@ async def test_refused_without_a_question_or_with_one_model(store, asked) -> Non
     empty = await Session.create(store)
     with pytest.raises(FanOutError, match="send a message first"):
         await fan_out(empty, Settings(), MODELS)
+
+
+async def test_a_handler_that_raises_loses_no_reply(fake_provider, asked) -> None:
+    def broken(event) -> None:
+        if isinstance(event, ColumnEvent):
+            raise BrokenPipeError("the reader went away")
+
+    with pytest.raises(BrokenPipeError):
+        await fan_out(
+            asked, Settings(), MODELS[:2], api_base=fake_provider.base_url, on_event=broken
+        )
+    tree = await tree_of(asked)
+    replies = [tree.entry(i).message for i in tree.alternatives(asked.leaf_id)]
+    assert sorted(m.model for m in replies) == MODELS[:2]
+    assert all(m.stop_reason == "stop" and m.text.startswith("echo:") for m in replies)

@@ -4,12 +4,14 @@ every branch, and the alternatives count of ``sessions list --json``."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 from fake_provider import Fail, Reply
 
-from tests.integration.cli import anthropic_env, export, run, sessions
+from tests.integration.cli import anthropic_env, export, run, sessions, tangents_command
 
 CLAUDE = "anthropic/claude-test"
 
@@ -101,3 +103,25 @@ def test_markdown_export_of_all_branches_shows_the_other_answers(fake_provider, 
     assert "## Assistant (openai/beta)" in text
     wrong = run("--db", str(db), "sessions", "export", listed["id"], "--all-branches")
     assert wrong.returncode == 2 and "--all-branches goes with --format markdown" in wrong.stderr
+
+
+def test_a_closed_pipe_still_saves_every_reply(fake_provider, db) -> None:
+    long = "\n".join(f"line {i} of the answer" for i in range(3000))
+    fake_provider.script_for("alpha", Reply(text=long, chunk_size=64))
+    fake_provider.script_for("beta", Reply(text=long, chunk_size=64))
+    result = subprocess.run(
+        f"{' '.join(tangents_command())} --db {db} --api-base {fake_provider.base_url} "
+        "-p question --compare openai/alpha,openai/beta | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **anthropic_env(fake_provider.base_url), "OPENAI_API_KEY": "sk-test-0"},
+    )
+    assert result.stdout == "## openai/alpha\n"
+    assert "Traceback" not in result.stderr and "Error" not in result.stderr
+    [listed] = sessions(db)
+    doc = export(db, listed["id"])
+    replies = [e["payload"] for e in doc["entries"] if e["type"] == "message"][1:]
+    assert sorted(r["model"] for r in replies) == ["openai/alpha", "openai/beta"]
+    assert all(r["content"][0]["text"] == long and r["stop_reason"] == "stop" for r in replies)
