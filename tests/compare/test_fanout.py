@@ -147,5 +147,5 @@ async def test_a_handler_that_raises_loses_no_reply(fake_provider, asked) -> Non
         )
     tree = await tree_of(asked)
     replies = [tree.entry(i).message for i in tree.alternatives(asked.leaf_id)]
-    assert sorted(m.model for m in replies) == MODELS[:2]
+    assert sorted(m.model for m in replies) == sorted(MODELS[:2])
     assert all(m.stop_reason == "stop" and m.text.startswith("echo:") for m in replies)
