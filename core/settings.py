@@ -62,7 +62,7 @@ class CompactionSettings:
 @dataclass(frozen=True)
 class CompareSettings:
     models: tuple[str, ...] = ()
-    """What ``/compare`` with no models (and ``V`` on a reply) sends to: 2-4 models."""
+    """What ``/compare`` with no models (and ``alt+shift+v`` on a reply) sends to: 2-4 models."""
 
 
 @dataclass(frozen=True)

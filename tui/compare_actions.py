@@ -6,12 +6,12 @@ chat view and reply worker):
 - ``/compare MODEL MODEL [MODEL MODEL]`` makes the next message go to those
   models at once (``/compare`` alone: the ``[compare] models`` setting;
   ``/compare off`` goes back to one model). The composer says so until then.
-- ``V`` on a reply answers its question again with those models (the last
+- ``alt+shift+v`` on a reply answers its question again with those models (the last
   ``/compare`` list, else the setting).
 - A fan-out runs in the chat's reply worker (Esc stops every stream) and
   opens the compare screen at once, streaming into its columns; when it
   ends, the chat shows the first model's reply with ◀ 1/N ▶.
-- ``v`` on a message with alternatives opens them side by side.
+- ``alt+v`` on a message with alternatives opens them side by side.
 
 Enter on a column keeps it: the position moves there as ◀ ▶ does.
 """
@@ -61,7 +61,7 @@ class CompareActions:
 
     @property
     def models(self) -> list[str] | None:
-        """What ``V`` regenerates with: the last ``/compare`` list, else the setting."""
+        """What ``alt+shift+v`` regenerates with: the last ``/compare`` list, else the setting."""
         default = list(self.screen.conversation.settings.compare.models)
         return self.pending or self.last or (default if len(default) >= MIN_MODELS else None)
 
@@ -141,7 +141,7 @@ class CompareActions:
         screen.refresh_footer()
 
     async def regenerate(self, entry: Entry) -> None:
-        """``V``: answer the focused reply's question again with the compare models."""
+        """``alt+shift+v``: answer the focused reply's question again with the compare models."""
         from core.fanout import move_before_reply
 
         models = self.models
@@ -160,7 +160,7 @@ class CompareActions:
     # --- the compare screen ----------------------------------------------------------
 
     async def open_alternatives(self, entry: Entry) -> None:
-        """``v``: the alternatives of the focused message, side by side."""
+        """``alt+v``: the alternatives of the focused message, side by side."""
         screen = self.screen
         tree = await screen.session_tree()
         try:

@@ -170,14 +170,14 @@ ACTIONS: tuple[Action, ...] = (
     # Compare: alternatives side by side (tui/screens/compare.py, tui/compare_actions.py).
     Action(
         "compare_alternatives",
-        "v",
+        "alt+v",
         "compare_alternatives",
         "Compare the focused message's alternatives",
         "chat",
     ),
     Action(
         "compare_regenerate",
-        "V",
+        "alt+shift+v",
         "compare_regenerate",
         "Regenerate with the compare models at once",
         "chat",

@@ -299,9 +299,9 @@ SCENES: dict[str, Scene] = {
         ),
         Scene(
             "compare",
-            "Three models' answers side by side (v on a reply), differences highlighted (d).",
+            "Three models' answers side by side (alt+v on a reply), differences highlighted (d).",
             seed=_compared_session,
-            keys=("ctrl+up", "v", "d"),
+            keys=("ctrl+up", "alt+v", "d"),
             size=(120, 40),
         ),
         Scene(

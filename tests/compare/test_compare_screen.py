@@ -120,7 +120,7 @@ async def test_v_opens_the_alternatives_of_a_message_and_l_labels_one(
         await settle(pilot)
         assert isinstance(pilot.app.screen, ChatScreen)
         await pilot.press("ctrl+up")  # focus the last message: the reply
-        await pilot.press("v")
+        await pilot.press("alt+v")
         await settle(pilot)
         shown = columns(pilot)
         assert sorted(c.text for c in shown) == [
