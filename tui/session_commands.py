@@ -73,6 +73,7 @@ async def _list(store, args: argparse.Namespace) -> int:
                 "updated_at": s.info.updated_at,
                 "message_count": s.message_count,
                 "branch_count": s.branch_count,
+                "alternatives": s.alternatives,
                 "model": s.model,
                 "archived": s.info.archived,
             }
@@ -109,7 +110,12 @@ async def _export(store, args: argparse.Namespace) -> int:
     info = await store.get_session(args.id)
     if info is None:
         raise UsageError(f"no session with id {args.id!r}")
-    sys.stdout.write(_tty_safe(await export_text(store, info, args.format)))
+    if args.all_branches and args.format != "markdown":
+        raise UsageError(
+            "--all-branches goes with --format markdown (json always holds every branch)"
+        )
+    text = await export_text(store, info, args.format, all_branches=args.all_branches)
+    sys.stdout.write(_tty_safe(text))
     return 0
 
 

@@ -23,9 +23,12 @@ EXTENSIONS = {
 NAME_CHARS = 60
 
 
-async def export_text(store: SessionStore, info: SessionInfo, format: str) -> str:
+async def export_text(
+    store: SessionStore, info: SessionInfo, format: str, *, all_branches: bool = False
+) -> str:
     """``json``, ``pi`` and ``html``: the whole tree (with image bytes); the
-    others: the current branch."""
+    others: the current branch (``markdown`` with ``all_branches``: then every
+    other branch)."""
     from core.formats.html import to_html
     from core.formats.markdown import to_markdown
     from core.formats.mplp import to_mplp_dialog
@@ -49,6 +52,13 @@ async def export_text(store: SessionStore, info: SessionInfo, format: str) -> st
         return _json(to_openai_messages(path, await _blobs(store, image_shas(path))))
     if format == "mplp":
         return _json(to_mplp_dialog(info, path, await store.labels(info.id)))
+    if all_branches:
+        from core.formats.markdown_branches import to_markdown_all_branches
+        from core.tree import SessionTree
+
+        entries = await store.entries(info.id)
+        tree = SessionTree.from_entries(entries, await store.labels(info.id), info.leaf_id)
+        return to_markdown_all_branches(info, path, tree)
     return to_markdown(info, path)
 
 

@@ -406,11 +406,13 @@ class _Importer:
         current = record.parent
         while current is not None and current != target:
             chain.append(current)
-            current = by_id[current].parent
+            # In a fragment the chain may climb out of the file.
+            current = by_id[current].parent if current in by_id else None
         if current is None:
             # Not on the compaction's branch: pi keeps nothing before it; so will we.
             return states[target].kept if target in states else None
-        before = states[by_id[target].parent].kept if by_id[target].parent is not None else None
+        parent = by_id[target].parent
+        before = states[parent].kept if parent in states else None
         for pi_id in [target] + list(reversed(chain)):
             if states[pi_id].kept != before:
                 return states[pi_id].kept

@@ -35,6 +35,7 @@ from tui import keymap, slash
 from tui.attachments import Attachment
 from tui.branching import BranchActions
 from tui.commands import ActionCommands
+from tui.compare_actions import CompareActions
 from tui.conversation import Conversation
 from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
@@ -77,6 +78,7 @@ class ChatScreen(BranchActions, Screen[None]):
         self._compacting = False
         self._queue = MessageQueue()
         """Messages typed while compacting, sent once it is over."""
+        self.compare = CompareActions(self)
 
     @property
     def session(self) -> Session:
@@ -260,7 +262,12 @@ class ChatScreen(BranchActions, Screen[None]):
         """Answer with the agent loop: each reply streams into the chat, its tool
         calls run (side effects after the approval dialog) and the model is asked
         again until it answers. Esc cancels the worker: the loop saves what came,
-        every call with a result, and the view shows what was saved."""
+        every call with a result, and the view shows what was saved. After
+        ``/compare``, several models answer at once instead."""
+        models = self.compare.take_pending()
+        if models is not None:
+            await self.compare.fan_out(models)
+            return
         from core.agent import run_agent
         from tui.agent_display import AgentDisplay
 
@@ -404,6 +411,32 @@ class ChatScreen(BranchActions, Screen[None]):
         self._show_welcome()
         self.refresh_footer()
         self._lookup_window(self.conversation.model)
+
+    # --- compare (tui/compare_actions.py) ------------------------------------------
+
+    def can_compare_alternatives(self) -> bool:
+        return self.focused_entry("user", "assistant") is not None
+
+    def action_compare_alternatives(self) -> None:
+        entry = self.focused_entry("user", "assistant")
+        if entry is not None:
+            self.run_worker(self.compare.open_alternatives(entry), exit_on_error=False)
+
+    def can_compare_regenerate(self) -> bool:
+        return self.focused_entry("assistant") is not None
+
+    def action_compare_regenerate(self) -> None:
+        entry = self.focused_entry("assistant")
+        if entry is not None and not self._refuse_while_replying():
+            self._reply_worker = self._compare_regenerate(entry)
+
+    @work(exclusive=True, group="reply", exit_on_error=False)
+    async def _compare_regenerate(self, entry: Entry) -> None:
+        await self._loaded.wait()
+        await self.compare.regenerate(entry)
+
+    async def command_compare(self, arg: str, text: str) -> bool:
+        return await self.compare.command(arg)
 
     # --- sessions: the picker, new sessions, export ---------------------------------
 
