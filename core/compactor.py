@@ -15,6 +15,7 @@ from typing import Literal
 from core import compaction as plan
 from core import compaction_prompts as prompts
 from core.compaction import Budget, Preparation
+from core.context import build_context, estimated_tokens
 from core.entries import Compaction, Entry
 from core.messages import Usage
 from core.providers.base import ChatRequest
@@ -76,7 +77,7 @@ async def compact(
     preparation = plan.prepare_compaction(path, keep, manual=trigger != "auto")
     if preparation is None:
         raise NothingToCompact(
-            "nothing to compact: the conversation has no earlier part to summarize"
+            "nothing to compact yet: the conversation has no earlier part to summarize"
         )
     counting = asyncio.ensure_future(asyncio.to_thread(context_tokens, path, model))
     try:
@@ -86,6 +87,10 @@ async def compact(
         tokens_before = await counting
     finally:
         counting.cancel()
+    if trigger == "manual" and not _smaller(session, preparation, summary, model):
+        raise NothingToCompact(
+            "nothing to compact yet: a summary would not make the context smaller"
+        )
     return await _append(
         session, preparation, summary, tokens_before, {**details, "trigger": trigger}
     )
@@ -113,9 +118,14 @@ async def maybe_compact(
     if not path or isinstance(path[-1].payload, Compaction):
         return None
     limits = budget(model, settings)
-    if upper_bound_tokens(path, model) <= limits.threshold:
+    # The provider's reported usage counts what it was sent, which may be less
+    # than the path (thinking left out, or turns the safety net dropped): the
+    # safety net's own estimate of the path counts too, so compaction runs
+    # before anything is dropped.
+    sent = estimated_tokens(session.context(model).messages)
+    if max(sent, upper_bound_tokens(path, model)) <= limits.threshold:
         return None
-    tokens = await asyncio.to_thread(context_tokens, path, model)
+    tokens = max(sent, await asyncio.to_thread(context_tokens, path, model))
     if not plan.should_compact(tokens, limits, settings.compaction):
         return None
     preparation = plan.prepare_compaction(path, limits.keep_recent_tokens)
@@ -140,6 +150,18 @@ async def _append(
     )
     # A cancellation now (Esc) must not leave the entry saved but missing from the session's path.
     return await asyncio.shield(session.append(payload))
+
+
+def _smaller(session: Session, preparation: Preparation, summary: str, model: str) -> bool:
+    """Would the context be smaller with this summary in place of what it replaces?"""
+    path = session.path
+    draft = Entry.new(
+        session.id,
+        path[-1].id,
+        Compaction(summary=summary, first_kept_id=preparation.first_kept_id, tokens_before=0),
+    )
+    before = estimated_tokens(build_context(path, model).messages)
+    return estimated_tokens(build_context([*path, draft], model).messages) < before
 
 
 def _summary_target(model: str, settings: Settings, api_base: str | None):

@@ -50,6 +50,12 @@ class Context:
     """Images sent as pixels; their bytes must be resolved for the request."""
 
 
+def estimated_tokens(messages: Sequence[Message]) -> int:
+    """What the safety net measures (step 6): automatic compaction compares
+    the same figure with its threshold, so it always runs first."""
+    return sum(estimate_tokens(m) for m in messages)
+
+
 def estimate_tokens(message: Message) -> int:
     """A cheap estimate: ~4 characters a token; an image ~1,000 tokens."""
     chars = 0
@@ -300,7 +306,7 @@ def _fit_budget(messages: list[Message], budget: int) -> tuple[list[Message], in
     the estimate fits. The compaction summary, if first, is never dropped."""
     protected = 1 if messages and messages[0].text.startswith(SUMMARY_PREFIX) else 0
     sizes = [estimate_tokens(m) for m in messages]
-    total = sum(sizes)
+    total = sum(sizes)  # what estimated_tokens measures
     start = protected
     while total > budget:
         # Find the next turn boundary after `start`: the next user message that

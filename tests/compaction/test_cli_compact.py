@@ -38,7 +38,10 @@ async def test_compact_writes_the_entry_and_the_next_turn_sends_the_summary(
     fake_provider, tmp_path: Path
 ) -> None:
     db = tmp_path / "t.db"
-    session_id = await conversation(db, "first question", "second question", "third question")
+    detail = " with the details of the parser we are writing" * 20  # worth summarizing
+    session_id = await conversation(
+        db, "first question" + detail, "second question" + detail, "third question"
+    )
     env = anthropic_env(fake_provider.base_url)
     fake_provider.script(Reply(text="CLI SUMMARY: the user asks three questions"))
 

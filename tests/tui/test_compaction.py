@@ -61,7 +61,10 @@ async def three_turns(pilot, fake_provider) -> None:
             for n in ("one", "two", "three")
         ]
     )
-    for text in ("first question", "second question", "third question"):
+    # The first two are long enough that a summary makes the context smaller
+    # (a manual compaction that would not is refused).
+    detail = " about the parser" * 12
+    for text in ("first question" + detail, "second question" + detail, "third question"):
         await send(pilot, text)
 
 

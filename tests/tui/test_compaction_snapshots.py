@@ -35,8 +35,12 @@ def test_expanded_compaction_marker_and_a_yellow_footer(
     )
     fake_provider.script(
         *[
-            Reply(text=f"Answer {n}.", usage={"input_tokens": 4000, "output_tokens": 100})
-            for n in (1, 2, 3)
+            Reply(text=text, usage={"input_tokens": 4000, "output_tokens": 100})
+            for text in (
+                "Beans, peas, lettuce and radishes: they forgive clay soil and half a day of shade.",
+                "Marigolds along the beans keep pests away; sweet peas can climb the old fence.",
+                "By the gate, on the flat corner, where it shades nothing you plan to grow.",
+            )
         ],
         Reply(text=SUMMARY),
         Reply(
@@ -50,8 +54,8 @@ def test_expanded_compaction_marker_and_a_yellow_footer(
         await pilot.pause()
         steady_cursor(pilot)
         for text in (
-            "Which vegetables?",
-            "And flowers?",
+            "Which vegetables grow well in clay soil with half a day of shade?",
+            "And which flowers would go with them along the fence?",
             "Where does the shed go?",
             "/compact",
             "What first?",
