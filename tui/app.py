@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -64,6 +65,17 @@ class TangentsApp(App[None]):
             self.set_keymap(dict(self.keymap_overrides))
         if self.open_picker and isinstance(self.screen, ChatScreen):
             self.screen.action_sessions()
+
+    async def on_event(self, event: events.Event) -> None:
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(self.screen, ChatScreen)
+        ):
+            # Decided here, before the key goes to the focused widget, so that a
+            # burst of keys (fast typing, a paste through tmux) lands in order.
+            self.screen.take_typing(event)
+        await super().on_event(event)
 
     def open_session(self, session: Session) -> None:
         """Show ``session`` on a new chat screen in place of the current one,

@@ -29,7 +29,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.widgets import TextArea
 from textual.worker import Worker
 
 from core.entries import Entry
@@ -40,7 +39,6 @@ from tui.attachments import Attachment
 from tui.message_text import last_code_block, message_text
 from tui.widgets._context import BranchInfo
 from tui.widgets.branch_bar import BranchBar
-from tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from tui.screens.chat import ChatScreen
@@ -58,11 +56,10 @@ class BranchActions(_Base):
 
     _session_tree: SessionTree | None = None
     _tree_lock: asyncio.Lock | None = None
-    _editing: Entry | None = None
-    """The user message being edited (its alternative is sent next)."""
-    _draft_before_edit = ""
-    _clear_expected = False
-    """The input is being emptied by a send, not by the user: keep the edit."""
+    _undo_leaf: str | None = None
+    """Where the leaf was before "branch here", while Esc can still undo it."""
+    _asked_about: set[str] | None = None
+    """Leaves of branches already offered a summary: asked once per branch left."""
 
     # --- the tree, kept in step -------------------------------------------------
 
@@ -150,61 +147,49 @@ class BranchActions(_Base):
 
     async def action_edit_message(self) -> None:
         entry = self.focused_entry("user")
-        if entry is None:
-            return
+        if entry is not None:
+            await self.edit(entry)
+
+    async def edit(self, entry: Entry) -> None:
+        """Put a user message in the input; sending it makes an alternative of it."""
         attachments: list[Attachment] = []
         for number, image in enumerate(entry.message.images, 1):
             blob = await self.session.store.get_blob(image.sha256)
             if blob is not None:
                 attachments.append(Attachment(f"image {number}", blob))
-        if self._editing is None:
-            self._draft_before_edit = self.prompt.draft
-        self._editing = entry
-        self._clear_expected = (
-            not entry.message.text
-        )  # an image-only message: the input stays empty
-        self.prompt.set_draft(entry.message.text)
-        self.composer.detach()
-        self.composer.restore("", attachments)
-        self.composer.set_note(
-            f"✎ editing “{_short(entry)}” · enter sends it as an alternative · esc cancels"
-        )
-        self.prompt.focus()
+        self._undo_leaf = None
+        self.composer.start_edit(entry, self._message_number(entry), attachments)
+
+    def _message_number(self, entry: Entry) -> int:
+        """``entry``'s number among the messages of the path (itself included when on it)."""
+        number = 0
+        for on_path in self.session.path:
+            if on_path.message is not None:
+                number += 1
+            if on_path.id == entry.id:
+                return number
+            if on_path.id == entry.parent_id:
+                return number + 1
+        return number + 1
 
     @property
     def editing(self) -> bool:
-        return self._editing is not None
+        return self.composer.editing is not None
 
     def take_edit(self) -> Entry | None:
         """The message being edited, handed to the send (which leaves edit mode
         and any "continuing from" note behind)."""
-        editing, self._editing = self._editing, None
+        self._undo_leaf = None
+        editing = self.composer.take_edit()
         self.composer.set_note(None)
         return editing
 
-    def cancel_edit(self, *, restore_draft: bool) -> bool:
-        """Leave edit mode (Esc, or the input cleared); False when not editing."""
-        if self._editing is None:
+    def cancel_edit(self) -> bool:
+        """Leave edit mode (Esc, or an empty input sent); False when not editing."""
+        if not self.composer.cancel_edit():
             return False
-        self._editing = None
-        self.composer.set_note(None)
-        if restore_draft:
-            self.prompt.set_draft(self._draft_before_edit)
-            self.composer.detach()
         self.notify("Edit cancelled.")
         return True
-
-    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        # The input posts Submitted before it empties itself.
-        self._clear_expected = True
-
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        """Clearing the input leaves edit mode (the input's own emptying after a send does not)."""
-        if event.text_area.id != "prompt":
-            return
-        expected, self._clear_expected = self._clear_expected, False
-        if not expected and not event.text_area.text:
-            self.cancel_edit(restore_draft=False)
 
     async def leave_for_edit(self, edited: Entry, send: Callable[[], Worker]) -> bool:
         """Before an edited message is saved (in the send worker): move to the
@@ -215,9 +200,10 @@ class BranchActions(_Base):
 
     # --- moving the leaf --------------------------------------------------------------
 
-    async def move_leaf(self, entry_id: str | None, focus: str | None = None) -> str | None:
-        """Make ``entry_id`` the current position (persisted), show its path and
-        focus the row of ``focus``; returns the previous leaf."""
+    async def move_leaf(self, entry_id: str | None, show: str | None = None) -> str | None:
+        """Make ``entry_id`` the current position (persisted), show its path
+        scrolled to the row of ``show``, and give the input the focus (what is
+        typed next continues from there); returns the previous leaf."""
         tree = await self.session_tree()
         old_leaf = self.session.leaf_id
         path = [tree.entry(i) for i in tree.path_to(entry_id)]
@@ -228,21 +214,45 @@ class BranchActions(_Base):
         self.call_after_refresh(
             self.refresh_footer
         )  # after the new path's first frame: it sums the path
-        if focus is not None:
-            await self.chat_view.focus_entry(focus)
+        if show is not None:
+            await self.chat_view.scroll_to_entry(show)
+        self.prompt.focus()
         return old_leaf
 
     @work(group="branch-move", exit_on_error=False)
     async def move_to(
-        self, entry_id: str | None, focus: str | None = None, note: str | None = None
+        self,
+        entry_id: str | None,
+        show: str | None = None,
+        *,
+        undoable: str | None = None,
+        then_edit: Entry | None = None,
     ) -> None:
-        """Move the leaf (moves run one after another), then offer a summary of the branch left."""
+        """Move the leaf (moves run one after another), then offer a summary of the
+        branch left. ``undoable`` is the note saying where the next message goes,
+        while Esc can move back; ``then_edit`` a user message to edit from there."""
         if self.replying:
             self.notify(BUSY)
             return
-        old_leaf = await self.move_leaf(entry_id, focus)
-        self.composer.set_note(note)
+        if self.editing:
+            self.composer.cancel_edit()
+        old_leaf = await self.move_leaf(entry_id, show)
+        self._undo_leaf = old_leaf if undoable else None
+        self.composer.set_note(f"{undoable} · esc goes back" if undoable else None)
+        if then_edit is not None:
+            await self.edit(then_edit)
         self.offer_summary(old_leaf, entry_id)
+
+    @property
+    def can_undo_branch(self) -> bool:
+        return self._undo_leaf is not None
+
+    @work(group="branch-move", exit_on_error=False)
+    async def undo_branch(self) -> None:
+        """Esc after "branch here": back where the leaf was, as if nothing happened."""
+        old_leaf, self._undo_leaf = self._undo_leaf, None
+        self.composer.set_note(None)
+        await self.move_leaf(old_leaf, old_leaf)
 
     def _left_branch(self, old_leaf: str | None, new_entry: str | None) -> bool:
         """Did the move leave a conversation behind: a message of the user's on
@@ -250,6 +260,10 @@ class BranchActions(_Base):
         replies leaves only replies, and asks nothing."""
         tree = self._session_tree
         if tree is None or old_leaf is None or old_leaf not in tree:
+            return False
+        if self._asked_about is None:
+            self._asked_about = set()
+        if old_leaf in self._asked_about:
             return False
         return any(
             entry.message is not None and entry.message.role == "user"
@@ -265,7 +279,8 @@ class BranchActions(_Base):
         mode = self.conversation.settings.branch_summary
         if mode == "never" or not self._left_branch(old_leaf, new_entry):
             return False
-        assert old_leaf is not None
+        assert old_leaf is not None and self._asked_about is not None
+        self._asked_about.add(old_leaf)
 
         def answered(summarize: bool | None) -> None:
             self._reply_worker = self._summarize(old_leaf, new_entry, bool(summarize), then)
@@ -308,6 +323,13 @@ class BranchActions(_Base):
                 )
             except BranchSummaryError as error:
                 self.notify(f"No branch summary: {error}", severity="warning")
+            except asyncio.CancelledError:
+                if then is None:
+                    raise
+                # Esc skips the summary only: what was being sent still goes.
+                self.notify("Branch summary skipped.")
+                self._reply_worker = then()
+                raise
             else:
                 tree.add(entry)
                 tree.move_leaf(entry.id)
@@ -319,6 +341,15 @@ class BranchActions(_Base):
             self._reply_worker = then()  # replaces this worker, which ends here
 
     # --- the other actions ----------------------------------------------------------------
+
+    def can_toggle_message_thinking(self) -> bool:
+        return self.focused_entry("assistant") is not None and bool(
+            self.focused.query("ThinkingBlock")
+        )
+
+    def action_toggle_message_thinking(self) -> None:
+        for block in self.focused.query("ThinkingBlock"):
+            block.action_toggle()
 
     def action_retry_message(self) -> None:
         entry = self.focused_entry("assistant")
@@ -348,7 +379,7 @@ class BranchActions(_Base):
         if entry.id == self.session.leaf_id:
             self.notify("This is already where the next message goes.")
             return
-        self.move_to(entry.id, entry.id, f"↳ continuing from “{_short(entry)}”")
+        self.move_to(entry.id, entry.id, undoable=f"↳ continuing from “{_short(entry)}”")
 
     def action_previous_alternative(self) -> None:
         self._switch(-1)
@@ -435,11 +466,20 @@ class BranchActions(_Base):
     async def _open_tree(self) -> None:
         from tui.screens.tree import TreeScreen
 
+        tree = await self.session_tree()
+
         def chosen(entry_id: str | None) -> None:
-            if entry_id is not None and entry_id != self.session.leaf_id:
+            if entry_id is None or entry_id == self.session.leaf_id:
+                return
+            entry = tree.entry(entry_id)
+            if entry.message is not None and entry.message.role == "user":
+                # Continuing from a question would put two user messages in a row:
+                # edit it instead (from its parent), as an alternative.
+                self.move_to(entry.parent_id, entry.parent_id, then_edit=entry)
+            else:
                 self.move_to(entry_id, entry_id)
 
-        self.app.push_screen(TreeScreen(await self.session_tree()), chosen)
+        self.app.push_screen(TreeScreen(tree), chosen)
 
     async def command_tree(self, arg: str, text: str) -> bool:
         self.action_open_tree()

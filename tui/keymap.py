@@ -25,6 +25,7 @@ from functools import cache
 from typing import Literal
 
 from textual.binding import Binding
+from textual.keys import key_to_character
 
 Scope = Literal[
     "app", "chat", "input", "dialog", "picker", "sessions", "tree", "confirm", "approval", "message"
@@ -50,7 +51,13 @@ class Action:
 
 ACTIONS: tuple[Action, ...] = (
     Action("send", "enter", "submit", "Send the message (or run the /command)", "input"),
-    Action("newline", "ctrl+j,alt+enter,shift+enter", "newline", "Insert a newline", "input"),
+    Action(
+        "newline",
+        "ctrl+j,alt+enter,shift+enter",
+        "newline",
+        "Insert a newline (ctrl+j in every terminal)",
+        "input",
+    ),
     Action("complete", "tab", "complete", "Complete the /command or model name", "input"),
     Action("open_editor", "ctrl+e", "open_editor", "Edit the draft in $EDITOR", "input"),
     Action("stop", "escape", "stop", "Stop the reply (or go back to the input)", "chat"),
@@ -95,43 +102,66 @@ ACTIONS: tuple[Action, ...] = (
     Action("picker_down", "down", "cursor_down", "Next model in the list", "picker", palette=False),
     Action("picker_up", "up", "cursor_up", "Previous model in the list", "picker", palette=False),
     # Branching: the chat's keys act on the focused message (tui/branching.py).
+    # Letters always type (into the input, from wherever focus is): a message's
+    # own actions are on keys no sentence starts with.
     Action(
         "edit_message",
-        "e",
+        "enter,alt+e",
         "edit_message",
         "Edit the focused message (sends an alternative)",
         "chat",
     ),
-    Action("retry_message", "r", "retry_message", "Regenerate the focused reply", "chat"),
+    Action(
+        "toggle_message_thinking",
+        "enter",
+        "toggle_message_thinking",
+        "Expand or collapse the focused reply's thinking",
+        "chat",
+    ),
+    Action("retry_message", "alt+r", "retry_message", "Regenerate the focused reply", "chat"),
     Action(
         "regenerate_with_model",
-        "R",
+        "alt+shift+r",
         "regenerate_with_model",
         "Regenerate the focused reply with another model",
         "chat",
     ),
     Action(
-        "branch_here", "b", "branch_here", "Branch here: continue from the focused message", "chat"
+        "branch_here",
+        "alt+b",
+        "branch_here",
+        "Branch here: continue from the focused message (esc undoes it)",
+        "chat",
     ),
     Action(
         "previous_alternative",
-        "left,left_square_bracket",
+        "left",
         "previous_alternative",
         "Previous alternative of the focused message",
         "chat",
     ),
     Action(
         "next_alternative",
-        "right,right_square_bracket",
+        "right",
         "next_alternative",
         "Next alternative of the focused message",
         "chat",
     ),
-    Action("label_message", "l", "label_message", "Label the focused message", "chat"),
-    Action("copy_message", "c", "copy_message", "Copy the focused message's text", "chat"),
-    Action("copy_code", "C", "copy_code", "Copy the focused message's last code block", "chat"),
+    Action("label_message", "alt+l", "label_message", "Label the focused message", "chat"),
+    Action("copy_message", "alt+c", "copy_message", "Copy the focused message's text", "chat"),
     Action(
-        "fork_session", "f", "fork_session", "Fork the path up to here into a new session", "chat"
+        "copy_code",
+        "alt+shift+c",
+        "copy_code",
+        "Copy the focused message's last code block",
+        "chat",
+    ),
+    Action(
+        "fork_session",
+        "alt+f",
+        "fork_session",
+        "Fork the path up to here into a new session",
+        "chat",
     ),
     Action("open_tree", "ctrl+g", "open_tree", "Show the session tree (jump anywhere)", "chat"),
     Action("tree_close", "escape", "close", "Close the tree", "tree", palette=False),
@@ -305,8 +335,18 @@ def keys_for(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
     return next(a.keys for a in widget_actions() if a.id == action_id)
 
 
+def key_name(key: str) -> str:
+    """A key as a person writes it: ``[`` for ``left_square_bracket``, ``alt+?``
+    for ``alt+question_mark``; named keys (enter, escape, space) keep their names."""
+    *modifiers, name = key.strip().split("+")
+    character = key_to_character(name) if len(name) > 1 else None
+    if character is not None and character.isprintable() and not character.isspace():
+        name = character
+    return "+".join([*modifiers, name])
+
+
 def display_keys(keys: str) -> str:
-    return ", ".join(k.strip() for k in keys.split(",") if k.strip())
+    return ", ".join(key_name(k) for k in keys.split(",") if k.strip())
 
 
 def first_key(action_id: str, keymap: Mapping[str, str] | None = None) -> str:

@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
@@ -173,6 +173,7 @@ class ChatScreen(BranchActions, Screen[None]):
             session_tokens=totals.session_tokens,
             session_cost=totals.session_cost,
             hint=f"{help_key} help · {palette_key} commands",
+            keys=self._message_keys() if self.message_focused() else "",
         )
 
     @work(thread=True, exclusive=True, group="window", exit_on_error=False)
@@ -199,17 +200,23 @@ class ChatScreen(BranchActions, Screen[None]):
             return
         message = slash.unescape(text)
         if not message.strip() and not self.composer.attachments:
-            self.prompt.restore(text)
+            if not self.cancel_edit():  # an empty input sent while editing cancels the edit
+                self.prompt.restore(text)
             return
-        if self._compacting or (self._queue and self.replying):
+        edited = self.composer.editing
+        if (
+            edited is not None
+            and message.strip("\n") == edited.message.text
+            and not self.composer.attachments
+            and not edited.message.images
+        ):
+            self.composer.take_edit()
+            self.notify("The message is unchanged: nothing was sent.")
+            return
+        if self._compacting or self.replying:
+            # As in pi and Claude Code: sent once the reply (or compaction) is over.
             self._queue.add(Queued(message.strip("\n"), text, self.composer.take_attachments()))
             self.compaction_status.queued = self._queue.texts
-            return
-        if self.replying:
-            self.notify(
-                "A reply is still being written: press Esc to stop it first. Your draft is kept."
-            )
-            self.prompt.restore(text)
             return
         self._reply_worker = self._send(
             message.strip("\n"), text, self.composer.take_attachments(), self.take_edit()
@@ -349,13 +356,67 @@ class ChatScreen(BranchActions, Screen[None]):
         return True if can is None else can()
 
     def can_stop(self) -> bool:
-        return self.replying or not self.prompt.has_focus or self.editing
+        return self.replying or not self.prompt.has_focus or self.editing or self.can_undo_branch
 
     def action_stop(self) -> None:
+        """Esc: stop the reply; else back to the input; else cancel the edit or
+        the "branch here" that was just done."""
         if self.replying and self._reply_worker is not None:
             self._reply_worker.cancel()
-        elif not self.cancel_edit(restore_draft=True):
+        elif not self.prompt.has_focus:
             self.prompt.focus()
+        elif self.cancel_edit():
+            pass
+        elif self.can_undo_branch:
+            self.undo_branch()
+
+    # --- focus: the input, or a message -------------------------------------
+
+    def message_focused(self) -> bool:
+        """Is the focus on a row of the chat (a message, or a block inside one)?"""
+        focused = self.focused
+        return focused is not None and any(node.id == "chat" for node in focused.ancestors)
+
+    def take_typing(self, event: events.Key) -> None:
+        """Before a key is sent to the focused widget (from the app): a key typed on a
+        message that none of its keys uses moves the focus to the input, where it
+        (and every key after it) is typed. Letters always type."""
+        if not self.message_focused() or not (event.is_printable or event.key == "backspace"):
+            return
+        if any(key in self.active_bindings for key in event.aliases):
+            return
+        self.set_focus(self.prompt, scroll_visible=False)
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_footer()
+
+    def on_descendant_blur(self) -> None:
+        self.refresh_footer()
+
+    def _message_keys(self) -> str:
+        """The focused message's keys, for the footer."""
+        role = getattr(self.focused_entry("user", "assistant"), "message", None)
+        role = role.role if role is not None else None
+        key = partial(keymap.first_key, keymap=self.app_keymap)
+        actions = [("edit_message", "edit")] if role == "user" else []
+        if role == "assistant":
+            if self.can_toggle_message_thinking():
+                actions.append(("toggle_message_thinking", "thinking"))
+            actions.append(("retry_message", "regenerate"))
+        actions += [
+            ("branch_here", "branch"),
+            ("label_message", "label"),
+            ("copy_message", "copy"),
+            ("fork_session", "fork"),
+        ]
+        hints = [f"{key(i)} {word}" for i, word in actions]
+        if role is not None:
+            hints.insert(1, f"{key('previous_alternative')}/{key('next_alternative')} alternatives")
+        hints += [
+            f"{key('chat_previous_message')}/{key('chat_next_message')} move",
+            f"{key('stop')} back",
+        ]
+        return " · ".join(hints).replace("escape back", "esc back")
 
     def action_retry(self) -> None:
         self.retry()

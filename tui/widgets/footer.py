@@ -28,6 +28,8 @@ class FooterState:
     session_cost: float = 0.0
     hint: str = ""
     """Right-aligned key hints, e.g. ``F1 help · ctrl+p commands``."""
+    keys: str = ""
+    """While a message is focused: its keys, shown instead of everything else."""
 
 
 def format_tokens(count: int) -> str:
@@ -82,7 +84,8 @@ def context_text(used: int | None, window: int | None) -> str:
 class StatusFooter(Widget):
     DEFAULT_CSS = """
     StatusFooter {
-        height: 1;
+        height: auto;
+        max-height: 2;
         padding: 0 1;
         background: $panel;
         color: $text-muted;
@@ -99,6 +102,8 @@ class StatusFooter(Widget):
 
     def render(self) -> RenderResult:
         s = self.state
+        if s.keys:
+            return Content.styled(s.keys, "$text")
         sep = (" │ ", "$text-disabled")
         level = context_level(s.context_tokens, s.window)
         context_style = {"warning": "bold $text-warning", "error": "bold $text-error"}.get(
