@@ -123,9 +123,7 @@ class SessionPicker(ModalScreen[PickerResult]):
         """Run the current query (or list) now; ``select`` keeps that session highlighted."""
         self._timer = None
         highlighted = self.session_list.highlighted
-        keep = select or (
-            highlighted.summary.info.id if highlighted and not self.query_text else None
-        )
+        keep = select or (highlighted.summary.info.id if highlighted else None)
         self._load(self._query_number, self.query_text, self.show_archived, keep)
 
     @work(exclusive=True, group="sessions-query", exit_on_error=False)
@@ -207,7 +205,8 @@ class SessionPicker(ModalScreen[PickerResult]):
             if title is not None:
                 self._rename(info.id, title)
 
-        self.app.push_screen(TextPrompt("Rename session", info.title or ""), rename)
+        name = one_line(info.title or row.summary.first_message or "(untitled)")
+        self.app.push_screen(TextPrompt(f"Rename “{name}”", info.title or ""), rename)
 
     @work(group="sessions-change", exit_on_error=False)
     async def _rename(self, session_id: str, title: str) -> None:
@@ -259,7 +258,7 @@ class SessionPicker(ModalScreen[PickerResult]):
             self.current_deleted = True
         self.notify(f"Deleted: {title}")
         self._query_number += 1
-        self._refresh_rows()
+        self._refresh_rows(select=session_id)
 
     def _changed(self, session_id: str) -> None:
         """Show the rows again after a change, the changed one still highlighted."""
