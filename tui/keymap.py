@@ -68,6 +68,7 @@ ACTIONS: tuple[Action, ...] = (
         "focus_messages",
         "Move to the messages (then up/down between them)",
         "chat",
+        priority=True,  # at once: the keys after it (up, up) are meant for the messages
     ),
     Action("toggle_thinking", "ctrl+t", "toggle_thinking", "Show or hide thinking blocks", "chat"),
     Action(
@@ -335,6 +336,9 @@ def keys_for(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
     return next(a.keys for a in widget_actions() if a.id == action_id)
 
 
+_ARROWS = {"left": "←", "right": "→", "up": "↑", "down": "↓"}
+
+
 def key_name(key: str) -> str:
     """A key as a person writes it: ``[`` for ``left_square_bracket``, ``alt+?``
     for ``alt+question_mark``; named keys (enter, escape, space) keep their names."""
@@ -342,6 +346,7 @@ def key_name(key: str) -> str:
     character = key_to_character(name) if len(name) > 1 else None
     if character is not None and character.isprintable() and not character.isspace():
         name = character
+    name = _ARROWS.get(name, name)
     return "+".join([*modifiers, name])
 
 

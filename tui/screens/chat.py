@@ -412,10 +412,7 @@ class ChatScreen(BranchActions, Screen[None]):
         hints = [f"{key(i)} {word}" for i, word in actions]
         if role is not None:
             hints.insert(1, f"{key('previous_alternative')}/{key('next_alternative')} alternatives")
-        hints += [
-            f"{key('chat_previous_message')}/{key('chat_next_message')} move",
-            f"{key('stop')} back",
-        ]
+        hints.append(f"{key('stop')} back")
         return " · ".join(hints).replace("escape back", "esc back")
 
     def action_retry(self) -> None:
@@ -437,7 +434,7 @@ class ChatScreen(BranchActions, Screen[None]):
             return
         widgets = self.chat_view.message_widgets
         if widgets:
-            widgets[-1].focus()
+            self.set_focus(widgets[-1])
 
     def action_toggle_thinking(self) -> None:
         self.show_thinking = not self.show_thinking

@@ -73,6 +73,11 @@ def totals_text(state: FooterState) -> str:
     return f"branch {tokens} tok {cost} · session {session_tokens} {session_cost}"
 
 
+def short_totals_text(state: FooterState) -> str:
+    """The current branch's totals only: ``12k tok · $0.0400``."""
+    return f"{format_tokens(state.tokens)} tok · {format_cost(state.cost)}"
+
+
 def context_text(used: int | None, window: int | None) -> str:
     shown = format_tokens(used) if used is not None else "0"
     if window is None:
@@ -92,7 +97,7 @@ class StatusFooter(Widget):
     }
     """
 
-    state: reactive[FooterState] = reactive(FooterState, layout=False)
+    state: reactive[FooterState] = reactive(FooterState, layout=True)
     """Set by the chat screen whenever any of it changes."""
 
     def watch_state(self, state: FooterState) -> None:
@@ -109,15 +114,20 @@ class StatusFooter(Widget):
         context_style = {"warning": "bold $text-warning", "error": "bold $text-error"}.get(
             level, ""
         )
-        left = Content.assemble(
-            (strip_control(model_label(s.model)), "bold $text"),
-            sep,
-            f"thinking {s.thinking}",
-            sep,
-            (context_text(s.context_tokens, s.window), context_style),
-            sep,
-            totals_text(s),
-        )
         hint = Content(s.hint)
-        gap = self.content_size.width - left.cell_length - hint.cell_length
-        return Content.assemble(left, " " * gap, hint) if gap > 0 else left
+        width = self.content_size.width
+        # Whatever the width: model, context and the help hint stay; the totals
+        # shorten first (the branch's only), then go.
+        for totals in (totals_text(s), short_totals_text(s), None):
+            left = Content.assemble(
+                (strip_control(model_label(s.model)), "bold $text"),
+                sep,
+                f"thinking {s.thinking}",
+                sep,
+                (context_text(s.context_tokens, s.window), context_style),
+                *((sep, totals) if totals else ()),
+            )
+            gap = width - left.cell_length - hint.cell_length
+            if gap > 0:
+                return Content.assemble(left, " " * gap, hint)
+        return Content.assemble(left, " ", hint).truncate(width, ellipsis=True)
