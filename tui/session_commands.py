@@ -13,7 +13,7 @@ from core.formats import FormatError, ImportedSession, parse_import
 from core.formats.export import export_text
 from core.sanitize import strip_control
 from core.store import ConflictError
-from tui.bootstrap import Launch, UsageError, fail, open_store, resolve_launch
+from tui.bootstrap import Launch, UsageError, fail, full_id, open_store, resolve_launch
 
 
 class ImportFailed(Exception):
@@ -40,6 +40,8 @@ async def _run(args: argparse.Namespace) -> int:
     try:
         if imported is not None:
             return await _import(store, imported, args)
+        if getattr(args, "id", None):
+            args.id = await full_id(store, "session", args.id)
         if args.action == "list":
             return await _list(store, args)
         if args.action == "export":
