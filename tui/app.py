@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from core.sanitize import strip_control
 from core.session import Session
+from core.settings import write_state
 from tui import keymap
 from tui.bootstrap import Launch
 from tui.conversation import Conversation
@@ -61,6 +62,10 @@ class TangentsApp(App[None]):
         return ChatScreen(self.conversation, show_thinking=self.conversation.settings.show_thinking)
 
     def on_mount(self) -> None:
+        theme = self.conversation.settings.theme
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.keymap_overrides:
             self.set_keymap(dict(self.keymap_overrides))
         if self.open_picker and isinstance(self.screen, ChatScreen):
@@ -76,6 +81,13 @@ class TangentsApp(App[None]):
             # burst of keys (fast typing, a paste through tmux) lands in order.
             self.screen.take_typing(event)
         await super().on_event(event)
+
+    def _remember_theme(self, theme) -> None:
+        """A theme chosen (in the command palette) is the theme next time too."""
+        try:
+            write_state(theme=theme.name)
+        except OSError as error:
+            self.notify(f"Could not remember the theme: {error}", severity="warning")
 
     def open_session(self, session: Session) -> None:
         """Show ``session`` on a new chat screen in place of the current one,

@@ -95,6 +95,7 @@ class BranchActions(_Base):
     async def refresh_branches(self) -> None:
         """Bring the tree up to date and show alternatives and labels on the mounted rows."""
         await self.session_tree()
+        self.refresh_title()
         if self.loaded:
             self.chat_view.refresh_branch_info()
 

@@ -359,6 +359,67 @@ def first_key(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
     return display_keys(keys_for(action_id, keymap)).split(",")[0]
 
 
+_CHAT_PLACES = ("app", "chat", "input", "message")
+"""Scopes whose keys are all live at once on the chat screen."""
+
+
+def _builtin_keys() -> dict[str, str]:
+    """Keys Textual itself binds where the chat's keys live: the app's, the screen's
+    (focus moves) and the message input's editing keys, each with what it does."""
+    from textual.app import App
+    from textual.screen import Screen
+    from textual.widgets import TextArea
+
+    found: dict[str, str] = {}
+    for where, bindings in (
+        ("the app", App.BINDINGS),
+        ("the screen", Screen.BINDINGS),
+        ("the message input", TextArea.BINDINGS),
+    ):
+        for binding in bindings:
+            if isinstance(binding, Binding):
+                for key in binding.key.split(","):
+                    found.setdefault(key.strip(), f"{where}'s {binding.action}")
+    return found
+
+
+def conflicts(overrides: Mapping[str, str]) -> list[str]:
+    """Keys given in ``[keymap]`` that something else already uses where the action
+    lives: another action (with the overrides applied) or a key Textual binds
+    (``ctrl+q``; ``ctrl+k`` in the input...). Only keys that differ from an
+    action's defaults are checked, so the built-in sharing (Enter, Esc) stands."""
+    from textual.keys import _normalize_key_list
+
+    problems: list[str] = []
+    actions = {a.id: a for a in all_actions()}
+    builtin = _builtin_keys()
+    effective = {
+        i: {k.strip() for k in _normalize_key_list(keys_for(i, overrides)).split(",")}
+        for i in actions
+    }
+    for action_id in overrides:
+        action = actions.get(action_id)
+        if action is None:
+            continue
+        defaults = {k.strip() for k in _normalize_key_list(action.keys).split(",")}
+        live = _CHAT_PLACES if action.scope in _CHAT_PLACES else ("app", action.scope)
+        for key in sorted(effective[action_id] - defaults):
+            shown = key_name(key)
+            other = next(
+                (
+                    o
+                    for o, o_keys in effective.items()
+                    if o != action_id and key in o_keys and actions[o].scope in live
+                ),
+                None,
+            )
+            if other is not None:
+                problems.append(f"{action_id} = {shown!r} is already {other}'s key")
+            elif key in builtin and action.scope in _CHAT_PLACES:
+                problems.append(f"{action_id} = {shown!r} is already {builtin[key]} key")
+    return problems
+
+
 def markdown_table(keymap: Mapping[str, str] | None = None) -> str:
     lines = ["| Action id | Keys | Where | What it does |", "|---|---|---|---|"]
     for a in all_actions():

@@ -61,6 +61,9 @@ def test_a_sentence_typed_on_a_focused_message_is_sent_whole(tmux, fake_provider
     tmux.keys("Enter")
     tmux.wait_for("Cats are fine.")
     assert sent_texts(fake_provider) == ["hi", "Hello there.", "what about cats"]
+    tmux.keys("C-q")
+    screen = tmux.wait_for("EXITED-0")
+    assert "Resume with: tangents -c" in screen  # the newest session
 
 
 def test_an_edit_with_the_input_cleared_and_retyped_stays_an_edit(

@@ -104,6 +104,7 @@ class ChatScreen(BranchActions, Screen[None]):
         return self._reply_worker is not None and self._reply_worker.is_running
 
     def compose(self) -> ComposeResult:
+        yield Static(id="chat-title", markup=False)
         yield Static(id="welcome")
         yield Vertical(id="chat-slot")
         yield CompactionStatus(id="compaction-status")
@@ -157,7 +158,16 @@ class ChatScreen(BranchActions, Screen[None]):
     def app_keymap(self) -> dict[str, str]:
         return self.conversation.settings.keymap
 
+    def refresh_title(self) -> None:
+        """The session's title and how many branches it has, above the chat."""
+        tree = self._session_tree
+        branches = tree.leaf_count() if tree is not None and len(tree) else 0
+        title = strip_control(self.session.title or "New session")
+        count = f" · {branches} branches" if branches > 1 else ""
+        self.query_one("#chat-title", Static).update(f"{title}{count}")
+
     def refresh_footer(self) -> None:
+        self.refresh_title()
         totals = self.conversation.totals()
         model = self.conversation.model
         help_key, palette_key = (
@@ -578,6 +588,7 @@ class ChatScreen(BranchActions, Screen[None]):
         except SessionError as error:
             self.notify(str(error), severity="warning")
             return False
+        self.refresh_title()
         self.notify(f"Renamed to: {self.session.title}")
         return True
 
