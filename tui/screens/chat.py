@@ -40,6 +40,7 @@ from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
 from tui.screens.model_picker import ModelPicker
 from tui.screens.welcome import welcome_text
+from tui.widgets._text import one_line
 from tui.widgets.compaction_status import CompactionStatus
 from tui.widgets.composer import Composer
 from tui.widgets.footer import FooterState, StatusFooter
@@ -162,7 +163,11 @@ class ChatScreen(BranchActions, Screen[None]):
         """The session's title and how many branches it has, above the chat."""
         tree = self._session_tree
         branches = tree.leaf_count() if tree is not None and len(tree) else 0
-        title = strip_control(self.session.title or "New session")
+        first = next(
+            (e.message.text for e in self.session.path if e.message and e.message.role == "user"),
+            "",
+        )
+        title = one_line(self.session.title or first or "New session", 200)
         count = f" · {branches} branches" if branches > 1 else ""
         self.query_one("#chat-title", Static).update(f"{title}{count}")
 

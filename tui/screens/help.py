@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -36,14 +37,22 @@ NEWLINE_KEYS = (
 )
 
 
-def keys_table(overrides: Mapping[str, str]) -> Table:
-    """Keys, then what they do with the id to remap them (dim) after it: two columns,
-    so the descriptions keep most of the width even at 80 columns."""
-    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False, expand=True)
-    table.add_column(Text("Keys"), max_width=20, ratio=1)
-    table.add_column(Text("What it does · id for [keymap]"), ratio=4)
+def keys_table(overrides: Mapping[str, str]) -> Group:
+    """One table per place (its name as the title): keys, then what they do with
+    the id to remap them (dim) after it, so the descriptions keep most of the
+    width even at 80 columns."""
+    tables = []
     for scope, title in SCOPE_TITLES.items():
-        table.add_row(Text(title, style="bold italic"), Text(""))
+        table = Table(
+            box=None,
+            show_header=False,
+            pad_edge=False,
+            expand=True,
+            title=Text(title, style="bold italic"),
+            title_justify="left",
+        )
+        table.add_column(max_width=20, ratio=1)
+        table.add_column(ratio=4)
         for action in keymap.all_actions():
             if action.scope == scope:
                 keys = strip_control(keymap.display_keys(keymap.keys_for(action.id, overrides)))
@@ -51,7 +60,8 @@ def keys_table(overrides: Mapping[str, str]) -> Table:
                     Text(keys, style="bold"),
                     Text.assemble(action.description, (f" · {action.id}", "dim")),
                 )
-    return table
+        tables.append(table)
+    return Group(*tables)
 
 
 def commands_table() -> Table:
@@ -81,7 +91,8 @@ class HelpScreen(ModalScreen[None]):
                 Text(
                     f"{NEWLINE_KEYS}\n"
                     "Paste the path of an image file to attach it.\n"
-                    'Change any key in the [keymap] table of config.toml: action id = "keys".'
+                    'Change any key in the [keymap] table of config.toml: action id = "keys" '
+                    "(the id is after each action, dimmed)."
                 ),
                 id="help-notes",
             )

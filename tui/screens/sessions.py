@@ -68,7 +68,6 @@ class SessionPicker(ModalScreen[PickerResult]):
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-body") as body:
             body.border_title = "Sessions"
-            body.border_subtitle = self._hints()
             yield Input(
                 self.initial_query,
                 placeholder="type to search titles and messages",
@@ -76,6 +75,8 @@ class SessionPicker(ModalScreen[PickerResult]):
             )
             yield SessionList(current_id=self.current.id, now=self.now, id="sessions-list")
             yield Static("loading…", id="sessions-status")
+            # Not in the border, where a narrow terminal cuts them: a line that wraps.
+            yield Static(self._hints(), id="sessions-hints", markup=False)
 
     def _hints(self) -> str:
         overrides = dict(getattr(self.app, "keymap_overrides", {}))
@@ -90,7 +91,7 @@ class SessionPicker(ModalScreen[PickerResult]):
                 ("close", "close"),
             )
         ]
-        return " · ".join(f"{key} {word}" for key, word in keys)
+        return " · ".join(f"{'esc' if key == 'escape' else key} {word}" for key, word in keys)
 
     def on_mount(self) -> None:
         self._refresh_rows()

@@ -78,6 +78,18 @@ def short_totals_text(state: FooterState) -> str:
     return f"{format_tokens(state.tokens)} tok · {format_cost(state.cost)}"
 
 
+def fit_hints(hints: str, width: int) -> str:
+    """``a · b · c · last`` cut to ``width`` by leaving out hints before the last one
+    (one line: a footer that grew would move the chat under the mouse)."""
+    *items, last = hints.split(" · ")
+    kept: list[str] = []
+    for item in items:
+        if len(" · ".join([*kept, item, last])) > width:
+            break
+        kept.append(item)
+    return " · ".join([*kept, last])
+
+
 def context_text(used: int | None, window: int | None) -> str:
     shown = format_tokens(used) if used is not None else "0"
     if window is None:
@@ -89,15 +101,14 @@ def context_text(used: int | None, window: int | None) -> str:
 class StatusFooter(Widget):
     DEFAULT_CSS = """
     StatusFooter {
-        height: auto;
-        max-height: 2;
+        height: 1;
         padding: 0 1;
         background: $panel;
         color: $text-muted;
     }
     """
 
-    state: reactive[FooterState] = reactive(FooterState, layout=True)
+    state: reactive[FooterState] = reactive(FooterState, layout=False)
     """Set by the chat screen whenever any of it changes."""
 
     def watch_state(self, state: FooterState) -> None:
@@ -108,17 +119,22 @@ class StatusFooter(Widget):
     def render(self) -> RenderResult:
         s = self.state
         if s.keys:
-            return Content.styled(s.keys, "$text")
+            return Content.styled(fit_hints(s.keys, self.content_size.width), "$text")
         sep = (" │ ", "$text-disabled")
         level = context_level(s.context_tokens, s.window)
         context_style = {"warning": "bold $text-warning", "error": "bold $text-error"}.get(
             level, ""
         )
-        hint = Content(s.hint)
         width = self.content_size.width
         # Whatever the width: model, context and the help hint stay; the totals
-        # shorten first (the branch's only), then go.
-        for totals in (totals_text(s), short_totals_text(s), None):
+        # shorten first (the branch's only), then go, then the hint keeps its first key.
+        for totals, hint_text in (
+            (totals_text(s), s.hint),
+            (short_totals_text(s), s.hint),
+            (None, s.hint),
+            (None, s.hint.split(" · ")[0]),
+        ):
+            hint = Content(hint_text)
             left = Content.assemble(
                 (strip_control(model_label(s.model)), "bold $text"),
                 sep,

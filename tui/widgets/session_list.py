@@ -105,7 +105,7 @@ class SessionList(ScrollView, can_focus=False):
     def render_line(self, y: int) -> Strip:
         line = y + self.scroll_offset.y
         index, part = divmod(line, ROW_HEIGHT)
-        width = self.size.width
+        width = self.scrollable_content_region.width  # the scrollbar's columns left out
         base = self.rich_style
         if index >= len(self.rows):
             return Strip([Segment(" " * width, base)], width)
