@@ -14,8 +14,14 @@ from collections.abc import Sequence
 from core import __version__
 from core.entries import THINKING_LEVELS
 
-EXPORT_FORMATS = ("json", "markdown", "openai", "mplp")
-IMPORT_FORMATS = ("auto", "tangents", "openai", "pi")  # core.formats.IMPORT_FORMATS plus auto
+EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
+IMPORT_FORMATS = (
+    "auto",
+    "tangents",
+    "openai",
+    "pi",
+    "claude",
+)  # core.formats.IMPORT_FORMATS plus auto
 
 
 def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -99,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     sessions = commands.add_parser(
         "sessions",
-        help="list, search, export, import, rename, archive, delete and compact sessions",
+        help="list, show, search, export, import, rename, archive, delete and compact sessions",
     )
     _global_options(sessions, suppress=True)
     actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -109,6 +115,16 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help="JSON output")
     listing.add_argument("--all", action="store_true", help="include archived sessions")
     listing.add_argument("--limit", type=int, default=100)
+
+    show = actions.add_parser(
+        "show",
+        help="an overview of one session",
+        description="Title, dates, entries and messages, branches and leaves, compactions, labels, "
+        "tokens and cost per model, and tool calls by name, over the whole tree.",
+    )
+    _global_options(show, suppress=True)
+    show.add_argument("id", metavar="ID")
+    show.add_argument("--json", action="store_true", help="JSON output")
 
     export = actions.add_parser(
         "export",
@@ -120,7 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
             "  json      the whole tree, lossless (with image bytes): 'sessions import' gives it back\n"
             "  markdown  the current branch, readable\n"
             "  openai    the current branch as an OpenAI chat-completions messages array\n"
-            "  mplp      the current branch as an MPLP dialog document"
+            "  mplp      the current branch as an MPLP dialog document\n"
+            "  pi        the whole tree as a pi coding-agent session file (.jsonl, version 3)\n"
+            "  html      one self-contained web page: the current branch as a chat, the whole\n"
+            "            tree in a sidebar to switch alternatives and open other branches"
         ),
     )
     _global_options(export, suppress=True)
@@ -135,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     importing = actions.add_parser(
         "import",
-        help="read a session from a file (Tangents JSON, OpenAI messages, pi session)",
+        help="read a session from a file (Tangents JSON, OpenAI messages, pi or Claude Code session)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Import a session from FILE ('-' for stdin) and print its new id and what it holds.",
         epilog=(
@@ -143,7 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
             "  tangents  a 'sessions export --format json' document: the same session, same ids\n"
             "  openai    a chat-completions messages array (or an object with 'messages'): a linear session\n"
             "  pi        a pi coding-agent session file (.jsonl): its tree, compactions, branch\n"
-            "            summaries, model changes and labels\n"
+            "            summaries, model changes and labels (a fragment without its header too)\n"
+            "  claude    a Claude Code project session (.jsonl): its tree, tool calls, thinking,\n"
+            "            images; sub-agent runs as branches; the summary as the title\n"
             "\n"
             "A file that cannot be imported whole is refused with the line and the reason;\n"
             "nothing is written. A Tangents export whose session is already in the database is\n"

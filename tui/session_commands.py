@@ -1,5 +1,5 @@
-"""``tangents sessions ...``: list, search, export, import, rename, archive,
-delete and compact from the shell."""
+"""``tangents sessions ...``: list, show, search, export, import, rename,
+archive, delete and compact from the shell."""
 
 from __future__ import annotations
 
@@ -44,6 +44,8 @@ async def _run(args: argparse.Namespace) -> int:
             args.id = await full_id(store, "session", args.id)
         if args.action == "list":
             return await _list(store, args)
+        if args.action == "show":
+            return await _show(store, args)
         if args.action == "export":
             return await _export(store, args)
         if args.action == "search":
@@ -87,6 +89,20 @@ async def _list(store, args: argparse.Namespace) -> int:
         print(
             f"{s.info.id}  {s.info.updated_at[:19].replace('T', ' ')}  {s.message_count:>5} msg  {title}"
         )
+    return 0
+
+
+async def _show(store, args: argparse.Namespace) -> int:
+    from core.formats.overview import load_overview, overview_text
+
+    info = await store.get_session(args.id)
+    if info is None:
+        raise UsageError(f"no session with id {args.id!r}")
+    overview = await load_overview(store, info)
+    if args.json:
+        _print_json(overview.to_dict())
+    else:
+        sys.stdout.write(strip_control(overview_text(overview)))
     return 0
 
 

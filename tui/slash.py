@@ -36,8 +36,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "export",
         "FORMAT [PATH]",
-        "Save this session as markdown, json, openai or mplp (default: a file here)",
+        "Save this session as markdown, json, openai, mplp, pi or html (default: a file here)",
     ),
+    SlashCommand("info", "", "Show an overview of this session: branches, tokens, cost, tools"),
     SlashCommand("tree", "", "Show the session tree (jump to any entry)"),
     SlashCommand(
         "fork", "[K N]", "Fork the path into a new session (only its first K and last N messages)"

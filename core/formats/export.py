@@ -11,24 +11,39 @@ from typing import Any
 
 from core.store import Blob, SessionInfo, SessionStore
 
-EXPORT_FORMATS = ("json", "markdown", "openai", "mplp")
-EXTENSIONS = {"json": ".json", "markdown": ".md", "openai": ".openai.json", "mplp": ".mplp.json"}
+EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
+EXTENSIONS = {
+    "json": ".json",
+    "markdown": ".md",
+    "openai": ".openai.json",
+    "mplp": ".mplp.json",
+    "pi": ".pi.jsonl",
+    "html": ".html",
+}
 NAME_CHARS = 60
 
 
 async def export_text(store: SessionStore, info: SessionInfo, format: str) -> str:
-    """``json``: the whole tree (with image bytes); the others: the current branch."""
+    """``json``, ``pi`` and ``html``: the whole tree (with image bytes); the
+    others: the current branch."""
+    from core.formats.html import to_html
     from core.formats.markdown import to_markdown
     from core.formats.mplp import to_mplp_dialog
     from core.formats.openai import to_openai_messages
+    from core.formats.pi_export import to_pi_jsonl
     from core.formats.tangents_json import image_shas, to_json_document
 
     if format not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format: {format!r}")
-    if format == "json":
+    if format in ("json", "pi", "html"):
         entries = await store.entries(info.id)
         blobs = await _blobs(store, image_shas(entries))
-        return _json(to_json_document(info, entries, await store.labels(info.id), blobs.values()))
+        labels = await store.labels(info.id)
+        if format == "pi":
+            return to_pi_jsonl(info, entries, labels, blobs)
+        if format == "html":
+            return to_html(info, entries, labels, blobs)
+        return _json(to_json_document(info, entries, labels, blobs.values()))
     path = await store.path(info.leaf_id) if info.leaf_id else []
     if format == "openai":
         return _json(to_openai_messages(path, await _blobs(store, image_shas(path))))

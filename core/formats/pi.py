@@ -26,20 +26,28 @@ Entries become Tangents entries:
   model is known only sets the level for later changes.
 - ``label`` entries set (or clear) the label of their target;
   ``session_info`` names the session; ``custom`` entries (extension state)
-  are skipped. These are not part of the Tangents tree: their children hang
-  from their nearest kept ancestor.
+  and entry types this importer does not know (a later pi's) are skipped
+  and counted in the notes. These are not part of the Tangents tree: their
+  children hang from their nearest kept ancestor. A Tangents export's own
+  ``custom`` entries (:mod:`core.formats.pi_export`) are read back.
+
+A file without its header is a fragment of a session: entries whose parent
+is not in it start the tree, and what points before it (a compaction's kept
+entry, a label's target) is dropped with a note. Numbers that are not
+(``tokensBefore: "lots"``, ``NaN`` usage) count as 0, with a note.
 
 The leaf is the last entry of the file (or its nearest kept ancestor), as
 when pi opens the file. Every entry gets a fresh id, so a file can be
-imported twice. Anything malformed (bad JSON, a missing header, an unknown
-entry type or role, an id pointed at that is not in the file, a cycle) is a
-:class:`FormatError` naming the line.
+imported twice. Anything malformed (bad JSON, an unknown role, an id a whole
+file points at that is not in it, a cycle) is a :class:`FormatError` naming
+the line.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,17 +74,11 @@ from core.session import derive_title
 from core.store import Blob, SessionInfo
 
 PI_VERSION = 3
-ENTRY_TYPES = (
-    "message",
-    "compaction",
-    "branch_summary",
-    "model_change",
-    "thinking_level_change",
-    "label",
-    "session_info",
-    "custom",
-    "custom_message",
-)
+TANGENTS_CUSTOM_TYPE = "tangents"
+"""``customType`` of the ``custom`` entries a Tangents export writes for
+messages pi has no place for (they carry the Tangents message)."""
+TANGENTS_POSITION_TYPE = "tangents-position"
+"""``customType`` of the entry that closes a Tangents export below its leaf."""
 THINKING = {
     "off": "off",
     "minimal": "low",
@@ -123,6 +125,9 @@ class _Importer:
         self.labels: dict[str, str] = {}
         self.title: str | None = None
         self.skipped = 0
+        self.unknown: Counter[str] = Counter()
+        self.repairs: list[str] = []
+        self.fragment = False
         self.last_created: str | None = None
 
     # --- reading lines -------------------------------------------------------
@@ -130,11 +135,14 @@ class _Importer:
     def run(self) -> ImportedSession:
         header, records = self.read()
         by_id = {r.id: r for r in records}
-        for record in records:
+        for index, record in enumerate(records):
             if record.parent is not None and record.parent not in by_id:
-                raise FormatError(
-                    record.line, f"parentId {record.parent!r} points to no entry in the file"
-                )
+                if not self.fragment:
+                    raise FormatError(
+                        record.line, f"parentId {record.parent!r} points to no entry in the file"
+                    )
+                # A fragment starts in the middle of a tree: its first entries become roots.
+                records[index] = _Record(record.line, record.data, record.id, None)
         start_model = self.model_name(header.data.get("provider"), header.data.get("modelId"))
         start_thinking = _lookup(THINKING, header.data.get("thinkingLevel")) or "off"
         states: dict[str, _State] = {}
@@ -147,7 +155,7 @@ class _Importer:
             )
             try:
                 state, entry = self.convert(record, parent, states, by_id)
-            except (TypeError, ValueError, AttributeError, OverflowError) as error:
+            except (TypeError, ValueError, AttributeError, OverflowError, RecursionError) as error:
                 # A value of the wrong shape somewhere the checks above did not look.
                 raise FormatError(
                     record.line, f"malformed {record.data['type']} entry ({error})"
@@ -173,10 +181,22 @@ class _Importer:
             cwd=header.data.get("cwd") if isinstance(header.data.get("cwd"), str) else None,
         )
         notes = []
+        if self.fragment:
+            notes.append(
+                "the file has no session header: imported as a fragment of a pi session"
+                " (entries whose parent is not in the file start the tree)"
+            )
         if self.skipped:
             notes.append(
                 f"skipped {self.skipped} extension state entr{'y' if self.skipped == 1 else 'ies'} (type custom)"
             )
+        if self.unknown:
+            kinds = ", ".join(sorted(self.unknown))
+            total = sum(self.unknown.values())
+            notes.append(
+                f"skipped {total} entr{'y' if total == 1 else 'ies'} of types this importer does not know ({kinds})"
+            )
+        notes.extend(self.repairs)
         return ImportedSession(
             "pi", info, tuple(entries), self.labels, tuple(self.blobs.values()), tuple(notes)
         )
@@ -202,15 +222,23 @@ class _Importer:
                 if number - 1 == last and looks_cut:
                     reason += "; the file ends too early (truncated?)"
                 raise FormatError(number, reason) from None
+            except RecursionError:
+                raise FormatError(number, "nested too deeply") from None
             if not isinstance(data, dict):
                 raise FormatError(number, "expected a JSON object")
             kind = data.get("type")
-            if header is None:
-                if kind != "session":
+            if header is None and kind != "session":
+                if not isinstance(kind, str):
                     raise FormatError(
                         number,
-                        'not a pi session file: the first line must be a {"type": "session"} header',
+                        'not a pi session file: the first line is neither a {"type": "session"} header nor an entry',
                     )
+                # No header: a fragment cut from a session file (version by whether entries have ids).
+                self.fragment = True
+                version = PI_VERSION if "id" in data else 1
+                header = _Record(number, {}, "", None)
+                index_to_id.append(None)
+            if header is None:
                 version = data.get("version", 1)
                 if not isinstance(version, int) or isinstance(version, bool):
                     raise FormatError(number, "the header's version must be a number")
@@ -224,8 +252,8 @@ class _Importer:
                 continue
             if kind == "session":
                 raise FormatError(number, "a second session header")
-            if kind not in ENTRY_TYPES:
-                raise FormatError(number, f"unknown entry type {kind!r}")
+            if not isinstance(kind, str) or not kind:
+                raise FormatError(number, "the entry has no type")
             if version < 2:
                 entry_id = f"line-{number}"
                 parent = records[-1].id if records else None
@@ -276,13 +304,17 @@ class _Importer:
             model = self.model_name(data.get("provider"), data.get("modelId"))
             if model is None:
                 raise FormatError(record.line, "a model_change needs provider and modelId")
+            # A Tangents export says the thinking level on the change itself.
+            thinking = _lookup(THINKING, data.get("thinkingLevel")) or thinking
             payload = ModelChange(model=model, thinking=thinking)
         elif kind == "thinking_level_change":
             level = data.get("thinkingLevel")
             if _lookup(THINKING, level) is None:
                 raise FormatError(record.line, f"unknown thinking level {level!r}")
             thinking = THINKING[level]
-            if model is not None:
+            # A Tangents export's second half of a model change (``partOf`` it).
+            part_of = data.get("partOf")
+            if model is not None and not (part_of and part_of == record.parent):
                 payload = ModelChange(model=model, thinking=thinking)
         elif kind == "label":
             self.label(data, record, states, by_id)
@@ -290,8 +322,14 @@ class _Importer:
             name = data.get("name")
             if isinstance(name, str) and name.strip():
                 self.title = " ".join(name.split())
-        else:  # custom: extension state, not part of the conversation
+        elif kind == "custom" and data.get("customType") == TANGENTS_CUSTOM_TYPE:
+            payload = self.tangents_message(data, record)
+        elif kind == "custom" and data.get("customType") == TANGENTS_POSITION_TYPE:
+            pass
+        elif kind == "custom":  # extension state, not part of the conversation
             self.skipped += 1
+        else:  # an entry type of a later pi, or of someone else's tool
+            self.unknown[kind] += 1
         if payload is None:
             return _State(parent.kept, model, thinking), None
         created = self.timestamp(data, record)
@@ -326,12 +364,22 @@ class _Importer:
         target = data.get("firstKeptEntryId")
         first_kept: str | None = None
         if target is not None:
-            if not isinstance(target, str) or target not in by_id:
+            if self.fragment and isinstance(target, str) and target not in by_id:
+                self.repairs.append(
+                    f"line {record.line}: the compaction keeps from {target!r}, which is not in"
+                    " the file; it keeps only what follows it"
+                )
+            elif not isinstance(target, str) or target not in by_id:
                 raise FormatError(
                     record.line, f"firstKeptEntryId {target!r} points to no entry in the file"
                 )
-            first_kept = self.first_kept(record, target, states, by_id)
+            else:
+                first_kept = self.first_kept(record, target, states, by_id)
         tokens = data.get("tokensBefore", 0)
+        if not _finite(tokens):
+            self.repairs.append(
+                f"line {record.line}: tokensBefore {tokens!r} is not a number; counted as 0"
+            )
         details = data.get("details")
         details = (
             dict(details)
@@ -377,7 +425,7 @@ class _Importer:
             raise FormatError(record.line, "a branch_summary needs a summary")
         origin = data.get("fromId")
         from_id = None
-        if origin not in (None, "root"):
+        if origin not in (None, "root") and not (self.fragment and origin not in by_id):
             if not isinstance(origin, str) or origin not in by_id:
                 raise FormatError(record.line, f"fromId {origin!r} points to no entry in the file")
             from_id = states[origin].kept if origin in states else None
@@ -391,6 +439,8 @@ class _Importer:
         by_id: dict[str, _Record],
     ) -> None:
         target = data.get("targetId")
+        if self.fragment and isinstance(target, str) and target not in by_id:
+            return  # labels an entry before the fragment
         if not isinstance(target, str) or target not in by_id:
             raise FormatError(record.line, f"targetId {target!r} points to no entry in the file")
         if target not in states:
@@ -403,6 +453,29 @@ class _Importer:
             self.labels[entry_id] = label
         else:
             self.labels.pop(entry_id, None)
+
+    def tangents_message(self, data: dict[str, Any], record: _Record) -> Message:
+        """A message a Tangents export carried in a ``custom`` entry, with its images."""
+        content = data.get("data")
+        if not isinstance(content, dict) or not isinstance(content.get("message"), dict):
+            raise FormatError(record.line, "a tangents custom entry needs data.message")
+        images = content.get("images") or {}
+        if not isinstance(images, dict):
+            raise FormatError(record.line, "data.images must map sha256 to base64")
+        for encoded in images.values():
+            try:
+                blob = image_blob(decode_base64(encoded))
+            except ValueError as error:
+                raise FormatError(record.line, f"data.images: {error}") from None
+            self.blobs.setdefault(blob.sha256, blob)
+        try:
+            message = Message.from_dict(content["message"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise FormatError(record.line, f"malformed tangents message ({error})") from None
+        missing = [i.sha256[:12] for i in message.images if i.sha256 not in self.blobs]
+        if missing:
+            raise FormatError(record.line, f"image {missing[0]} has no bytes in the file")
+        return message
 
     @staticmethod
     def model_name(provider: Any, model: Any) -> str | None:
@@ -460,6 +533,12 @@ class _Importer:
         if stop is not None and _lookup(STOP_REASONS, stop) is None:
             raise FormatError(record.line, f"unknown stopReason {stop!r}")
         usage = message.get("usage")
+        if isinstance(usage, dict):
+            bad = _not_finite(usage) + [f"cost.{k}" for k in _not_finite(usage.get("cost"))]
+            if bad:
+                self.repairs.append(
+                    f"line {record.line}: usage {', '.join(bad)} not a finite number; counted as 0"
+                )
         error = message.get("errorMessage")
         provider = message.get("provider")
         return _with_meta(
@@ -606,6 +685,13 @@ def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _not_finite(data: Any) -> list[str]:
+    """Keys of ``data`` (a dict of numbers) whose value is not a finite number."""
+    if not isinstance(data, dict):
+        return []
+    return [k for k, v in data.items() if not isinstance(v, dict) and not _finite(v)]
+
+
 def _lookup(table: dict[str, str], value: Any) -> str | None:
     return table.get(value) if isinstance(value, str) else None
 
@@ -630,6 +716,7 @@ def _usage(data: dict[str, Any]) -> Usage:
         output_tokens=int(number(data, "output")),
         cache_read_tokens=int(number(data, "cacheRead")),
         cache_write_tokens=int(number(data, "cacheWrite")),
+        reasoning_tokens=int(number(data, "reasoning")),
         input_cost=float(number(cost, "input")),
         output_cost=float(number(cost, "output")),
         cache_read_cost=float(number(cost, "cacheRead")),

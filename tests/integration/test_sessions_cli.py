@@ -190,7 +190,10 @@ MALFORMED = {
         _edited(9, parentId="ffffffff"),
         "line 9: parentId 'ffffffff' points to no entry in the file",
     ),
-    "unknown-type": (_edited(10, type="teleport"), "line 10: unknown entry type 'teleport'"),
+    "unknown-role": (
+        _edited(10, message={"role": "teleport", "content": []}),
+        "line 10: unknown message role 'teleport'",
+    ),
     "truncated": (
         (PI_LOCAL / "branched.jsonl").read_text()[:-90],
         "the file ends too early (truncated?)",
@@ -268,9 +271,13 @@ def test_search_finds_across_sessions_and_handles_odd_queries(db: Path, tmp_path
 
 
 def test_help_lists_the_formats() -> None:
+    from core.formats import IMPORT_FORMATS
+    from core.formats.export import EXPORT_FORMATS
+
     export_help = run("sessions", "export", "--help").stdout
-    assert "{json,markdown,openai,mplp}" in export_help and "MPLP dialog" in export_help
+    assert "{" + ",".join(EXPORT_FORMATS) + "}" in export_help and "MPLP dialog" in export_help
     import_help = run("sessions", "import", "--help").stdout
+    assert "{" + ",".join(("auto", *IMPORT_FORMATS)) + "}" in import_help
     assert "--new-ids" in import_help and "pi coding-agent session" in import_help
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from core.formats.export import EXPORT_FORMATS
 from core.store import SessionInfo, SessionMatch, SessionSummary
 from tests.tui.helpers import (
     app_of,
@@ -225,7 +226,7 @@ async def test_new_session_and_export(tmp_path: Path, monkeypatch: pytest.Monkey
             "assistant",
         ]
         await send(pilot, "/export yaml")
-        assert "Usage: /export json|markdown|openai|mplp [PATH]" in notifications(pilot)
+        assert f"Usage: /export {'|'.join(EXPORT_FORMATS)} [PATH]" in notifications(pilot)
 
         await pilot.press("ctrl+n")
         await settle(pilot)

@@ -549,6 +549,18 @@ class ChatScreen(BranchActions, Screen[None]):
         self.notify(f"Exported this session ({format}) to {path.absolute()}")
         return True
 
+    async def command_info(self, arg: str, text: str) -> bool:
+        """``/info``: the session's overview in a dialog."""
+        from core.formats.overview import load_overview
+        from tui.screens.info import InfoScreen
+
+        info = await self.session.store.get_session(self.session.id)
+        if info is None:
+            self.notify("Nothing here yet: send a message first.", severity="warning")
+            return True
+        self.app.push_screen(InfoScreen(await load_overview(self.session.store, info)))
+        return True
+
     def action_scroll_up(self) -> None:
         if self.loaded:
             self.chat_view.scroll_page_up()

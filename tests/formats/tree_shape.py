@@ -1,0 +1,67 @@
+"""Comparing session trees across formats, where ids change on import."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from core.content import ImageContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.entries import BranchSummary, Compaction, Entry, ModelChange
+
+
+def describe(entry: Entry) -> tuple[Any, ...]:
+    """What an entry says, without ids."""
+    payload = entry.payload
+    if isinstance(payload, Compaction):
+        return ("compaction", payload.summary, payload.tokens_before)
+    if isinstance(payload, BranchSummary):
+        return ("branch_summary", payload.summary)
+    if isinstance(payload, ModelChange):
+        return ("model_change", payload.model, payload.thinking)
+    blocks = []
+    for block in payload.content:
+        if isinstance(block, ThinkingContent):
+            blocks.append(("thinking", block.text, block.signature))
+        elif isinstance(block, ToolCallContent):
+            blocks.append(
+                ("tool_call", block.id, block.name, json.dumps(block.arguments, sort_keys=True))
+            )
+        elif isinstance(block, ToolResultContent):
+            blocks.append(("tool_result", block.tool_call_id, block.text, block.is_error))
+        elif isinstance(block, ImageContent):
+            blocks.append(("image", block.sha256))
+        else:
+            blocks.append(("text", block.text))
+    return ("message", payload.role, tuple(blocks))
+
+
+def shape(entries: Sequence[Entry]) -> tuple[str, ...]:
+    """The tree as a digest per root of (entry, children's digests in a fixed
+    order), built bottom-up without recursion: real sessions are thousands deep."""
+    children: dict[str | None, list[Entry]] = {}
+    for entry in entries:
+        children.setdefault(entry.parent_id, []).append(entry)
+    done: dict[str, tuple[Any, ...]] = {}
+    stack = [(root, False) for root in children.get(None, [])]
+    while stack:
+        entry, expanded = stack.pop()
+        kids = children.get(entry.id, [])
+        if expanded:
+            below = sorted(done.pop(k.id) for k in kids)
+            done[entry.id] = hashlib.sha256(repr((describe(entry), below)).encode()).hexdigest()
+        else:
+            stack.append((entry, True))
+            stack.extend((kid, False) for kid in kids)
+    return tuple(sorted(done[root.id] for root in children.get(None, [])))
+
+
+def path_to(entries: Sequence[Entry], leaf_id: str | None) -> list[Entry]:
+    by_id = {e.id: e for e in entries}
+    path = []
+    node = by_id.get(leaf_id) if leaf_id else None
+    while node is not None:
+        path.append(node)
+        node = by_id.get(node.parent_id) if node.parent_id else None
+    return path[::-1]
