@@ -104,7 +104,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("picker_up", "up", "cursor_up", "Previous model in the list", "picker", palette=False),
     # Branching: the chat's keys act on the focused message (tui/branching.py).
     # Letters always type (into the input, from wherever focus is): a message's
-    # own actions are on keys no sentence starts with.
+    # own actions are on keys no sentence starts with. Not alt+b or alt+f:
+    # terminals send those as word-left and word-right.
     Action(
         "edit_message",
         "enter,alt+e",
@@ -129,7 +130,7 @@ ACTIONS: tuple[Action, ...] = (
     ),
     Action(
         "branch_here",
-        "alt+b",
+        "alt+h",
         "branch_here",
         "Branch here: continue from the focused message (esc undoes it)",
         "chat",
@@ -159,7 +160,7 @@ ACTIONS: tuple[Action, ...] = (
     ),
     Action(
         "fork_session",
-        "alt+f",
+        "alt+n",
         "fork_session",
         "Fork the path up to here into a new session",
         "chat",

@@ -154,7 +154,7 @@ async def test_branch_here_continues_from_the_focused_message(fake_provider, fak
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "a1")
-        await pilot.press("alt+b")
+        await pilot.press("alt+h")
         await settle(pilot)
         assert texts(pilot) == ["q1", "a1"]
         assert "continuing from “a1”" in screen_text(pilot)
@@ -219,7 +219,7 @@ async def test_fork_opens_a_new_session_that_remembers_its_parent(fake_provider,
         parent = session(pilot)
         a1 = entry_with(pilot, "a1")
         await focus(pilot, "a1")
-        await pilot.press("alt+f")
+        await pilot.press("alt+n")
         await settle(pilot)
         forked = session(pilot)
         assert forked.id != parent.id
@@ -249,7 +249,7 @@ async def test_tree_jump_rebuilds_the_chat_and_persists_the_leaf(fake_provider, 
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "a1")
-        await pilot.press("alt+b")
+        await pilot.press("alt+h")
         await settle(pilot)
         await chat(pilot, fake_provider, ("q3", "a3"))
         await type_text(pilot, "/tree")
@@ -279,7 +279,7 @@ async def test_leaving_a_branch_asks_for_a_summary_that_reaches_the_next_request
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("try the risky plan", "the plan crashed"))
         await focus(pilot, "a1")
-        await pilot.press("alt+b")
+        await pilot.press("alt+h")
         await settle(pilot)
         assert isinstance(pilot.app.screen, Confirm)
         assert "Summarize the branch you are leaving?" in screen_text(pilot)
@@ -304,7 +304,7 @@ async def test_no_summary_question_when_nothing_is_left_behind_or_on_no(
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         requests = len(fake_provider.requests)
         await focus(pilot, "a1")
-        await pilot.press("alt+b")
+        await pilot.press("alt+h")
         await settle(pilot)
         await pilot.press("n")
         await settle(pilot)

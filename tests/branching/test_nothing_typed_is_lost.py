@@ -93,7 +93,7 @@ async def test_focus_returns_to_the_input_after_every_move(fake_provider, fake_a
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "a1")
-        await pilot.press("alt+b")  # branch here
+        await pilot.press("alt+h")  # branch here
         await settle(pilot)
         assert texts(pilot) == ["q1", "a1"]
         assert prompt(pilot).has_focus
@@ -206,7 +206,7 @@ async def test_escape_undoes_branch_here(fake_provider, fake_args) -> None:
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "a1")
-        await pilot.press("alt+b")
+        await pilot.press("alt+h")
         await settle(pilot)
         assert "continuing from “a1”" in screen_text(pilot)
         await pilot.press("escape")
