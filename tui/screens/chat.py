@@ -33,7 +33,7 @@ from core.settings import write_state
 from core.tokens import context_window
 from tui import keymap, slash
 from tui.attachments import Attachment
-from tui.branching import BranchActions
+from tui.branching import BranchController
 from tui.commands import ActionCommands
 from tui.conversation import Conversation
 from tui.message_queue import MessageQueue, Queued
@@ -41,6 +41,7 @@ from tui.models import DEMO, has_any_key
 from tui.screens.model_picker import ModelPicker
 from tui.screens.welcome import welcome_text
 from tui.widgets._text import one_line
+from tui.widgets.branch_bar import BranchBar
 from tui.widgets.compaction_status import CompactionStatus
 from tui.widgets.composer import Composer
 from tui.widgets.footer import FooterState, StatusFooter
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
     from tui.widgets.chat_view import ChatView
 
 
-class ChatScreen(BranchActions, Screen[None]):
+class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = keymap.bindings("chat")
     COMMANDS: ClassVar = {ActionCommands}
@@ -77,7 +78,9 @@ class ChatScreen(BranchActions, Screen[None]):
         """Set once the chat view shows the session's path."""
         self._compacting = False
         self._queue = MessageQueue()
-        """Messages typed while compacting, sent once it is over."""
+        """Messages typed while compacting or while a reply is written, sent once it is over."""
+        self.branches = BranchController(self)
+        """Edit, regenerate, alternatives, branch here, labels, copy, fork, the tree."""
 
     @property
     def session(self) -> Session:
@@ -126,7 +129,7 @@ class ChatScreen(BranchActions, Screen[None]):
         view = ChatView(
             blob_loader=self.session.store.get_blob,
             show_thinking=self.show_thinking,
-            branch_info=self.branch_info,
+            branch_info=self.branches.branch_info,
             id="chat",
         )
         totals = asyncio.ensure_future(self.conversation.load_totals())
@@ -161,7 +164,7 @@ class ChatScreen(BranchActions, Screen[None]):
 
     def refresh_title(self) -> None:
         """The session's title and how many branches it has, above the chat."""
-        tree = self._session_tree
+        tree = self.branches.tree
         branches = tree.leaf_count() if tree is not None and len(tree) else 0
         first = next(
             (e.message.text for e in self.session.path if e.message and e.message.role == "user"),
@@ -215,7 +218,9 @@ class ChatScreen(BranchActions, Screen[None]):
             return
         message = slash.unescape(text)
         if not message.strip() and not self.composer.attachments:
-            if not self.cancel_edit():  # an empty input sent while editing cancels the edit
+            if (
+                not self.branches.cancel_edit()
+            ):  # an empty input sent while editing cancels the edit
                 self.prompt.restore(text)
             return
         edited = self.composer.editing
@@ -234,7 +239,7 @@ class ChatScreen(BranchActions, Screen[None]):
             self.compaction_status.queued = self._queue.texts
             return
         self._reply_worker = self._send(
-            message.strip("\n"), text, self.composer.take_attachments(), self.take_edit()
+            message.strip("\n"), text, self.composer.take_attachments(), self.branches.take_edit()
         )
 
     @work(exclusive=True, group="reply", exit_on_error=False)
@@ -245,7 +250,7 @@ class ChatScreen(BranchActions, Screen[None]):
         stream the reply. A worker, so that no handler of this screen ever waits
         (for the path to load, for the database) while its messages queue up."""
         await self._loaded.wait()
-        if edited is not None and await self.leave_for_edit(
+        if edited is not None and await self.branches.leave_for_edit(
             edited, lambda: self._send(message, draft, attachments)
         ):
             return  # sent once the branch summary is made or declined
@@ -348,6 +353,8 @@ class ChatScreen(BranchActions, Screen[None]):
                     screen.dismiss(None)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group in ("load", "reply") and event.worker.is_finished:
+            self.branches.refresh_branches()
         if event.worker.group == "load" and event.state == WorkerState.ERROR:
             self.notify(f"Could not show the conversation: {event.worker.error}", severity="error")
         if event.worker.group == "reply" and event.state == WorkerState.ERROR:
@@ -366,12 +373,21 @@ class ChatScreen(BranchActions, Screen[None]):
     # --- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """An action ``name`` is offered when ``can_name()`` (if defined) says so."""
-        can = getattr(self, f"can_{action}", None)
-        return True if can is None else can()
+        """An action ``name`` is offered when ``can_name()`` (if defined, here or on
+        the branch controller) says so."""
+        for owner in (self, self.branches):
+            can = getattr(owner, f"can_{action}", None)
+            if can is not None:
+                return can()
+        return True
 
     def can_stop(self) -> bool:
-        return self.replying or not self.prompt.has_focus or self.editing or self.can_undo_branch
+        return (
+            self.replying
+            or not self.prompt.has_focus
+            or self.branches.editing
+            or self.branches.can_undo_branch
+        )
 
     def action_stop(self) -> None:
         """Esc: stop the reply; else back to the input; else cancel the edit or
@@ -380,10 +396,10 @@ class ChatScreen(BranchActions, Screen[None]):
             self._reply_worker.cancel()
         elif not self.prompt.has_focus:
             self.prompt.focus()
-        elif self.cancel_edit():
+        elif self.branches.cancel_edit():
             pass
-        elif self.can_undo_branch:
-            self.undo_branch()
+        elif self.branches.can_undo_branch:
+            self.branches.undo_branch()
 
     # --- focus: the input, or a message -------------------------------------
 
@@ -410,12 +426,12 @@ class ChatScreen(BranchActions, Screen[None]):
 
     def _message_keys(self) -> str:
         """The focused message's keys, for the footer."""
-        role = getattr(self.focused_entry("user", "assistant"), "message", None)
+        role = getattr(self.branches.focused_entry("user", "assistant"), "message", None)
         role = role.role if role is not None else None
         key = partial(keymap.first_key, keymap=self.app_keymap)
         actions = [("edit_message", "edit")] if role == "user" else []
         if role == "assistant":
-            if self.can_toggle_message_thinking():
+            if self.branches.can_toggle_message_thinking():
                 actions.append(("toggle_message_thinking", "thinking"))
             actions.append(("retry_message", "regenerate"))
         actions += [
@@ -477,6 +493,53 @@ class ChatScreen(BranchActions, Screen[None]):
         self._show_welcome()
         self.refresh_footer()
         self._lookup_window(self.conversation.model)
+
+    # --- branching: the branch controller's actions ------------------------------
+
+    async def action_edit_message(self) -> None:
+        await self.branches.action_edit_message()
+
+    def action_toggle_message_thinking(self) -> None:
+        self.branches.action_toggle_message_thinking()
+
+    def action_retry_message(self) -> None:
+        self.branches.action_retry_message()
+
+    def action_regenerate_with_model(self) -> None:
+        self.branches.action_regenerate_with_model()
+
+    def action_branch_here(self) -> None:
+        self.branches.action_branch_here()
+
+    def action_previous_alternative(self) -> None:
+        self.branches.switch(-1)
+
+    def action_next_alternative(self) -> None:
+        self.branches.switch(+1)
+
+    def on_branch_bar_switch_requested(self, event: BranchBar.SwitchRequested) -> None:
+        self.branches.switch(event.direction, event.entry_id)
+
+    def action_label_message(self) -> None:
+        self.branches.action_label_message()
+
+    def action_copy_message(self) -> None:
+        self.branches.action_copy_message()
+
+    def action_copy_code(self) -> None:
+        self.branches.action_copy_code()
+
+    def action_fork_session(self) -> None:
+        self.branches.action_fork_session()
+
+    def action_open_tree(self) -> None:
+        self.branches.action_open_tree()
+
+    async def command_tree(self, arg: str, text: str) -> bool:
+        return await self.branches.command_tree(arg, text)
+
+    async def command_fork(self, arg: str, text: str) -> bool:
+        return await self.branches.command_fork(arg, text)
 
     # --- sessions: the picker, new sessions, export ---------------------------------
 
