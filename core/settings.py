@@ -45,6 +45,19 @@ class McpServer:
     url: str | None = None
     trusted: bool = False
     env: dict[str, str] = field(default_factory=dict)
+    """Variables set for the server (explicit values, always passed)."""
+    env_passthrough: tuple[str, ...] = ()
+    """Our variables this server may see although they look like keys."""
+
+
+@dataclass(frozen=True)
+class ToolSettings:
+    env_passthrough: tuple[str, ...] = ()
+    """Variables tools and MCP servers may see although they look like keys
+    (see core.tools.env for what is hidden)."""
+    mcp_ready_wait: float = 2.0
+    """Seconds a reply waits for MCP servers still starting; tools of a server
+    not ready by then are offered from a later reply."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +105,7 @@ class Settings:
     (local and custom endpoints) or to compact earlier than the real window."""
     endpoints: tuple[Endpoint, ...] = ()
     mcp_servers: tuple[McpServer, ...] = ()
+    tools: ToolSettings = field(default_factory=ToolSettings)
     config_path: Path | None = None
 
     def endpoint_for(self, model: str) -> Endpoint | None:
@@ -172,10 +186,18 @@ def _from_mapping(data: dict[str, Any]) -> Settings:
                 args=tuple(s.get("args", ())),
                 url=s.get("url"),
                 trusted=bool(s.get("trusted", False)),
-                env=dict(s.get("env", {})),
+                env={str(k): str(v) for k, v in s.get("env", {}).items()},
+                env_passthrough=_names(s.get("env_passthrough", ()), "env_passthrough"),
             )
             for s in values["mcp_servers"]
         )
+    if "tools" in values:
+        tools = dict(values["tools"])
+        if "env_passthrough" in tools:
+            tools["env_passthrough"] = _names(tools["env_passthrough"], "tools.env_passthrough")
+        if "mcp_ready_wait" in tools:
+            tools["mcp_ready_wait"] = float(tools["mcp_ready_wait"])
+        values["tools"] = ToolSettings(**tools)
     if "context_windows" in values:
         values["context_windows"] = {str(k): int(v) for k, v in values["context_windows"].items()}
     if "extra_roots" in values:
@@ -188,6 +210,12 @@ def _from_mapping(data: dict[str, Any]) -> Settings:
     if values.get("branch_summary", "ask") not in ("ask", "always", "never"):
         raise ValueError("branch_summary must be ask, always or never")
     return Settings(**values)
+
+
+def _names(value: Any, field_name: str) -> tuple[str, ...]:
+    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{field_name} must be a list of variable names")
+    return tuple(value)
 
 
 def apply_state(settings: Settings) -> Settings:

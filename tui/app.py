@@ -70,6 +70,19 @@ class TangentsApp(App[None]):
             self.set_keymap(dict(self.keymap_overrides))
         if self.open_picker and isinstance(self.screen, ChatScreen):
             self.screen.action_sessions()
+        self.call_after_refresh(self.warm_up_provider)
+
+    def warm_up_provider(self) -> None:
+        """After the first frame: start loading, in the background, the SDK the
+        first request will need (a request that comes sooner awaits it without
+        blocking the loop)."""
+        from core.chat import resolve_target
+        from core.providers.registry import warm_up
+
+        conversation = self.conversation
+        warm_up(
+            resolve_target(conversation.model, conversation.settings, conversation.api_base).model
+        )
 
     async def on_event(self, event: events.Event) -> None:
         if (

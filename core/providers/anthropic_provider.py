@@ -24,9 +24,10 @@ from core.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
-from core.providers.cost import cost_for
+from core.providers.cost import cost_for, load_table
 from core.providers.errors import to_provider_error
 from core.providers.outcome import final_events
+from core.providers.pacing import LoopShare
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
@@ -41,14 +42,18 @@ _STOP_REASONS: dict[str, StopReason] = {
 class AnthropicProvider:
     name = "anthropic"
 
+    def preload(self) -> None:
+        sdk.preload("anthropic", load_table)
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         api_key = request.api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not api_key:
             yield ErrorEvent(ProviderError("auth", "no API key: set ANTHROPIC_API_KEY"))
             return
         state = _StreamState(request.model)
+        share = LoopShare()
         try:
-            anthropic = sdk.anthropic()
+            anthropic = await sdk.loaded("anthropic", load_table)
             client = anthropic.AsyncAnthropic(
                 api_key=api_key,
                 base_url=request.api_base or os.environ.get("ANTHROPIC_BASE_URL") or None,
@@ -63,6 +68,7 @@ class AnthropicProvider:
                             yield event
                         if state.error is not None:
                             break
+                        await share.tick()
         except Exception as exc:  # every failure becomes an event: the stream never raises
             state.error = to_provider_error(exc, api_key=api_key)
         for event in state.ending():

@@ -144,7 +144,7 @@ class ProviderError(Exception):
 
 class Provider(Protocol):
     name: str
-    """Recorded on assistant messages: ``anthropic``, ``litellm`` or ``demo``."""
+    """Recorded on assistant messages: ``anthropic``, ``openai``, ``litellm`` or ``demo``."""
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Yield events; failures come as a final :class:`ErrorEvent`, never raised."""

@@ -1,17 +1,16 @@
 """Cost in USD, part by part, from litellm's bundled price map.
 
-``LITELLM_LOCAL_MODEL_COST_MAP=True`` (set by :mod:`core.providers.sdk`) makes
-``litellm.model_cost`` the copy shipped with the package: no network. Until
-litellm is imported anyway (the first non-Anthropic request), the same file is
-read directly: importing litellm takes seconds, far too long to price an
-Anthropic reply. Tiered prices (above 200k tokens, priority, batch) are not applied.
+The map is the JSON file shipped in litellm's package, read directly (once,
+~30 ms): importing litellm takes seconds, far too long to price a reply. With
+``LITELLM_LOCAL_MODEL_COST_MAP=True`` (set by :mod:`core.providers.sdk`)
+``litellm.model_cost`` is that same file. Tiered prices (above 200k tokens,
+priority, batch) are not applied.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import cache
@@ -19,23 +18,22 @@ from pathlib import Path
 from typing import Any
 
 from core.messages import Usage
-from core.providers import sdk
 
 _BUNDLED_PRICES = "model_prices_and_context_window_backup.json"
 
 
 @cache
-def _bundled_prices() -> dict[str, Any]:
+def price_table() -> Mapping[str, Any]:
     spec = importlib.util.find_spec("litellm")  # locates the package without importing it
     if spec is None or spec.origin is None:
         return {}
     return json.loads((Path(spec.origin).parent / _BUNDLED_PRICES).read_text(encoding="utf-8"))
 
 
-def price_table() -> Mapping[str, Any]:
-    if "litellm" in sys.modules:
-        return sdk.litellm().model_cost
-    return _bundled_prices()
+def load_table(_sdk: object = None) -> None:
+    """Read the table now (an SDK's ``prepare``, in its import thread), not on
+    the event loop at the end of the first reply."""
+    price_table()
 
 
 def prices_for(model: str) -> Mapping[str, Any] | None:

@@ -1,20 +1,24 @@
 """Which provider serves a model name.
 
-``anthropic/...`` goes through the anthropic SDK, ``demo`` (and ``demo/...``)
-is the offline demo, everything else goes through litellm. Providers are
-stateless, so one instance of each serves every request; none of these
-modules imports an SDK before its first request.
+``anthropic/...`` goes through the anthropic SDK, ``openai/...`` (custom
+endpoints are sent as ``openai/...`` too) through the openai SDK, ``demo``
+(and ``demo/...``) is the offline demo, everything else goes through litellm.
+Providers are stateless, so one instance of each serves every request; none
+of these modules imports an SDK: see :mod:`core.providers.sdk`.
 """
 
 from __future__ import annotations
 
+from core.providers import openai_provider
 from core.providers.anthropic_provider import AnthropicProvider
 from core.providers.base import Provider
 from core.providers.demo import DemoProvider
 from core.providers.litellm_provider import LiteLLMProvider
+from core.providers.openai_provider import OpenAIProvider
 
 _DEMO = DemoProvider()
 _ANTHROPIC = AnthropicProvider()
+_OPENAI = OpenAIProvider()
 _LITELLM = LiteLLMProvider()
 
 
@@ -27,4 +31,14 @@ def get_provider(model: str) -> Provider:
         return _DEMO
     if model.startswith("anthropic/"):
         return _ANTHROPIC
+    if openai_provider.serves(model):
+        return _OPENAI
     return _LITELLM
+
+
+def warm_up(model: str) -> None:
+    """Start loading, in a background thread, what the first request for
+    ``model`` needs: its SDK and whatever that SDK builds on first use."""
+    preload = getattr(get_provider(model), "preload", None)
+    if preload is not None:
+        preload()

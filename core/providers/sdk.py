@@ -1,35 +1,106 @@
-"""Lazy, quiet imports of the provider SDKs.
+"""The provider SDKs, imported in a background thread.
 
-The SDKs take seconds to import, so nothing imports them before the first
-request that needs one. litellm is set up before its import so that it never
-fetches its price map from the network, and silenced after it: it prints
-help banners and logs to stderr, which would corrupt a full-screen terminal UI.
+The SDKs take from half a second (openai) to seconds (litellm) to import,
+which on the event loop would freeze a UI. :func:`preload` starts an import
+in a thread of its own (the app calls it after its first frame, for the
+model it will use); a request awaits :func:`loaded`, which starts the import
+if nobody did and waits for it without blocking the loop. The plain
+functions (:func:`litellm`, :func:`anthropic`, :func:`openai`) block until
+the module is there: for worker threads and scripts.
+
+litellm is set up before its import so that it never fetches its price map
+from the network, and silenced after it: it prints help banners and logs to
+stderr, which would corrupt a full-screen terminal UI.
+
+``TANGENTS_SDK_IMPORT_DELAY`` (seconds) holds every background import back
+that long: end-to-end tests use it to show that nothing waits for an SDK
+that a request does not need yet.
 """
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import importlib
 import logging
 import os
-from functools import cache
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from types import ModuleType
 
+SDKS = ("openai", "anthropic", "litellm")
 _LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+_DELAY_ENV = "TANGENTS_SDK_IMPORT_DELAY"
+
+_imports: dict[str, Future[ModuleType]] = {}
+_lock = threading.Lock()
 
 
-@cache
+Prepare = Callable[[ModuleType], None]
+"""Run in the import thread after the import: whatever else the SDK makes on
+its first request (lazily imported parts, schemas), done off the loop."""
+
+
+def preload(name: str, prepare: Prepare | None = None) -> Future[ModuleType]:
+    """Start importing SDK ``name`` in a daemon thread (once); its future."""
+    if name not in SDKS:
+        raise ValueError(f"unknown SDK: {name!r}")
+    with _lock:
+        future = _imports.get(name)
+        if future is None:
+            future = _imports[name] = Future()
+            threading.Thread(
+                target=_import, args=(name, future, prepare), name=f"import-{name}", daemon=True
+            ).start()
+    return future
+
+
+async def loaded(name: str, prepare: Prepare | None = None) -> ModuleType:
+    """SDK ``name``, awaiting its import in the background if it is not done."""
+    future = preload(name, prepare)
+    if future.done():
+        return future.result()
+    return await asyncio.wrap_future(future)
+
+
+def is_loaded(name: str) -> bool:
+    future = _imports.get(name)
+    return future is not None and future.done() and future.exception() is None
+
+
 def litellm() -> ModuleType:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm as module
-
-    module.suppress_debug_info = True
-    module.disable_hf_tokenizer_download = True  # token counting must not reach the network
-    for name in _LITELLM_LOGGERS:
-        logging.getLogger(name).setLevel(logging.CRITICAL)
-    return module
+    return preload("litellm").result()
 
 
-@cache
 def anthropic() -> ModuleType:
-    import anthropic as module
+    return preload("anthropic").result()
 
-    return module
+
+def openai() -> ModuleType:
+    return preload("openai").result()
+
+
+def _import(name: str, future: Future[ModuleType], prepare: Prepare | None) -> None:
+    try:
+        delay = float(os.environ.get(_DELAY_ENV) or 0)
+        if delay > 0:
+            time.sleep(delay)
+        if name == "litellm":
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        module = importlib.import_module(name)
+        if name == "litellm":
+            module.suppress_debug_info = True
+            module.disable_hf_tokenizer_download = True  # counting must not reach the network
+            for logger in _LITELLM_LOGGERS:
+                logging.getLogger(logger).setLevel(logging.CRITICAL)
+        if prepare is not None:
+            prepare(module)
+        # The SDK's modules and models live as long as the app: out of the
+        # garbage collector's sight, so full collections stop walking them.
+        gc.freeze()
+    except BaseException as error:  # the request that awaits it reports it
+        future.set_exception(error)
+    else:
+        future.set_result(module)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from core.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
 from core.messages import Message
 from core.providers.base import ToolSpec
+from core.tools.env import EnvPolicy
 
 if TYPE_CHECKING:
     from core.store import SessionStore
@@ -55,11 +56,13 @@ class ToolOutput:
 
 @dataclass
 class ToolContext:
-    """What a running tool may use: the directories it may touch and the blob
-    store (images read by a tool are stored there)."""
+    """What a running tool may use: the directories it may touch, the blob
+    store (images read by a tool are stored there) and which environment
+    variables a command may see."""
 
     roots: Roots
     store: SessionStore | None = None
+    env: EnvPolicy = field(default_factory=EnvPolicy)
 
     @property
     def cwd(self) -> Path:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import difflib
 import fnmatch
+import json
 import os
-import re
 import stat
+import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ from core.images import MAX_BYTES as MAX_IMAGE_BYTES
 from core.images import ImageError, image_blob, image_content, looks_like_image, too_large
 from core.store import Blob
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput
-from core.tools.process import run_process
+from core.tools.process import close_transport, protect_environ, run_process
 
 READ_LINES = 2000
 """Lines read_file returns when no end_line is given."""
@@ -39,6 +41,7 @@ SEARCH_FILE_BYTES = 5 * 1024 * 1024
 """search_text skips larger files."""
 SEARCH_SECONDS = 10.0
 """search_text stops and reports what it found after this long."""
+SEARCH_WORKER = str(Path(__file__).with_name("search_worker.py"))
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
 COMMAND_OUTPUT_CAP = 30_000
 """Bytes of run_command output kept (first and last halves)."""
@@ -228,29 +231,55 @@ SEARCH_SCHEMA: dict[str, Any] = {
 
 
 async def search_text(args: dict[str, Any], ctx: ToolContext) -> str:
-    try:
-        regex = re.compile(args["pattern"], re.IGNORECASE if args.get("ignore_case") else 0)
-    except re.error as error:
-        raise ToolError(f"invalid regular expression {args['pattern']!r}: {error}") from None
+    """Walk the files here (a thread), match them in a separate process
+    (core/tools/search_worker.py) that is killed at the deadline or when the
+    call is cancelled: a hostile pattern cannot hold the app."""
+    pattern = args["pattern"]
     path = ctx.roots.resolve(args.get("path") or ".")
-    return await asyncio.to_thread(
-        _search_sync, ctx, regex, path, args.get("glob"), args.get("max_results", 100)
-    )
-
-
-def _search_sync(
-    ctx: ToolContext, regex: re.Pattern[str], path: Path, glob: str | None, limit: int
-) -> str:
     deadline = time.monotonic() + SEARCH_SECONDS
+    stop = threading.Event()
+    try:
+        files, notes = await asyncio.to_thread(
+            _search_files, ctx, path, args.get("glob"), deadline, stop
+        )
+    finally:
+        stop.set()  # a cancelled call ends the walk too
+    job = {
+        "parent": os.getpid(),
+        "pattern": pattern,
+        "ignore_case": bool(args.get("ignore_case")),
+        "files": files,
+        "limit": args.get("max_results", 100),
+        "max_chars": MAX_OUTPUT_CHARS,
+        "match_chars": MATCH_CHARS,
+        "file_bytes": SEARCH_FILE_BYTES,
+        "probe": _BINARY_PROBE,
+    }
+    matches, matched_files, done = await _match_in_worker(job, deadline)
+    if done.startswith("error:"):
+        raise ToolError(f"invalid regular expression {pattern!r}: {done[6:]}")
+    if done == "limit":
+        notes.append(
+            f"stopped at {len(matches)} matches; narrow the pattern, path or glob for the rest"
+        )
+    elif done != "all" and not notes:
+        notes.append(f"stopped after {SEARCH_SECONDS:g} s; narrow the path or the pattern")
+    shown_root = ctx.roots.display(path)
+    if not matches:
+        return f"no matches for {pattern!r} in {shown_root}" + (f" ({notes[0]})" if notes else "")
+    summary = f"[{len(matches)} matches in {matched_files} files]"
+    return "\n".join(matches + [summary] + [f"[{n}]" for n in notes])
+
+
+def _search_files(
+    ctx: ToolContext, path: Path, glob: str | None, deadline: float, stop: threading.Event
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """(real path, shown path) of every file to search, and why the walk stopped early."""
     shown_root = ctx.roots.display(path)
     if not path.exists():
         raise ToolError(f"{shown_root}: no such file or directory")
-    out: list[str] = []
-    size = 0
-    matched_files = 0
-    notes: list[str] = []
 
-    def files() -> Any:
+    def walk() -> Any:
         if path.is_file():
             yield path
             return
@@ -259,51 +288,71 @@ def _search_sync(
             for name in sorted(filenames):
                 yield Path(dirpath, name)
 
-    for file in files():
-        if time.monotonic() > deadline:
-            notes.append(f"stopped after {SEARCH_SECONDS:g} s; narrow the path or the pattern")
+    files: list[tuple[str, str]] = []
+    for file in walk():
+        if stop.is_set():
             break
+        if time.monotonic() > deadline:
+            return files, [f"stopped after {SEARCH_SECONDS:g} s; narrow the path or the pattern"]
         rel = ctx.roots.display(file)
         if glob and not (fnmatch.fnmatch(file.name, glob) or fnmatch.fnmatch(rel, glob)):
             continue
         real = Path(os.path.realpath(file))
         if real != file and not ctx.roots.contains(real):
             continue  # a link leading outside the roots
-        try:
-            if not real.is_file() or real.stat().st_size > SEARCH_FILE_BYTES:
-                continue
-            with open(real, "rb") as handle:
-                if _is_binary(handle.read(_BINARY_PROBE)):
-                    continue
-            handle_text = open(real, encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        found_here = False
-        with handle_text:
-            for number, line in enumerate(handle_text, 1):
-                if not regex.search(line):
-                    continue
-                line = line.rstrip("\n")
-                if len(line) > MATCH_CHARS:
-                    line = line[:MATCH_CHARS] + " [...]"
-                entry = f"{rel}:{number}: {line}"
-                found_here = True
-                out.append(entry)
-                size += len(entry) + 1
-                if len(out) >= limit or size > MAX_OUTPUT_CHARS:
-                    break
-        matched_files += found_here
-        if len(out) >= limit or size > MAX_OUTPUT_CHARS:
-            notes.append(
-                f"stopped at {len(out)} matches; narrow the pattern, path or glob for the rest"
-            )
-            break
-    if not out:
-        return f"no matches for {regex.pattern!r} in {shown_root}" + (
-            f" ({notes[0]})" if notes else ""
-        )
-    summary = f"[{len(out)} matches in {matched_files} files]"
-    return "\n".join(out + [summary] + [f"[{n}]" for n in notes])
+        files.append((str(real), rel))
+    return files, []
+
+
+async def _match_in_worker(job: dict[str, Any], deadline: float) -> tuple[list[str], int, str]:
+    """Run the search worker until it is done or ``deadline``; (matches, files
+    with a match, how it ended: ``all``, ``limit``, ``error:...`` or ``""`` when
+    stopped at the deadline)."""
+    protect_environ()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-I",
+        "-S",
+        SEARCH_WORKER,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        limit=4 * MAX_OUTPUT_CHARS,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    matches: list[str] = []
+    matched_files = 0
+    done = ""
+    try:
+        process.stdin.write(json.dumps(job).encode())
+        await process.stdin.drain()
+        process.stdin.close()
+        while not done:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            try:
+                line = await asyncio.wait_for(process.stdout.readline(), remaining)
+            except TimeoutError:
+                break
+            if not line:
+                break
+            item = json.loads(line)
+            if "match" in item:
+                matches.append(item["match"])
+                matched_files += bool(item["new_file"])
+            elif "error" in item:
+                done = "error:" + item["error"]
+            else:
+                done = item["done"]
+    except (OSError, ValueError):
+        pass  # the worker died: report what arrived
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await asyncio.shield(process.wait())
+        close_transport(process)
+    return matches, matched_files, done
 
 
 # --- write_file ------------------------------------------------------------------
@@ -426,7 +475,9 @@ def _run_command(cap: int) -> Any:
     async def run_command(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         timeout = float(args.get("timeout_seconds", COMMAND_TIMEOUT))
         try:
-            result = await run_process(args["command"], cwd=str(ctx.cwd), timeout=timeout, cap=cap)
+            result = await run_process(
+                args["command"], cwd=str(ctx.cwd), timeout=timeout, cap=cap, env=ctx.env
+            )
         except OSError as error:
             raise ToolError(f"cannot start the shell: {error.strerror or error}") from None
         output = (

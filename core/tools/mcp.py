@@ -34,6 +34,8 @@ from core.content import ImageContent, TextContent
 from core.images import image_blob, image_content
 from core.settings import McpServer
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_problem
+from core.tools.env import EnvPolicy
+from core.tools.mcp_stdio import StdioProcess, stdio_transport
 
 STARTUP_TIMEOUT = 30.0
 """Seconds a server has to start and list its tools."""
@@ -42,7 +44,10 @@ CALL_TIMEOUT = 600.0
 STDERR_TAIL = 600
 """Characters of a failed server's stderr quoted in its notice."""
 
-McpState = Literal["stopped", "running", "failed", "crashed"]
+STOP_DEADLINE = 3.0
+"""Seconds a server has to stop before its process group is killed."""
+
+McpState = Literal["stopped", "starting", "running", "failed", "crashed"]
 
 
 class McpStartError(Exception):
@@ -59,9 +64,10 @@ def _leaf(error: BaseException) -> BaseException:
 class McpConnection:
     """One configured server: its process or HTTP session, its tools, its state."""
 
-    def __init__(self, config: McpServer, cwd: Path) -> None:
+    def __init__(self, config: McpServer, cwd: Path, env_policy: EnvPolicy | None = None) -> None:
         self.config = config
         self.cwd = cwd
+        self.env_policy = env_policy or EnvPolicy()
         self.state: McpState = "stopped"
         self.error: str | None = None
         self.tools: list[Tool] = []
@@ -71,6 +77,7 @@ class McpConnection:
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._errlog: Any = None
+        self._process: StdioProcess | None = None
 
     @property
     def name(self) -> str:
@@ -79,7 +86,8 @@ class McpConnection:
     # --- lifecycle -------------------------------------------------------------------
 
     async def start(self, timeout: float = STARTUP_TIMEOUT) -> None:
-        """Connect and list the tools; :class:`McpStartError` when that fails."""
+        """Connect and list the tools; :class:`McpStartError` when that fails.
+        Cancelling it stops the server (within :data:`STOP_DEADLINE`)."""
         if self.running:
             return
         await self.close()
@@ -87,6 +95,8 @@ class McpConnection:
         ready: asyncio.Future[list[Any]] = loop.create_future()
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "not retrieved"
         self._stop = asyncio.Event()
+        self._process = StdioProcess()
+        self.state = "starting"
         self._task = asyncio.create_task(
             self._own(ready, self._stop), name=f"mcp-server:{self.name}"
         )
@@ -98,12 +108,14 @@ class McpConnection:
                 if isinstance(error, TimeoutError)
                 else str(error)
             )
+            why += self._garbage_note()
             tail = self._stderr_tail()
             await self.close()
             self._failed(why + tail)
             raise McpStartError(self.error) from None
         except asyncio.CancelledError:
             await asyncio.shield(self.close())
+            self.state = "stopped"
             raise
         self.tools, self.skipped = self._tools_from(listed)
         self.state = "running"
@@ -118,22 +130,42 @@ class McpConnection:
             and self._client is not None
         )
 
-    async def close(self) -> None:
-        """Stop the server (stdio: stdin closed, then the process group killed)."""
+    async def close(self, deadline: float = STOP_DEADLINE) -> None:
+        """Stop the server within ``deadline`` seconds: stdin closed, then its
+        process group terminated, then killed (see core.tools.mcp_stdio)."""
         task, self._task = self._task, None
         if self._stop is not None:
             self._stop.set()
         if task is not None and not task.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(task), 10)
-            except Exception:  # slow to stop (or failed while stopping): cancel it
+            if self.state != "running":
+                task.cancel()  # still connecting: nothing waits for the stop event
+            await asyncio.wait({task}, timeout=deadline)
+            if not task.done():
                 task.cancel()
+                if self._process is not None:
+                    self._process.kill()
+                await asyncio.wait({task}, timeout=0.5)
         self._client = None
-        if self.state == "running":
+        if self.state in ("running", "starting"):
             self.state = "stopped"
         if self._errlog is not None:
             self._errlog.close()
             self._errlog = None
+
+    def kill(self) -> None:
+        """SIGKILL the server's process group now (synchronous)."""
+        if self._process is not None:
+            self._process.kill()
+
+    def garbage_notice(self) -> str | None:
+        """A notice when the server wrote non-MCP lines to stdout since the last one."""
+        count = self._process.new_garbage() if self._process is not None else 0
+        if not count:
+            return None
+        return (
+            f"MCP server '{self.name}' wrote {_lines(count)} of non-MCP output to its stdout "
+            "(ignored)"
+        )
 
     async def _own(self, ready: asyncio.Future[list[Any]], stop: asyncio.Event) -> None:
         """The task that holds the connection open until ``stop`` is set."""
@@ -170,17 +202,15 @@ class McpConnection:
     def _transport(self) -> Any:
         config = self.config
         if config.command:
-            from mcp import StdioServerParameters
-            from mcp.client.stdio import stdio_client
-
             self._errlog = tempfile.TemporaryFile()
-            params = StdioServerParameters(
-                command=config.command,
-                args=list(config.args),
-                env=dict(config.env) or None,
+            env = self.env_policy.environment(allowed=config.env_passthrough) | config.env
+            return stdio_transport(
+                [config.command, *config.args],
+                env=env,
                 cwd=self.cwd,
+                errlog=self._errlog,
+                handle=self._process or StdioProcess(),
             )
-            return stdio_client(params, errlog=self._errlog)
         if config.url:
             from mcp.client.streamable_http import streamable_http_client
 
@@ -250,7 +280,7 @@ class McpConnection:
 
     def _failed(self, why: str) -> None:
         self.state = "failed"
-        self.error = why
+        self.error = self.env_policy.redact(why, self.config.env)
         self.tools = []
 
     def _crashed_during(self, tool_name: str, error: BaseException) -> ToolError:
@@ -264,7 +294,9 @@ class McpConnection:
         if self.state != "running":
             return
         self.state = "crashed"
-        self.error = self._explain(error) + self._stderr_tail()
+        self.error = self.env_policy.redact(
+            self._explain(error) + self._garbage_note() + self._stderr_tail(), self.config.env
+        )
         self.tools = []
         if self._stop is not None:
             self._stop.set()  # let the owner task clean up the process
@@ -296,10 +328,21 @@ class McpConnection:
             data = os.pread(log.fileno(), STDERR_TAIL * 4, max(0, size - STDERR_TAIL * 4))
         except (OSError, ValueError):
             return ""
-        text = data.decode("utf-8", errors="replace").strip()
+        text = data.decode("utf-8", errors="replace")
+        text = self.env_policy.redact(text, self.config.env).strip()
         if not text:
             return ""
         return f"; its stderr ended with: {text[-STDERR_TAIL:]}"
+
+    def _garbage_note(self) -> str:
+        count = self._process.new_garbage() if self._process is not None else 0
+        if not count:
+            return ""
+        return f" (it wrote {_lines(count)} of non-MCP output to its stdout)"
+
+
+def _lines(count: int) -> str:
+    return f"{count} line{'s' * (count != 1)}"
 
 
 async def _convert(result: Any, ctx: ToolContext, label: str) -> ToolOutput:
@@ -352,28 +395,50 @@ async def _image(
 
 
 class McpManager:
-    """The configured servers; started on demand, stopped by :meth:`aclose`."""
+    """The configured servers: started in the background on demand, offered
+    once ready, stopped by :meth:`aclose` within a deadline."""
 
-    def __init__(self, servers: Sequence[McpServer], cwd: Path) -> None:
-        self.connections = [McpConnection(server, cwd) for server in servers]
+    def __init__(
+        self, servers: Sequence[McpServer], cwd: Path, env_policy: EnvPolicy | None = None
+    ) -> None:
+        self.connections = [McpConnection(server, cwd, env_policy) for server in servers]
+        self._starting: dict[McpConnection, asyncio.Task[None]] = {}
+        self._told_waiting: set[str] = set()
 
-    async def ensure_started(self) -> list[str]:
-        """Start servers never started or crashed since; notices for new failures."""
-        due = [c for c in self.connections if c.state in ("stopped", "crashed")]
-        if not due:
-            return []
-        outcomes = await asyncio.gather(*(c.start() for c in due), return_exceptions=True)
+    async def ensure_started(self, wait: float = 0.0) -> list[str]:
+        """Start servers never started or crashed since, in the background; wait
+        at most ``wait`` seconds for those still starting. Notices for servers
+        that failed, are still starting (once), or wrote garbage."""
+        for connection in self.connections:
+            if connection.state in ("stopped", "crashed") and connection not in self._starting:
+                self._starting[connection] = asyncio.create_task(
+                    connection.start(), name=f"mcp-start:{connection.name}"
+                )
+        if self._starting and wait > 0:
+            await asyncio.wait(set(self._starting.values()), timeout=wait)
         notices: list[str] = []
-        for connection, outcome in zip(due, outcomes, strict=False):
-            if isinstance(outcome, asyncio.CancelledError):
-                raise outcome
-            if isinstance(outcome, BaseException):
+        for connection, task in list(self._starting.items()):
+            if not task.done():
+                if connection.name not in self._told_waiting:
+                    self._told_waiting.add(connection.name)
+                    notices.append(
+                        f"MCP server '{connection.name}' is still starting; "
+                        "its tools are offered once it is ready"
+                    )
+                continue
+            del self._starting[connection]
+            self._told_waiting.discard(connection.name)
+            error = None if task.cancelled() else task.exception()
+            if task.cancelled() or error is not None:
                 notices.append(
-                    f"MCP server '{connection.name}' could not start: {connection.error or outcome}; "
-                    "its tools are unavailable"
+                    f"MCP server '{connection.name}' could not start: "
+                    f"{connection.error or error or 'cancelled'}; its tools are unavailable"
                 )
             else:
                 notices.extend(f"MCP tool {s} is not offered" for s in connection.skipped)
+        for connection in self.connections:
+            if connection.state == "running" and (note := connection.garbage_notice()):
+                notices.append(note)
         return notices
 
     def tools(self) -> list[Tool]:
@@ -383,14 +448,36 @@ class McpManager:
         """(name, state, error) of every configured server, for a status view."""
         return [(c.name, c.state, c.error) for c in self.connections]
 
-    async def restart(self, name: str | None = None) -> list[str]:
+    async def restart(self, name: str | None = None, wait: float = STARTUP_TIMEOUT) -> list[str]:
         """Stop (one or all) servers and start them again; notices for failures."""
         for connection in self.connections:
             if name is None or connection.name == name:
+                task = self._starting.pop(connection, None)
+                if task is not None:
+                    task.cancel()
+                    await asyncio.wait({task}, timeout=STOP_DEADLINE + 1)
                 await connection.close()
                 connection.state = "stopped"
                 connection.error = None
-        return await self.ensure_started()
+        return await self.ensure_started(wait)
 
-    async def aclose(self) -> None:
-        await asyncio.gather(*(c.close() for c in self.connections), return_exceptions=True)
+    async def aclose(self, deadline: float = STOP_DEADLINE) -> None:
+        """Stop every server, those still starting included, within about
+        ``deadline`` seconds; what is still running then is killed."""
+        starting = list(self._starting.values())
+        self._starting.clear()
+        for task in starting:
+            task.cancel()
+        closing = [asyncio.ensure_future(c.close(deadline)) for c in self.connections]
+        done, pending = await asyncio.wait(starting + closing, timeout=deadline + 1)
+        for task in done:
+            if not task.cancelled():
+                task.exception()  # retrieved: a failure while stopping is not news
+        self.kill()
+        for task in pending:
+            task.cancel()
+
+    def kill(self) -> None:
+        """SIGKILL every server's process group now (synchronous)."""
+        for connection in self.connections:
+            connection.kill()

@@ -1,11 +1,18 @@
 """Run a shell command for ``run_command``: own process group, timeout, capped output.
 
-The command runs as ``/bin/sh -c COMMAND`` in a new session (so a new process
-group), stdin from /dev/null, stdout and stderr together. On timeout or
-cancellation the whole group gets SIGTERM, then SIGKILL after a short grace, so
-background children die with it. When the shell exits normally, whatever it
-left running in its group is killed too: a tool call never leaves processes
-behind (and a leftover child holding the pipe cannot hang the call).
+The command runs as ``/bin/sh -c COMMAND`` under the supervisor
+(core/tools/supervisor.py) in a new session (so a new process group), stdin
+from /dev/null, stdout and stderr together, with the environment filtered by
+core.tools.env. On timeout or cancellation the whole group gets SIGTERM, then
+SIGKILL after a short grace; the supervisor also ends what left the group
+(``setsid``, double forks) and ends everything if Tangents itself dies. When
+the shell exits normally, whatever it left running is killed too: a tool call
+never leaves processes behind (and a leftover child holding the pipe cannot
+hang the call).
+
+Every process group started here (commands and MCP servers) is recorded until
+it ends, so :func:`kill_all` can end them all synchronously at exit
+(registered with :mod:`atexit`).
 
 Output beyond the cap is dropped from the middle: the first and last halves are
 kept, where a command's summary and its errors usually are.
@@ -14,17 +21,26 @@ kept, where a command's summary and its errors usually are.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import signal
+import sys
 import time
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
-KILL_GRACE = 0.5
-"""Seconds between SIGTERM and SIGKILL for the process group."""
+from core.tools.env import EnvPolicy
+
+KILL_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL for the process group: room for the
+supervisor's own grace (0.5 s) and its sweep of what left the group."""
 _POLL = 0.02
 _DRAIN = 1.0
 """Seconds to read what is left in the pipe once the group is dead."""
-_SECRET_SUFFIXES = ("_API_KEY", "_API_TOKEN", "_SECRET_KEY")
+SUPERVISOR = str(Path(__file__).with_name("supervisor.py"))
+_live_groups: set[int] = set()
+_PR_SET_DUMPABLE = 4
 
 
 @dataclass(frozen=True)
@@ -67,9 +83,35 @@ class _Capped:
         return f"{head_text}\n[... {omitted} bytes of output omitted ...]\n{tail_text}", omitted
 
 
-def command_env() -> dict[str, str]:
-    """The environment for commands: ours, minus provider API keys."""
-    return {k: v for k, v in os.environ.items() if not k.upper().endswith(_SECRET_SUFFIXES)}
+@lru_cache(maxsize=1)
+def protect_environ() -> None:
+    """On Linux, make this process non-dumpable (as ssh-agent does): its
+    /proc/PID/environ, which holds every key, is then unreadable to the
+    commands and servers it starts although they run as the same user.
+    (It also means no core dumps and no debugger attaching without root.)"""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+
+def supervised(argv: list[str]) -> list[str]:
+    """``argv`` run under the supervisor (start it with ``start_new_session=True``).
+    Calls :func:`protect_environ` first: whatever runs next must not read ours."""
+    protect_environ()
+    return [sys.executable, "-I", "-S", SUPERVISOR, "--parent", str(os.getpid()), "--", *argv]
+
+
+def track(pgid: int) -> None:
+    """Remember a process group we started, for :func:`kill_all`."""
+    _live_groups.add(pgid)
+
+
+def untrack(pgid: int) -> None:
+    _live_groups.discard(pgid)
 
 
 def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
@@ -77,6 +119,31 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+@atexit.register
+def kill_all() -> None:
+    """End every process group still running: SIGTERM (each supervisor then
+    ends its whole tree, what left the group included), SIGKILL for what is
+    left after a second. Synchronous: safe at exit, with no event loop."""
+    groups = list(_live_groups)
+    for pgid in groups:
+        kill_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + 1.0
+    while groups and time.monotonic() < deadline:
+        groups = [g for g in groups if _group_alive(g)]
+        time.sleep(0.02)
+    for pgid in groups:
+        kill_group(pgid, signal.SIGKILL)
+    _live_groups.clear()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 async def _end_group(process: asyncio.subprocess.Process, pgid: int) -> None:
@@ -90,21 +157,33 @@ async def _end_group(process: asyncio.subprocess.Process, pgid: int) -> None:
         await asyncio.sleep(_POLL)
 
 
-async def run_process(command: str, *, cwd: str, timeout: float, cap: int) -> ProcessResult:
+def close_transport(process: asyncio.subprocess.Process) -> None:
+    """Close the subprocess transport now: left to the garbage collector, it
+    would be closed after the event loop is (``Event loop is closed`` at exit)."""
+    transport = getattr(process, "_transport", None)
+    if transport is not None:
+        try:
+            transport.close()
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+async def run_process(
+    command: str, *, cwd: str, timeout: float, cap: int, env: EnvPolicy | None = None
+) -> ProcessResult:
     """Run ``command``; cancellation kills the process group, then re-raises."""
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(
-        "/bin/sh",
-        "-c",
-        command,
+        *supervised(["/bin/sh", "-c", command]),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         cwd=cwd,
-        env=command_env(),
+        env=(env or EnvPolicy()).environment(),
         start_new_session=True,
     )
     pgid = process.pid  # the leader of its own new session and group
+    track(pgid)
     captured = _Capped(cap)
     assert process.stdout is not None
 
@@ -137,6 +216,8 @@ async def run_process(command: str, *, cwd: str, timeout: float, cap: int) -> Pr
     finally:
         if not reader.done():
             reader.cancel()
+        untrack(pgid)
+        close_transport(process)
     output, omitted = captured.text()
     return ProcessResult(
         exit_code=None if timed_out else process.returncode,

@@ -21,8 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.providers.base import ToolSpec
+from core.settings import ToolSettings
 from core.tools.base import Tool, ToolContext
+from core.tools.env import EnvPolicy
 from core.tools.paths import Roots
+from core.tools.process import kill_all
 
 if TYPE_CHECKING:
     from core.settings import McpServer, Settings
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 
 WIRE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MCP_SEPARATOR = "__"
+MCP_READY_WAIT = ToolSettings().mcp_ready_wait
 
 
 def _safe(text: str) -> str:
@@ -63,8 +67,14 @@ class ToolRegistry:
         *,
         roots: Roots | None = None,
         mcp_servers: Sequence[McpServer] = (),
+        env: EnvPolicy | None = None,
+        mcp_ready_wait: float = MCP_READY_WAIT,
     ) -> None:
         self.roots = roots or Roots.create()
+        self.env = env or EnvPolicy()
+        """Which of our environment variables commands and MCP servers see."""
+        self.mcp_ready_wait = mcp_ready_wait
+        """Seconds :meth:`prepare` waits for MCP servers still starting."""
         self._builtin: dict[str, Tool] = {}
         for tool in tools:
             self.add(tool)
@@ -72,7 +82,7 @@ class ToolRegistry:
         if mcp_servers:
             from core.tools.mcp import McpManager
 
-            self._mcp = McpManager(mcp_servers, self.roots.cwd)
+            self._mcp = McpManager(mcp_servers, self.roots.cwd, self.env)
         self._session_allowed: set[str] = set()
 
     @classmethod
@@ -82,7 +92,13 @@ class ToolRegistry:
         from core.tools.builtin import builtin_tools
 
         roots = Roots.create(cwd, getattr(settings, "extra_roots", ()))
-        return cls(builtin_tools(), roots=roots, mcp_servers=settings.mcp_servers)
+        return cls(
+            builtin_tools(),
+            roots=roots,
+            mcp_servers=settings.mcp_servers,
+            env=EnvPolicy.from_settings(settings),
+            mcp_ready_wait=settings.tools.mcp_ready_wait,
+        )
 
     def add(self, tool: Tool) -> Tool:
         """Register a tool; its wire name must be provider-safe and unused."""
@@ -95,12 +111,15 @@ class ToolRegistry:
 
     # --- what is offered ---------------------------------------------------------------
 
-    async def prepare(self) -> list[str]:
-        """Start MCP servers not started yet (or crashed since): call before
-        listing tools for a request. Returns notices to show the user."""
+    async def prepare(self, wait: float | None = None) -> list[str]:
+        """Start MCP servers not started yet (or crashed since) in the background
+        and wait at most ``wait`` seconds (default :attr:`mcp_ready_wait`) for
+        those still starting: call before listing tools for a request. A server
+        not ready by then is offered from a later request, so a slow or silent
+        one never holds up a reply. Returns notices to show the user."""
         if self._mcp is None:
             return []
-        return await self._mcp.ensure_started()
+        return await self._mcp.ensure_started(self.mcp_ready_wait if wait is None else wait)
 
     @property
     def tools(self) -> list[Tool]:
@@ -158,13 +177,14 @@ class ToolRegistry:
         return f"unknown tool {name!r}; the tools are: {offered}"
 
     def context(self, store: SessionStore | None = None) -> ToolContext:
-        return ToolContext(self.roots, store)
+        return ToolContext(self.roots, store, self.env)
 
     def mcp_status(self) -> list[tuple[str, str, str | None]]:
         """(server, state, error) for each configured MCP server."""
         return self._mcp.status() if self._mcp is not None else []
 
     async def restart_mcp(self, name: str | None = None) -> list[str]:
+        """Restart (one or all) MCP servers, waiting for them to start."""
         return await self._mcp.restart(name) if self._mcp is not None else []
 
     # --- approvals -------------------------------------------------------------------
@@ -179,10 +199,20 @@ class ToolRegistry:
         """Drop "allow for this session" answers (e.g. when another session opens)."""
         self._session_allowed.clear()
 
-    async def aclose(self) -> None:
-        """Stop every MCP server."""
+    async def aclose(self, deadline: float = 3.0) -> None:
+        """Stop every MCP server (those still starting too) within about
+        ``deadline`` seconds; whatever is left then is killed. Every front end
+        calls this at exit. (Running commands end with their cancelled calls;
+        :func:`core.tools.process.kill_all` runs at exit for any left.)"""
         if self._mcp is not None:
-            await self._mcp.aclose()
+            await self._mcp.aclose(deadline)
+
+    def kill(self) -> None:
+        """Kill every MCP server and every command this program is running, now
+        (synchronous: for a signal handler, or when the loop is gone)."""
+        if self._mcp is not None:
+            self._mcp.kill()
+        kill_all()
 
 
 def _with_wire_name(tool: Tool, name: str) -> Tool:

@@ -1,16 +1,38 @@
-"""Durability: SIGKILL at random moments, and two writers on one database."""
+"""Durability: SIGKILL at random moments (while a reply streams, while a tool
+and an MCP server run), and several writers on one database.
+
+Quick by default; ``TANGENTS_LONG_TESTS=1`` runs the long setting (at least
+100 SIGKILLs in the first test, more writers, more kills during tools).
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 
-from tests.integration.cli import run, sessions, tangents_command
+import pytest
+from fake_provider import Reply, ToolCall
+
+from tests.integration.cli import anthropic_env, run, sessions, tangents_command
+from tests.tools.procs import kill_quietly, still_alive
+
+pytestmark = pytest.mark.slow
+
+LONG = os.environ.get("TANGENTS_LONG_TESTS") == "1"
+KILLS = 100 if LONG else 6
+"""SIGKILLs while replies stream."""
+TOOL_KILLS = 30 if LONG else 3
+"""SIGKILLs while a command and an MCP server run."""
+WRITERS = 16 if LONG else 2
+"""Print-mode processes writing to one database at once."""
+HOSTILE = str(Path(__file__).parents[1] / "tools" / "hostile_server.py")
 
 
 def check_database(db: Path) -> sqlite3.Connection:
@@ -40,7 +62,10 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(
     rng = random.Random(20261122)
     completed: list[str] = []
     killed = 0
-    for i in range(20):
+    i = 0
+    while killed < KILLS or not completed:
+        assert i < 4 * KILLS + 20, (killed, len(completed))
+        i += 1
         prompt = f"exchange number {i}"
         process = subprocess.Popen(
             tangents_command() + ["--db", str(db), "-m", "demo", "-c", "-p", prompt],
@@ -63,14 +88,14 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(
             conn.close()
             for done in completed:
                 assert sum(done in t for t in texts) >= 1, f"completed exchange {done!r} lost"
-    assert killed >= 5 and completed, (killed, completed)
+    assert killed >= KILLS and completed, (killed, completed)
     # The session still works after all that.
     result = run("--db", str(db), "-m", "demo", "-c", "-p", "still alive?")
     assert result.returncode == 0, result.stderr
     check_database(db).close()
 
 
-def test_two_print_mode_processes_on_one_database(tmp_path: Path) -> None:
+def test_print_mode_processes_on_one_database(tmp_path: Path) -> None:
     db = tmp_path / "shared.db"
     processes = [
         subprocess.Popen(
@@ -79,13 +104,68 @@ def test_two_print_mode_processes_on_one_database(tmp_path: Path) -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
-        for n in range(2)
+        for n in range(WRITERS)
     ]
     for process in processes:
-        out, err = process.communicate(timeout=60)
+        out, err = process.communicate(timeout=120)
         assert process.returncode == 0, err
         assert out.strip()
     listed = sessions(db)
-    assert sorted(s["title"] for s in listed) == ["writer 0", "writer 1"]
+    assert sorted(s["title"] for s in listed) == sorted(f"writer {n}" for n in range(WRITERS))
     assert all(s["message_count"] == 2 for s in listed)
     check_database(db).close()
+
+
+def test_sigkill_while_a_tool_and_a_server_run(fake_provider, tmp_path: Path, monkeypatch) -> None:
+    """Killed while a command (with a child that left its group) and an MCP
+    server (with a daemonized grandchild) run: the database is intact and no
+    process of theirs survives."""
+    work = tmp_path / "work"
+    work.mkdir()
+    db = tmp_path / "tools.db"
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[tools]\nmcp_ready_wait = 60\n[[mcp_servers]]\nname = "srv"\n'
+        f"command = {json.dumps(sys.executable)}\n"
+        f"args = {json.dumps([HOSTILE, 'serve', str(work / 'server.pids')])}\n"
+    )
+    command = (
+        "echo $$ >> cmd.pids; setsid sh -c 'echo $$ >> cmd.pids; exec sleep 996' & exec sleep 997"
+    )
+    args = ["--db", str(db), "--config", str(config), "-m", "anthropic/claude-test", "-c"]
+    args += ["--allow-tools", "run_command", "-p", "run it"]
+    rng = random.Random(20261123)
+    env = {**os.environ, **anthropic_env(fake_provider.base_url)}
+    pids: list[int] = []
+    try:
+        for _ in range(TOOL_KILLS):
+            for name in ("cmd.pids", "server.pids"):
+                (work / name).unlink(missing_ok=True)
+            if not fake_provider.pending:  # the answer after the tool is the fake's default
+                fake_provider.script(
+                    Reply(tool_calls=[ToolCall("run_command", {"command": command})])
+                )
+            with (tmp_path / "stderr").open("wb") as stderr:
+                process = subprocess.Popen(
+                    tangents_command() + args,
+                    stdout=subprocess.DEVNULL,
+                    stderr=stderr,
+                    cwd=work,
+                    env=env,
+                    start_new_session=True,
+                )
+            deadline = time.monotonic() + 60
+            while not (work / "cmd.pids").exists() and time.monotonic() < deadline:
+                assert process.poll() is None, (tmp_path / "stderr").read_text()[-2000:]
+                time.sleep(0.02)
+            time.sleep(rng.uniform(0.0, 0.3))
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(30)
+            for name in ("cmd.pids", "server.pids"):
+                if (work / name).exists():
+                    pids += [int(p) for p in (work / name).read_text().split()]
+            assert len(pids) >= 2, "the command ran"
+            assert still_alive(pids, 10) == [], (pids, (tmp_path / "stderr").read_text()[-2000:])
+            check_database(db).close()
+    finally:
+        kill_quietly(pids)

@@ -1,5 +1,5 @@
-"""Fixtures for provider tests: a "wire" is one provider path (the anthropic SDK
-or litellm) pointed at the fake provider server."""
+"""Fixtures for provider tests: a "wire" is one provider path (the anthropic SDK,
+the openai SDK, or litellm) pointed at the fake provider server."""
 
 from __future__ import annotations
 
@@ -14,9 +14,14 @@ from core.providers.anthropic_provider import AnthropicProvider
 from core.providers.assemble import MessageBuilder
 from core.providers.base import ChatRequest, Provider, StreamEvent
 from core.providers.litellm_provider import LiteLLMProvider
+from core.providers.openai_provider import OpenAIProvider
 
 ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
 OPENAI_MODEL = "openai/gpt-4o"
+LITELLM_MODEL = "openai/gpt-4o"
+"""litellm serves what no SDK of ours does; it is tested on the same OpenAI
+wire (sent as ``openai/...``, litellm speaks it as it does for every
+OpenAI-compatible provider) so that both readers meet the same streams."""
 
 
 @dataclass
@@ -75,7 +80,9 @@ class Wire:
 def make_wire(name: str, server: FakeProvider) -> Wire:
     if name == "anthropic":
         return Wire(name, ANTHROPIC_MODEL, AnthropicProvider(), server)
-    return Wire(name, OPENAI_MODEL, LiteLLMProvider(), server)
+    if name == "openai":
+        return Wire(name, OPENAI_MODEL, OpenAIProvider(), server)
+    return Wire(name, LITELLM_MODEL, LiteLLMProvider(), server)
 
 
 @pytest.fixture
@@ -83,11 +90,12 @@ def anthropic_wire(fake_provider: FakeProvider) -> Wire:
     return make_wire("anthropic", fake_provider)
 
 
-@pytest.fixture
-def litellm_wire(fake_provider: FakeProvider) -> Wire:
-    return make_wire("litellm", fake_provider)
+@pytest.fixture(params=["openai", "litellm"])
+def openai_wire(request: pytest.FixtureRequest, fake_provider: FakeProvider) -> Wire:
+    """The two readers of chat-completions streams: the openai SDK and litellm."""
+    return make_wire(request.param, fake_provider)
 
 
-@pytest.fixture(params=["anthropic", "litellm"])
+@pytest.fixture(params=["anthropic", "openai", "litellm"])
 def wire(request: pytest.FixtureRequest, fake_provider: FakeProvider) -> Wire:
     return make_wire(request.param, fake_provider)

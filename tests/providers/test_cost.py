@@ -39,8 +39,8 @@ def test_unknown_model_costs_nothing():
 
 
 def test_bundled_file_agrees_with_litellm_model_cost():
-    """Before litellm is imported the same file is read directly."""
-    bundled = cost._bundled_prices()
+    """The file read directly is the table litellm prices with."""
+    bundled = cost.price_table()
     loaded = sdk.litellm().model_cost
     for key in ("claude-sonnet-4-6", "claude-haiku-4-5", "gpt-4o"):
         for part in (
@@ -51,7 +51,7 @@ def test_bundled_file_agrees_with_litellm_model_cost():
             assert bundled[key][part] == loaded[key][part]
 
 
-async def test_cost_reaches_the_message_on_both_paths(wire):
+async def test_cost_reaches_the_message_on_every_path(wire):
     wire.server.script(
         Reply(
             text="priced",

@@ -90,9 +90,9 @@ async def test_overloaded_body_in_a_500_is_overloaded(wire):
     assert error_of(await wire.run()).kind == "overloaded"
 
 
-async def test_overloaded_message_in_a_500_is_overloaded_via_litellm(litellm_wire):
-    litellm_wire.server.script(Fail(500, message="Overloaded"))
-    assert error_of(await litellm_wire.run()).kind == "overloaded"
+async def test_overloaded_message_in_a_500_is_overloaded_on_openai_wires(openai_wire):
+    openai_wire.server.script(Fail(500, message="Overloaded"))
+    assert error_of(await openai_wire.run()).kind == "overloaded"
 
 
 async def test_connection_refused(wire):

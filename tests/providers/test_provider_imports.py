@@ -9,8 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from core.providers.anthropic_provider import AnthropicProvider
 from core.providers.litellm_provider import LiteLLMProvider
+from core.providers.openai_provider import OpenAIProvider
 from core.providers.registry import get_provider
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,6 +23,7 @@ import json, sys
 import core.providers
 import core.providers.registry, core.providers.retry, core.providers.assemble, core.providers.errors
 import core.providers.cost, core.providers.demo, core.providers.anthropic_provider, core.providers.litellm_provider
+import core.providers.openai_provider, core.providers.openai_chunks, core.providers.sdk
 from core.messages import Usage
 from core.providers.cost import cost_for
 from core.providers.registry import get_provider
@@ -42,7 +46,90 @@ def test_importing_providers_loads_no_sdk():
 
 def test_registry_routes_model_names():
     assert isinstance(get_provider("anthropic/claude-sonnet-4-6"), AnthropicProvider)
-    assert isinstance(get_provider("openai/gpt-4o"), LiteLLMProvider)
+    assert isinstance(get_provider("openai/gpt-4o"), OpenAIProvider)
+    assert isinstance(get_provider("openai/my-endpoint-model"), OpenAIProvider)
+    assert isinstance(get_provider("gpt-4o"), LiteLLMProvider)  # litellm guesses the provider
     assert isinstance(get_provider("ollama/llama3"), LiteLLMProvider)
     assert isinstance(get_provider("openrouter/anthropic/claude-sonnet-4-6"), LiteLLMProvider)
-    assert get_provider("openai/gpt-4o") is get_provider("gpt-4o")
+
+
+AWAIT_PROBE = """
+import asyncio, json, sys
+from core.providers import sdk
+
+async def main():
+    ticks = []
+    async def ticker():
+        while True:
+            ticks.append("openai" in sys.modules and sdk.is_loaded("openai"))
+            await asyncio.sleep(0.01)
+    task = asyncio.create_task(ticker())
+    module = await sdk.loaded("openai")
+    task.cancel()
+    return {"name": module.__name__, "ticks_before_loaded": ticks.count(False)}
+
+print(json.dumps(asyncio.run(main())))
+"""
+
+
+def test_a_request_awaits_the_sdk_import_without_blocking_the_loop():
+    """The import runs in a thread (held back here, as the e2e tests do): the
+    loop keeps running other tasks until the SDK is there."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TANGENTS_SDK_IMPORT_DELAY": "0.3"}
+    out = subprocess.run(
+        [sys.executable, "-c", AWAIT_PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(out.stdout)
+    assert report["name"] == "openai"
+    assert report["ticks_before_loaded"] > 1
+
+
+def test_an_unknown_sdk_is_refused():
+    from core.providers import sdk
+
+    with pytest.raises(ValueError, match="unknown SDK"):
+        sdk.preload("nonsense")
+
+
+HOT_PATH_PROBE = """
+import asyncio, json, sys
+sys.path.append("tests")  # after the checkout: tests/core would shadow core
+from fake_provider import FakeProvider, Reply
+from core.messages import user_text
+from core.providers.base import ChatRequest, UsageEvent
+from core.providers.registry import get_provider
+
+async def main(server):
+    request = ChatRequest(
+        model="openai/gpt-4o", messages=(user_text("hi"),),
+        api_base=server.base_url + "/v1", api_key="sk-test-0000000000000000",
+    )
+    events = [e async for e in get_provider(request.model).stream(request)]
+    return [e.usage.cost for e in events if isinstance(e, UsageEvent)]
+
+with FakeProvider() as server:
+    server.script(Reply(text="hello", usage={"input_tokens": 1000, "output_tokens": 10}))
+    costs = asyncio.run(main(server))
+heavy = [m for m in ("litellm", "tiktoken", "tokenizers", "mcp") if m in sys.modules]
+print(json.dumps({"heavy": heavy, "costs": costs}))
+"""
+
+
+def test_an_openai_compatible_reply_is_priced_without_litellm_or_a_tokenizer():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", HOT_PATH_PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(out.stdout)
+    assert report["heavy"] == []
+    assert len(report["costs"]) == 1 and report["costs"][0] > 0

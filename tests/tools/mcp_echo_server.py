@@ -2,7 +2,7 @@
 server API (``MCPServer``).
 
 Tools: ``echo`` (returns its text), ``pixel`` (a 2x1 PNG image), ``add``
-(structured numbers) and ``crash`` (the process exits at once, as a crashing
+(structured numbers), ``environment`` (what the server sees) and ``crash`` (the process exits at once, as a crashing
 server would).
 
 Run: ``python tests/tools/mcp_echo_server.py`` (stdio), or with ``--http PORT``
@@ -44,6 +44,12 @@ def pixel() -> ImageContent:
     return ImageContent(
         type="image", data=base64.b64encode(buffer.getvalue()).decode(), mime_type="image/png"
     )
+
+
+@server.tool()
+def environment() -> str:
+    """The server's environment, one NAME=value a line, sorted."""
+    return "\n".join(f"{k}={v}" for k, v in sorted(os.environ.items()))
 
 
 @server.tool()

@@ -20,7 +20,9 @@ SERVER = str(Path(__file__).with_name("mcp_echo_server.py"))
 
 
 def registry_with(work: Path, *servers: McpServer) -> ToolRegistry:
-    return ToolRegistry(builtin_tools(), roots=Roots.create(work), mcp_servers=servers)
+    return ToolRegistry(
+        builtin_tools(), roots=Roots.create(work), mcp_servers=servers, mcp_ready_wait=30
+    )
 
 
 async def test_mcp_tools_are_listed_called_and_answered(

@@ -29,7 +29,7 @@ from tests.tui.snapshot_apps.chat_data import (
 from tests.tui.test_chat_view import ChatTestApp, screen_text
 from tests.tui.test_chat_view_window import settle
 from tui.widgets._markdown_split import split_markdown
-from tui.widgets.reply_view import ReplyView
+from tui.widgets.reply_view import FRAME_CHARS, ReplyView
 from tui.widgets.segmented_markdown import MarkdownSegment, SegmentedMarkdown
 from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call_card import ToolCallCard
@@ -85,6 +85,29 @@ async def test_long_streamed_reply_is_segmented_and_finishes_with_the_full_text(
         assert app.chat.message_widgets[-1] is reply and reply.entry_id == entry.id
         assert app.chat.reply is None
         assert "6,000 tokens" in str(reply.query_one(".message-header").render())
+
+
+async def test_a_reply_far_ahead_of_the_screen_is_shown_a_frame_budget_at_a_time() -> None:
+    """Text that arrived all at once is rendered FRAME_CHARS per frame while the
+    reply streams (each frame's layout work stays bounded), all of it once the
+    reply is complete."""
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        make = EntryMaker()
+        await app.chat.set_entries([make(user("write a lot"))])
+        reply = app.chat.start_reply("demo/model")
+        text = "".join(reply_tokens(12_000))
+        assert len(text) > 3 * FRAME_CHARS
+        reply.feed(TextDelta(text))
+        while reply.renders == 0:
+            await pilot.pause(0.01)
+        assert 0 < reply.rendered_chars <= FRAME_CHARS
+        await wait_rendered(pilot, reply)
+        assert reply.renders >= 3 and reply.source == text
+        more = "\n\nAnd the end. " * 2_000
+        reply.feed(TextDelta(more))
+        await reply.finish(make(assistant(text + more)))
+        assert reply.text_parts[0].source == text + more
 
 
 async def test_far_segments_hide_their_blocks_and_come_back() -> None:

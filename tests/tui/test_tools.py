@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fake_provider import MalformedToolJson, Reply, ToolCall
 
-from core.settings import McpServer
+from core.settings import McpServer, ToolSettings
 from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
 from tui.screens.approval import ApprovalScreen
 from tui.widgets.tool_call_card import ToolCallCard
@@ -347,6 +347,7 @@ async def test_mcp_servers_start_at_first_use_ask_for_approval_and_stop_on_exit(
         app.conversation.settings = dataclasses.replace(
             app.conversation.settings,
             mcp_servers=(McpServer("echo", command=sys.executable, args=(str(server),)),),
+            tools=ToolSettings(mcp_ready_wait=60),  # its tools in the first request, however slow
         )
         registry = app.tool_registry
         assert registry.mcp_status() == [("echo", "stopped", None)], "not started at launch"

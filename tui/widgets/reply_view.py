@@ -37,6 +37,11 @@ from tui.widgets.tool_call_card import ToolCallCard
 
 FRAME_SECONDS = 1 / 30
 """At most one render of new stream events per frame."""
+FRAME_CHARS = 8_000
+"""At most this much new text per render while the reply streams: the layout
+work of one frame stays bounded (keys echo) however far the reply is ahead of
+the screen; the rest follows at the next frame. Once the reply is complete,
+what is left is shown at once."""
 _ESCAPE_STARTS = ("\x1b", "\x9b", "\x90", "\x98", "\x9d", "\x9e", "\x9f")
 _MAX_CARRY = 256
 
@@ -236,7 +241,7 @@ class ReplyView(AssistantMessage):
             await self._wake.wait()
             self._wake.clear()
             if self._pending:
-                events, self._pending = self._pending, []
+                events = self._take_frame()
                 try:
                     await self._apply(events)
                 except Exception as error:  # never lose the reply to a rendering bug
@@ -244,12 +249,32 @@ class ReplyView(AssistantMessage):
                     self.log.error("reply rendering failed", error)
                 self.renders += 1
                 _gc.collect_young()
-            if self._stream_ended:
-                if self._pending:
-                    self._wake.set()
-                    continue
+            if self._stream_ended and not self._pending:
                 return
+            if self._pending:
+                self._wake.set()
             await asyncio.sleep(FRAME_SECONDS)
+
+    def _take_frame(self) -> list[StreamEvent | ToolActivity]:
+        """The queued events for one render: while streaming, text up to
+        :data:`FRAME_CHARS` (a delta that crosses it is split) and the rest
+        stays queued; once the reply is complete, everything."""
+        if self._stream_ended:
+            taken, self._pending = self._pending, []
+            return taken
+        budget = FRAME_CHARS
+        for index, event in enumerate(self._pending):
+            if not isinstance(event, TextDelta):
+                continue
+            if len(event.text) > budget:
+                taken = self._pending[:index]
+                if budget:
+                    taken.append(TextDelta(event.text[:budget]))
+                self._pending = [TextDelta(event.text[budget:]), *self._pending[index + 1 :]]
+                return taken
+            budget -= len(event.text)
+        taken, self._pending = self._pending, []
+        return taken
 
     async def _apply(self, events: list[StreamEvent]) -> None:
         """Render a batch of events: consecutive deltas of one kind are joined first."""

@@ -1,4 +1,4 @@
-"""What the litellm path sends and reads: checked on recorded request bodies."""
+"""What the OpenAI-compatible paths (the openai SDK and litellm) send and read: checked on recorded request bodies."""
 
 from __future__ import annotations
 
@@ -21,14 +21,14 @@ from core.providers.base import ToolSpec
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x01" * 32
 
 
-async def test_request_shape(litellm_wire):
+async def test_request_shape(openai_wire):
     schema = {"type": "object", "properties": {"q": {"type": "string"}}}
-    request = litellm_wire.request(
+    request = openai_wire.request(
         "find it", system="Be brief.", max_tokens=300, tools=(ToolSpec("search", "Search", schema),)
     )
-    await litellm_wire.run(request)
-    body = litellm_wire.body
-    assert litellm_wire.server.last_request.path == "/v1/chat/completions"
+    await openai_wire.run(request)
+    body = openai_wire.body
+    assert openai_wire.server.last_request.path == "/v1/chat/completions"
     assert body["model"] == "gpt-4o"
     assert body["stream"] is True
     assert body["stream_options"] == {"include_usage": True}
@@ -45,37 +45,50 @@ async def test_request_shape(litellm_wire):
     assert body["max_tokens"] == 300
 
 
-async def test_thinking_level_becomes_reasoning_effort_where_supported(litellm_wire):
-    await litellm_wire.run(
-        litellm_wire.request("think hard", model="openai/o4-mini", thinking="high")
+async def test_thinking_level_becomes_reasoning_effort_where_supported(openai_wire):
+    await openai_wire.run(
+        openai_wire.request("think hard", model="openai/o4-mini", thinking="high")
     )
-    assert litellm_wire.body["reasoning_effort"] == "high"
-    await litellm_wire.run(litellm_wire.request("think hard", thinking="high"))
-    assert "reasoning_effort" not in litellm_wire.body  # gpt-4o has none: dropped, not an error
+    assert openai_wire.body["reasoning_effort"] == "high"
+    await openai_wire.run(openai_wire.request("think hard", thinking="high"))
+    assert "reasoning_effort" not in openai_wire.body  # gpt-4o has none: dropped, not an error
 
 
-async def test_no_tools_and_no_reasoning_when_not_asked(litellm_wire):
-    await litellm_wire.run(litellm_wire.request("plain"))
-    assert "tools" not in litellm_wire.body
-    assert "reasoning_effort" not in litellm_wire.body
+async def test_a_model_litellm_does_not_know_gets_reasoning_effort(openai_wire):
+    """A proxy's own model name: forwarded, the server decides (as litellm does)."""
+    await openai_wire.run(openai_wire.request("think", model="openai/lab-model-7", thinking="low"))
+    assert openai_wire.body["reasoning_effort"] == "low"
+    assert openai_wire.body["model"] == "lab-model-7"
 
 
-async def test_thinking_is_not_sent_back(litellm_wire):
+async def test_reasoning_models_get_max_completion_tokens(openai_wire):
+    await openai_wire.run(openai_wire.request("q", model="openai/o4-mini", max_tokens=300))
+    assert openai_wire.body["max_completion_tokens"] == 300
+    assert "max_tokens" not in openai_wire.body
+
+
+async def test_no_tools_and_no_reasoning_when_not_asked(openai_wire):
+    await openai_wire.run(openai_wire.request("plain"))
+    assert "tools" not in openai_wire.body
+    assert "reasoning_effort" not in openai_wire.body
+
+
+async def test_thinking_is_not_sent_back(openai_wire):
     assistant = Message(
         role="assistant",
         content=(ThinkingContent("private", signature="sig"), TextContent("public answer")),
     )
-    await litellm_wire.run(litellm_wire.request(user_text("q"), assistant, user_text("q2")))
-    assert litellm_wire.body["messages"][1] == {"role": "assistant", "content": "public answer"}
+    await openai_wire.run(openai_wire.request(user_text("q"), assistant, user_text("q2")))
+    assert openai_wire.body["messages"][1] == {"role": "assistant", "content": "public answer"}
 
 
-async def test_images_go_as_data_urls(litellm_wire):
+async def test_images_go_as_data_urls(openai_wire):
     sha = hashlib.sha256(PNG).hexdigest()
     message = Message(
         role="user", content=(ImageContent("image/png", sha, 4, 4), TextContent("describe"))
     )
-    await litellm_wire.run(litellm_wire.request(message, images={sha: PNG}))
-    content = litellm_wire.body["messages"][0]["content"]
+    await openai_wire.run(openai_wire.request(message, images={sha: PNG}))
+    content = openai_wire.body["messages"][0]["content"]
     assert content[0] == {
         "type": "image_url",
         "image_url": {"url": "data:image/png;base64," + base64.b64encode(PNG).decode()},
@@ -83,7 +96,7 @@ async def test_images_go_as_data_urls(litellm_wire):
     assert content[1] == {"type": "text", "text": "describe"}
 
 
-async def test_tool_results_become_tool_messages_and_images_follow(litellm_wire):
+async def test_tool_results_become_tool_messages_and_images_follow(openai_wire):
     sha = hashlib.sha256(PNG).hexdigest()
     calls = Message(
         role="assistant",
@@ -100,8 +113,8 @@ async def test_tool_results_become_tool_messages_and_images_follow(litellm_wire)
         role="tool_result",
         content=(ToolResultContent("c2", (TextContent("no such file"),), is_error=True),),
     )
-    await litellm_wire.run(litellm_wire.request(user_text("go"), calls, r1, r2, images={sha: PNG}))
-    messages = litellm_wire.body["messages"]
+    await openai_wire.run(openai_wire.request(user_text("go"), calls, r1, r2, images={sha: PNG}))
+    messages = openai_wire.body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "user"]
     assert not messages[1].get("content")
     assert messages[2] == {
@@ -113,8 +126,8 @@ async def test_tool_results_become_tool_messages_and_images_follow(litellm_wire)
     assert messages[4]["content"][0]["type"] == "image_url"
 
 
-async def test_usage_with_cached_and_reasoning_tokens(litellm_wire):
-    litellm_wire.server.script(
+async def test_usage_with_cached_and_reasoning_tokens(openai_wire):
+    openai_wire.server.script(
         Reply(
             thinking="hmm",
             text="ok",
@@ -126,7 +139,7 @@ async def test_usage_with_cached_and_reasoning_tokens(litellm_wire):
             },
         )
     )
-    result = await litellm_wire.run()
+    result = await openai_wire.run()
     usage = result.message.usage
     assert (
         usage.input_tokens,
