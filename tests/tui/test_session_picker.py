@@ -338,3 +338,19 @@ async def test_rename_and_archive_name_the_session_they_act_on() -> None:
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert "Rename “Fixing the bike”" in screen_text(pilot)
+
+
+async def test_with_a_scrollbar_the_right_column_is_not_cut() -> None:
+    """Issue 12: with 25+ sessions at 120 columns the scrollbar covered the counts' last letters."""
+    await seed(
+        *[
+            (f"Session {i} about a long topic", ["q", "a"], f"2025-01-{i + 1:02d}T10:00:00.000000Z")
+            for i in range(28)
+        ]
+    )
+    async with running(["--model", "demo", "-r"], size=(120, 40)) as pilot:
+        await settle(pilot)
+        rows = [line for line in screen_text(pilot).splitlines() if "Session 27" in line]
+        assert rows and "1 branch · " in rows[0]
+        assert rows[0].split("1 branch · ")[1].split("│")[0].strip().endswith("ago")
+        assert "esc close" in screen_text(pilot)
