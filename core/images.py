@@ -1,9 +1,11 @@
 """Image bytes checked within fixed bounds and turned into blobs.
 
 Attachments, tool results and imported files all go through :func:`image_blob`.
-Only the header is decoded (format, size) and the file verified, never fully
-decompressed: a hostile file costs at most :data:`MAX_BYTES`. PIL is imported
-on first use, never at start-up.
+The header is read first (format, size) and checked against the bounds, then
+the pixels are decoded: ``verify()`` alone checks chunk checksums but never
+decompresses, so a PNG with truncated pixel data would pass and be sent to a
+provider. A hostile file costs at most :data:`MAX_BYTES` read and
+:data:`MAX_PIXELS` decoded. PIL is imported on first use, never at start-up.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ def image_blob(data: bytes, name: str = "image") -> Blob:
                     f"{name}: too many pixels ({width}×{height}; the limit is 50 megapixels)"
                 )
             image.verify()
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
     except ImageError:
         raise
     except Image.DecompressionBombError:

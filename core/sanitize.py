@@ -2,40 +2,126 @@
 
 Textual passes control sequences in widget text straight to the terminal, so
 every string from a model, a tool, a file or a provider error goes through
-:func:`strip_control` before display.
+:func:`strip_control` (the one sanitiser) before it is shown: by the TUI, print
+mode, the ``sessions`` commands and exports written to a terminal.
+:class:`StreamCleaner` applies it to text that arrives in pieces, and
+:func:`json_for_terminal` writes JSON whose strings cannot carry a control
+character raw (their values stay exact).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from typing import Any
 
 # ESC-introduced sequences: CSI (ESC [ ... final), OSC/DCS/SOS/PM/APC strings
-# (terminated by BEL or ST), and two-character escapes. Then the 8-bit C1 forms,
-# then any remaining C0/C1 control character except tab and newline.
+# (terminated by BEL or ST, or unterminated up to the end of the line), and
+# two-character escapes. Then the 8-bit C1 forms of the same.
+_STRING_END = r"(?:\x07|\x1b\\|\x9c|(?=\n)|$)"
 _ESCAPES = re.compile(
-    r"""
-    \x1b\[[0-?]*[ -/]*[@-~]?             # CSI
-  | \x1b[\]PX^_].*?(?:\x07|\x1b\\|\x9c|$) # OSC, DCS, SOS, PM, APC
-  | \x1b[ -/]*[0-~]?                     # other ESC sequences (incl. lone ESC)
-  | \x9b[0-?]*[ -/]*[@-~]?               # 8-bit CSI
-  | [\x90\x98\x9d\x9e\x9f].*?(?:\x07|\x9c|$) # 8-bit DCS, SOS, OSC, PM, APC
+    rf"""
+    \x1b\[[0-?]*[ -/]*[@-~]?                  # CSI
+  | \x1b[\]PX^_][^\n]*?{_STRING_END}           # OSC, DCS, SOS, PM, APC
+  | \x1b[ -/]*[0-~]?                          # other ESC sequences (incl. lone ESC)
+  | \x9b[0-?]*[ -/]*[@-~]?                    # 8-bit CSI
+  | [\x90\x98\x9d\x9e\x9f][^\n]*?{_STRING_END} # 8-bit DCS, SOS, OSC, PM, APC
     """,
-    re.VERBOSE | re.DOTALL,
+    re.VERBOSE,
 )
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_ESCAPE_STARTS = "\x1b\x9b\x90\x98\x9d\x9e\x9f"
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_LONE_CR = re.compile(r"\r(?!\n)")
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+"""Embeddings, overrides and isolates: invisible, and they reorder what follows
+(Trojan Source). The marks U+200E, U+200F and U+061C only nudge neighbouring
+punctuation and are common in right-to-left text, so they are left alone."""
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+# Anything the passes below would change: most text has none, and is returned after one scan.
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{BIDI_CONTROLS}]")
+# Characters a JSON writer with ensure_ascii=False leaves raw but a terminal obeys.
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f\ud800-\udfff{BIDI_CONTROLS}]")
+
+
+def bidi_marker(char: str) -> str:
+    """The visible stand-in for a bidi control: ``⟨U+202E⟩``."""
+    return f"\u27e8U+{ord(char):04X}\u27e9"
 
 
 def strip_control(text: str) -> str:
-    """Remove terminal control sequences and control characters.
+    """Text safe for a terminal, with everything readable kept.
 
-    Keeps tab and newline; turns ``\\r\\n`` into ``\\n`` and drops lone ``\\r``.
+    Escape sequences (CSI, OSC, DCS, ... in 7- and 8-bit form) are removed
+    whole; ``\\r\\n`` becomes ``\\n`` and a lone ``\\r`` becomes ``\\n`` too (so
+    ``rm -rf ~\\rls -la`` shows both commands, not just the second); every other
+    C0 character but tab and newline, DEL and C1 are dropped; bidi controls
+    become visible markers (:func:`bidi_marker`); lone surrogates (which no
+    terminal encoding can write) become U+FFFD.
     """
-    if not text:
+    if not text or not _UNSAFE.search(text):
         return text
-    text = text.replace("\r\n", "\n")
     text = _ESCAPES.sub("", text)
-    return _CONTROLS.sub("", text)
+    text = _LONE_CR.sub("\n", text).replace("\r\n", "\n")
+    text = _CONTROLS.sub("", text)
+    text = _SURROGATES.sub("\ufffd", text)
+    return _BIDI.sub(lambda match: bidi_marker(match.group()), text)
+
+
+def _incomplete_escape(tail: str) -> bool:
+    """Is ``tail`` (starting at an escape introducer) an unfinished control sequence?"""
+    if tail == "\x1b" or (tail[0] == "\x1b" and all(" " <= c <= "/" for c in tail[1:])):
+        return True
+    if tail.startswith("\x1b[") or tail.startswith("\x9b"):
+        body = tail[2:] if tail.startswith("\x1b[") else tail[1:]
+        return not any("@" <= char <= "~" for char in body)
+    if (
+        tail[:2] in ("\x1b]", "\x1bP", "\x1bX", "\x1b^", "\x1b_")
+        or tail[0] in "\x90\x98\x9d\x9e\x9f"
+    ):
+        return not any(end in tail for end in ("\x07", "\x1b\\", "\x9c", "\n"))
+    return False
+
+
+class StreamCleaner:
+    """:func:`strip_control` for text that arrives in pieces (a streamed reply).
+
+    An escape sequence or a ``\\r\\n`` split across two pieces is held back
+    until the next piece shows how it ends (an escape at most
+    :attr:`MAX_CARRY` characters long), so the joined output equals
+    ``strip_control`` of the joined input.
+    """
+
+    MAX_CARRY = 256
+
+    def __init__(self) -> None:
+        self._carry = ""
+
+    def feed(self, text: str) -> str:
+        """The clean text that can be shown now."""
+        text = self._carry + text
+        self._carry = ""
+        start = max(text.rfind(introducer) for introducer in _ESCAPE_STARTS)
+        if start != -1 and len(text) - start <= self.MAX_CARRY and _incomplete_escape(text[start:]):
+            text, self._carry = text[:start], text[start:]
+        elif text.endswith("\r"):
+            text, self._carry = text[:-1], "\r"
+        return strip_control(text)
+
+    def flush(self) -> str:
+        """Whatever was held back, once no more text will come."""
+        text, self._carry = self._carry, ""
+        return strip_control(text)
+
+
+def json_for_terminal(document: Any, indent: int | None = 2) -> str:
+    """``document`` as JSON (non-ASCII kept readable) in which no string can
+    move the cursor or reorder text. ``json.dumps`` escapes C0 (ESC included);
+    DEL, C1, bidi controls and lone surrogates, which it leaves raw, are
+    written as ``\\uXXXX`` escapes too, so the values parse back exactly."""
+    text = json.dumps(document, indent=indent, ensure_ascii=False)
+    return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 _SECRET_ENV_HINTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")

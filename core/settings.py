@@ -73,6 +73,12 @@ class CompactionSettings:
 
 
 @dataclass(frozen=True)
+class CompareSettings:
+    models: tuple[str, ...] = ()
+    """What ``/compare`` with no models (and ``alt+shift+v`` on a reply) sends to: 2-4 models."""
+
+
+@dataclass(frozen=True)
 class Settings:
     model: str | None = None
     """Default model (litellm name). Unset: chosen from the API keys present, else ``demo``."""
@@ -100,6 +106,7 @@ class Settings:
     keymap: dict[str, str] = field(default_factory=dict)
     """Action id -> comma-separated keys, overriding the default bindings."""
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    compare: CompareSettings = field(default_factory=CompareSettings)
     context_windows: dict[str, int] = field(default_factory=dict)
     """Model -> input tokens it accepts, for models litellm's table does not know
     (local and custom endpoints) or to compact earlier than the real window."""
@@ -168,6 +175,11 @@ def _from_mapping(data: dict[str, Any]) -> Settings:
     values = dict(data)
     if "compaction" in values:
         values["compaction"] = CompactionSettings(**values["compaction"])
+    if "compare" in values:
+        models = values["compare"].get("models", [])
+        if isinstance(models, str) or not all(isinstance(m, str) for m in models):
+            raise ValueError("compare.models must be a list of model names")
+        values["compare"] = CompareSettings(models=tuple(models))
     if "endpoints" in values:
         values["endpoints"] = tuple(
             Endpoint(

@@ -65,6 +65,13 @@ class SessionSummary:
     first_message: str = ""
     model: str | None = None
 
+    @property
+    def alternatives(self) -> int:
+        """Alternative messages the session holds: replies regenerated or compared,
+        edited questions. Each adds one leaf to the tree (a branch point with n
+        children has n - 1 alternatives), so this is the leaves beyond the first."""
+        return max(0, self.branch_count - 1)
+
 
 @dataclass(frozen=True)
 class SearchHit:

@@ -71,6 +71,11 @@ class TreeRow:
         return self.kind == "fold"
 
 
+def _shown_label(label: str | None) -> str | None:
+    """A label on one line, safe for the terminal (labels come from imports too)."""
+    return " ".join(strip_control(label).split()) if label else label
+
+
 def preview_text(entry: Entry, limit: int = PREVIEW_CHARS) -> str:
     """One safe line describing an entry: its first non-empty line, shortened
     (what kind of entry it is, the tree screen shows beside it)."""
@@ -486,7 +491,7 @@ class SessionTree:
                         prefix=prefix,
                         preview=self.preview(entry_id),
                         kind=_kind(entries[entry_id]),
-                        label=labels.get(entry_id),
+                        label=_shown_label(labels.get(entry_id)),
                         on_current_path=entry_id in current,
                         is_leaf=entry_id == leaf,
                     )

@@ -9,6 +9,7 @@ refused and left exactly as it was.
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import sqlite3
 import time
@@ -92,24 +93,51 @@ def _make_dirs(directory: Path) -> None:
 
 
 def _inspect(path: Path) -> None:
-    """Refuse a file that is not SQLite, is truncated, or that Tangents cannot read."""
+    """Refuse a file that is not SQLite, is truncated, is read-only, or that
+    Tangents cannot read; create nothing beside it while looking."""
     with open(path, "rb") as f:
         header = f.read(_HEADER_SIZE)
         size = os.fstat(f.fileno()).st_size
     if not header:
+        _check_writable(path)
         return  # empty: a new database
     if not header.startswith(_MAGIC):
         raise StorageError(path, "not an SQLite database")
     if len(header) < _HEADER_SIZE or _truncated(path, header, size):
         raise StorageError(path, "the database file is truncated")
-    uri = f"{path.absolute().as_uri()}?mode=ro"
-    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+    _check_writable(path)
+    conn = sqlite3.connect(_inspection_uri(path, header), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         check(conn, path)
     except sqlite3.DatabaseError as exc:
         raise StorageError(path, str(exc)) from exc
     finally:
         conn.close()
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a file Tangents could read but never save to (mode, immutable
+    flag, read-only file system): every mode writes, if only the session."""
+    try:
+        os.close(os.open(path, os.O_RDWR))
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise StorageError(path, "is read-only") from exc
+        raise
+
+
+def _inspection_uri(path: Path, header: bytes) -> str:
+    """A read-only URI for looking at the file before using it.
+
+    A read-only connection to a WAL file creates ``-wal`` and ``-shm`` and
+    leaves them behind; when no ``-wal`` exists (no connection is using the
+    file, nothing is waiting to be checkpointed) the file is read as
+    immutable, which creates nothing."""
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    in_wal_mode = header[18] == 2 and header[19] == 2
+    if in_wal_mode and not Path(f"{path}-wal").exists():
+        uri += "&immutable=1"
+    return uri
 
 
 def _truncated(path: Path, header: bytes, size: int) -> bool:

@@ -25,7 +25,9 @@ of items such as ``{"type": "reply", "text": "hi"}``, ``{"type": "fail",
 ``{"type": "drop", "after_chunks": 3}`` (``"clean": true`` ends the body instead
 of cutting the connection), ``{"type": "malformed_tool_json"}`` or
 ``{"type": "stream_error", "after_chunks": 3}``; the fields are those of the
-dataclasses below, a nested ``"reply"`` is a reply object. A running server also accepts
+dataclasses below, a nested ``"reply"`` is a reply object. An item with
+``"for_model": "NAME"`` answers only requests for that model
+(:meth:`FakeProvider.script_for`). A running server also accepts
 more items at ``POST /_fake/script`` and lists what it received at
 ``GET /_fake/requests``.
 """
@@ -510,6 +512,7 @@ class FakeProvider:
         self.chunk_delay = chunk_delay
         self.requests: list[RecordedRequest] = []
         self._queue: deque[ScriptItem] = deque()
+        self._by_model: dict[str, deque[ScriptItem]] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -524,10 +527,18 @@ class FakeProvider:
             self._queue.extend(items)
         return self
 
+    def script_for(self, model: str, *items: ScriptItem) -> FakeProvider:
+        """Queue responses for requests naming ``model`` (as it goes on the wire:
+        ``gpt-x`` for ``openai/gpt-x``), served before the shared queue: how
+        concurrent requests to several models each get their own script."""
+        with self._lock:
+            self._by_model.setdefault(model, deque()).extend(items)
+        return self
+
     @property
     def pending(self) -> int:
         with self._lock:
-            return len(self._queue)
+            return len(self._queue) + sum(len(q) for q in self._by_model.values())
 
     @property
     def base_url(self) -> str:
@@ -537,8 +548,11 @@ class FakeProvider:
     def last_request(self) -> RecordedRequest:
         return self.requests[-1]
 
-    def _next_item(self) -> ScriptItem | None:
+    def _next_item(self, model: Any = None) -> ScriptItem | None:
         with self._lock:
+            own = self._by_model.get(model) if isinstance(model, str) else None
+            if own:
+                return own.popleft()
             return self._queue.popleft() if self._queue else None
 
     # lifecycle
@@ -602,9 +616,19 @@ class FakeProvider:
     # handlers
 
     async def _control_script(self, request: web.Request) -> web.Response:
+        """Items as JSON; one with a ``"for_model"`` field goes to that model's queue."""
         data = await request.json()
-        self.script(*(item_from_json(d) for d in (data if isinstance(data, list) else [data])))
+        self.script_json(data if isinstance(data, list) else [data])
         return web.json_response({"pending": self.pending})
+
+    def script_json(self, items: list[dict[str, Any]]) -> None:
+        for data in items:
+            data = dict(data)
+            model = data.pop("for_model", None)
+            if model is None:
+                self.script(item_from_json(data))
+            else:
+                self.script_for(model, item_from_json(data))
 
     async def _control_requests(self, request: web.Request) -> web.Response:
         return web.json_response([r.to_dict() for r in self.requests])
@@ -635,7 +659,7 @@ class FakeProvider:
         wire = _Anthropic if request.path == "/v1/messages" else _OpenAI
         if not isinstance(body, dict):
             return web.json_response(wire.error_body(400, "body is not a JSON object"), status=400)
-        item = self._next_item()
+        item = self._next_item(body.get("model"))
         if isinstance(item, Fail):
             return self._fail(item, wire, request)
         if isinstance(item, Stall) and item.after_chunks is None:
@@ -726,7 +750,7 @@ async def _main(args: argparse.Namespace) -> None:
     server = FakeProvider(host=args.host, port=args.port, chunk_delay=args.chunk_delay)
     if args.script:
         with open(args.script, encoding="utf-8") as f:
-            server.script(*(item_from_json(d) for d in json.load(f)))
+            server.script_json(json.load(f))
     await server.serve()
     tmp = f"{args.port_file}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:

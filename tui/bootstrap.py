@@ -12,12 +12,25 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.paths import default_config_path, default_db_path
+from core.sanitize import strip_control
 from core.session import Session, SessionError
 from core.settings import ConfigError, Settings, load_settings
 
 
 class UsageError(Exception):
     """Bad input from the command line: printed as one line, exit code 2."""
+
+
+def one_line_errors() -> tuple[type[Exception], ...]:
+    """What every mode reports with :func:`fail` (one line, exit code 2) instead
+    of a traceback: bad input, and a database file that cannot be used (not
+    SQLite, damaged, read-only, newer), whenever it shows.
+
+    Called in an ``except`` clause, so storage is imported only once an error
+    is being handled."""
+    from storage.errors import StorageError
+
+    return (UsageError, StorageError)
 
 
 @dataclass
@@ -52,7 +65,8 @@ def resolve_launch(args: argparse.Namespace) -> Launch:
 
 
 async def open_store(db_path: Path):
-    """Open the SQLite store; a bad file raises :class:`UsageError` naming it."""
+    """Open the SQLite store; a bad file raises :class:`UsageError` naming it.
+    (A problem found later raises ``StorageError``: see :func:`one_line_errors`.)"""
     from storage.errors import StorageError
     from storage.store import SqliteStore
 
@@ -102,5 +116,7 @@ async def full_id(store, kind: str, text: str) -> str:
 
 
 def fail(message: str, code: int = 2) -> int:
-    print(f"tangents: {message}", file=sys.stderr)
+    """Print ``tangents: MESSAGE`` on stderr (made safe for a terminal: it may
+    quote a file name or a provider's text) and return ``code``."""
+    print(f"tangents: {strip_control(message)}", file=sys.stderr)
     return code

@@ -90,6 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--system", metavar="TEXT", help="system prompt")
     parser.add_argument("--thinking", choices=THINKING_LEVELS, help="thinking level")
     parser.add_argument(
+        "--compare",
+        metavar="MODELS",
+        help="print mode: 2-4 comma-separated models answer at once, each saved as an alternative",
+    )
+    parser.add_argument(
         "--allow-tools",
         metavar="NAMES",
         help="print mode: comma-separated side-effect tools allowed to run",
@@ -144,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _global_options(export, suppress=True)
     export.add_argument("id", metavar="ID")
+    export.add_argument(
+        "--all-branches",
+        action="store_true",
+        help="markdown: every branch after the current one (alternatives, edits, compared replies)",
+    )
     export.add_argument(
         "--format",
         "-f",
@@ -238,10 +248,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.session_commands import run_sessions_command
 
         return run_sessions_command(args)
+    if args.prompt is not None and args.compare:
+        from tui.print_compare import run_print_compare
+
+        return run_print_compare(args)
     if args.prompt is not None:
         from tui.print_mode import run_print_mode
 
         return run_print_mode(args)
+    if args.compare:
+        from tui.bootstrap import fail
+
+        return fail("--compare goes with -p (in the app: /compare MODEL MODEL)")
     from tui.launch import run_app
 
     return run_app(args)

@@ -4,7 +4,8 @@ Each action has an id (the name used in the ``[keymap]`` table of the config),
 default keys, a description and the place it lives: ``app`` (anywhere),
 ``chat`` (the chat screen), ``input`` (the message input), ``dialog`` (the
 help and model picker dialogs), ``picker`` (the model picker), ``sessions``
-(the session picker), ``tree`` (the session tree), ``confirm`` (a yes/no
+(the session picker), ``tree`` (the session tree), ``compare`` (the compare
+screen), ``confirm`` (a yes/no
 question) or ``approval`` (the tool approval dialog). The screens and the
 input build their ``BINDINGS`` from here; the chat view's widgets declare
 their own (with ids), which :func:`all_actions` collects as scope
@@ -28,7 +29,17 @@ from textual.binding import Binding
 from textual.keys import key_to_character
 
 Scope = Literal[
-    "app", "chat", "input", "dialog", "picker", "sessions", "tree", "confirm", "approval", "message"
+    "app",
+    "chat",
+    "input",
+    "dialog",
+    "picker",
+    "sessions",
+    "tree",
+    "compare",
+    "confirm",
+    "approval",
+    "message",
 ]
 
 
@@ -187,6 +198,40 @@ ACTIONS: tuple[Action, ...] = (
     Action("tree_last", "ctrl+end", "edge(1)", "Last entry", "tree", palette=False),
     Action(
         "tree_to_leaf", "ctrl+g", "to_leaf", "Back to the current position", "tree", palette=False
+    ),
+    # Compare: alternatives side by side (tui/screens/compare.py, tui/compare_actions.py).
+    Action(
+        "compare_alternatives",
+        "alt+v",
+        "compare_alternatives",
+        "Compare the focused message's alternatives",
+        "chat",
+    ),
+    Action(
+        "compare_regenerate",
+        "alt+shift+v",
+        "compare_regenerate",
+        "Regenerate with the compare models at once",
+        "chat",
+    ),
+    Action(
+        "tree_mark",
+        "ctrl+k",
+        "mark",
+        "Mark to compare (the second mark compares)",
+        "tree",
+        priority=True,
+        palette=False,
+    ),
+    Action("compare_keep", "enter", "keep", "Keep this alternative (go there)", "compare"),
+    Action("compare_diff", "d", "toggle_diff", "Highlight where the texts differ", "compare"),
+    Action("compare_label", "l", "label", "Label this alternative", "compare"),
+    Action("compare_next", "tab", "column(1)", "Next column", "compare", palette=False),
+    Action(
+        "compare_previous", "shift+tab", "column(-1)", "Previous column", "compare", palette=False
+    ),
+    Action(
+        "compare_close", "escape", "close", "Stop the replies, or close", "compare", palette=False
     ),
     # Sessions: open the picker or a new session from the chat; the picker's own keys; yes/no questions.
     Action(

@@ -16,7 +16,15 @@ import os
 import sys
 import threading
 
-from tui.bootstrap import Launch, UsageError, fail, open_store, resolve_launch, resolve_session
+from tui.bootstrap import (
+    Launch,
+    UsageError,
+    fail,
+    one_line_errors,
+    open_store,
+    resolve_launch,
+    resolve_session,
+)
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -24,7 +32,7 @@ def run_app(args: argparse.Namespace) -> int:
     try:
         launch = prepare_launch(args)
         return asyncio.run(_run(args, launch, probe))
-    except UsageError as error:
+    except one_line_errors() as error:
         if probe is not None:
             probe.join()  # its questions' answers are read, not left for the shell
         return fail(str(error))

@@ -19,8 +19,16 @@ import sys
 
 from core.messages import user_text
 from core.providers.base import ProviderError, TextDelta
-from core.sanitize import strip_control
-from tui.bootstrap import Launch, UsageError, fail, open_store, resolve_launch, resolve_session
+from core.sanitize import StreamCleaner, strip_control
+from tui.bootstrap import (
+    Launch,
+    UsageError,
+    fail,
+    one_line_errors,
+    open_store,
+    resolve_launch,
+    resolve_session,
+)
 
 
 def read_prompt(args: argparse.Namespace) -> str:
@@ -38,7 +46,7 @@ def run_print_mode(args: argparse.Namespace) -> int:
             raise UsageError("the prompt is empty")
         launch = resolve_launch(args)
         return asyncio.run(_run(args, launch, prompt))
-    except UsageError as error:
+    except one_line_errors() as error:
         return fail(str(error))
     except KeyboardInterrupt:
         return 130
@@ -60,14 +68,16 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         await session.append_many([p for p in preamble if p is not None] + [user_text(prompt)])
 
         out = sys.stdout
-        sanitize = out.isatty()
+        cleaner = StreamCleaner() if out.isatty() else None
         wrote_newline = True
         new_turn = False
 
         def on_event(event) -> None:
             nonlocal wrote_newline, new_turn
             if isinstance(event, TextDelta) and event.text:
-                text = strip_control(event.text) if sanitize else event.text
+                text = cleaner.feed(event.text) if cleaner else event.text
+                if not text:
+                    return
                 if new_turn and not wrote_newline:
                     out.write("\n")
                 new_turn = False
@@ -126,6 +136,10 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         except asyncio.CancelledError:
             print(file=sys.stderr)
             return fail("stopped; the partial answer was saved", 130)
+        rest = cleaner.flush() if cleaner else ""
+        if rest:
+            out.write(rest)
+            wrote_newline = rest.endswith("\n")
         if not wrote_newline:
             out.write("\n")
             out.flush()

@@ -157,6 +157,54 @@ def _branched_session() -> tuple[list[Payload | int], list[Blob]]:
     ], []
 
 
+def _compared_session() -> tuple[list[Payload | int], list[Blob]]:
+    """One question answered by three models at once (``/compare``)."""
+
+    def reply(model: str, text: str, tokens: int, cost: float, seconds: float) -> Message:
+        return _assistant(
+            TextContent(text),
+            model=model,
+            provider=model.split("/")[0],
+            stop_reason="stop",
+            usage=Usage(input_tokens=60, output_tokens=tokens, output_cost=cost),
+            meta={"timing": {"ttft": round(seconds / 4, 2), "total": seconds}},
+        )
+
+    question = "Name one reason to write tests first, in two sentences."
+    return [
+        ModelChange("openai/gpt-4o", "off"),
+        user_text(question),
+        reply(
+            "openai/gpt-4o",
+            "Writing the test first makes you decide what the code should do before you "
+            "decide how. It also proves the test can fail, so a pass later means something.",
+            38,
+            0.00038,
+            2.1,
+        ),
+        2,
+        ModelChange("anthropic/claude-sonnet-4-5", "off"),
+        reply(
+            "anthropic/claude-sonnet-4-5",
+            "Writing the test first forces you to decide what the code should do before "
+            "you decide how. It also shows the test can fail, so a pass later means something.",
+            41,
+            0.00062,
+            3.4,
+        ),
+        2,
+        ModelChange("gemini/gemini-2.5-flash", "off"),
+        reply(
+            "gemini/gemini-2.5-flash",
+            "A test written first pins down the behaviour you want before any code exists. "
+            "Seeing it fail first proves it can catch a bug.",
+            33,
+            0.00008,
+            1.2,
+        ),
+    ], []
+
+
 def _picture() -> Blob:
     import hashlib
 
@@ -248,6 +296,13 @@ SCENES: dict[str, Scene] = {
             "The session tree (ctrl+g): every branch, the current path highlighted; Enter jumps there.",
             seed=_branched_session,
             keys=("ctrl+g",),
+        ),
+        Scene(
+            "compare",
+            "Three models' answers side by side (alt+v on a reply), differences highlighted (d).",
+            seed=_compared_session,
+            keys=("ctrl+up", "alt+v", "d"),
+            size=(120, 40),
         ),
         Scene(
             "help",

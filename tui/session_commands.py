@@ -5,15 +5,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 
 from core.formats import FormatError, ImportedSession, parse_import
 from core.formats.export import export_text
-from core.sanitize import strip_control
+from core.sanitize import json_for_terminal, strip_control
 from core.store import ConflictError
-from tui.bootstrap import Launch, UsageError, fail, full_id, open_store, resolve_launch
+from tui.bootstrap import (
+    Launch,
+    UsageError,
+    fail,
+    full_id,
+    one_line_errors,
+    open_store,
+    resolve_launch,
+)
 
 
 class ImportFailed(Exception):
@@ -23,11 +30,11 @@ class ImportFailed(Exception):
 def run_sessions_command(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_run(args))
-    except UsageError as error:
+    except one_line_errors() as error:
         return fail(str(error))
     except ImportFailed as error:
         # The reason may quote the file's own text: no escape sequence reaches the terminal.
-        return fail(strip_control(f"{error} (nothing was imported)").replace("\n", " "), code=1)
+        return fail(f"{error} (nothing was imported)".replace("\n", " "), code=1)
     except BrokenPipeError:
         return 0
 
@@ -60,6 +67,8 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 def _tty_safe(text: str) -> str:
+    """Markdown as written: exact in a pipe or file, made safe on a terminal.
+    (JSON exports are safe everywhere: see ``json_for_terminal``.)"""
     return strip_control(text) if sys.stdout.isatty() else text
 
 
@@ -74,12 +83,13 @@ async def _list(store, args: argparse.Namespace) -> int:
                 "updated_at": s.info.updated_at,
                 "message_count": s.message_count,
                 "branch_count": s.branch_count,
+                "alternatives": s.alternatives,
                 "model": s.model,
                 "archived": s.info.archived,
             }
             for s in summaries
         ]
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        _print_json(rows)
         return 0
     if not summaries:
         print("No sessions yet. Start one with: tangents", file=sys.stderr)
@@ -110,12 +120,17 @@ async def _export(store, args: argparse.Namespace) -> int:
     info = await store.get_session(args.id)
     if info is None:
         raise UsageError(f"no session with id {args.id!r}")
-    sys.stdout.write(_tty_safe(await export_text(store, info, args.format)))
+    if args.all_branches and args.format != "markdown":
+        raise UsageError(
+            "--all-branches goes with --format markdown (json always holds every branch)"
+        )
+    text = await export_text(store, info, args.format, all_branches=args.all_branches)
+    sys.stdout.write(_tty_safe(text))
     return 0
 
 
 def _print_json(document) -> None:
-    print(_tty_safe(json.dumps(document, indent=2, ensure_ascii=False)))
+    print(json_for_terminal(document))
 
 
 def _parse_file(args: argparse.Namespace) -> ImportedSession:
@@ -207,29 +222,34 @@ async def _search(store, args: argparse.Namespace) -> int:
             }
             for h in hits
         ]
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        _print_json(rows)
         return 0
     if not hits:
         print(f"No matches for {args.query!r}.", file=sys.stderr)
         return 1
     bold = sys.stdout.isatty()
     for h in hits:
-        snippet = _highlight(h.snippet.replace("\n", " "), bold)
+        snippet = _highlight(h.snippet, bold)
         print(f"{h.session_id}  {strip_control(h.title or '(untitled)')}\n    {snippet}")
     return 0
 
 
 def _highlight(snippet: str, bold: bool) -> str:
-    """Sanitize a search snippet, then turn its match markers into bold (on a tty)."""
+    """Sanitize a search snippet onto one line, then turn its match markers
+    into bold (on a tty)."""
     on, off = ("\x1b[1m", "\x1b[0m") if bold else ("", "")
     pieces = []
     for i, part in enumerate(snippet.split("\x02")):
         inner = part.split("\x03", 1)
         if i and len(inner) == 2:
-            pieces.append(on + strip_control(inner[0]) + off + strip_control(inner[1]))
+            pieces.append(on + _one_line(inner[0]) + off + _one_line(inner[1]))
         else:
-            pieces.append(strip_control(part.replace("\x03", "")))
+            pieces.append(_one_line(part.replace("\x03", "")))
     return "".join(pieces)
+
+
+def _one_line(text: str) -> str:
+    return strip_control(text).replace("\n", " ")
 
 
 async def _change(store, args: argparse.Namespace) -> int:

@@ -82,4 +82,6 @@ def counts(match: SessionMatch, now: datetime) -> str:
     summary = match.summary
     messages = f"{summary.message_count} msg{'s' if summary.message_count != 1 else ''}"
     branches = f"{summary.branch_count} branch{'es' if summary.branch_count != 1 else ''}"
+    if summary.alternatives:
+        branches += f" ({summary.alternatives} alt)"
     return f"{messages} · {branches} · {age(summary.info.updated_at, now)}"

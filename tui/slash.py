@@ -41,6 +41,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("info", "", "Show an overview of this session: branches, tokens, cost, tools"),
     SlashCommand("tree", "", "Show the session tree (jump to any entry)"),
     SlashCommand(
+        "compare",
+        "[MODEL MODEL…|off]",
+        "Send the next message to 2-4 models at once and compare the replies",
+    ),
+    SlashCommand(
         "fork", "[K N]", "Fork the path into a new session (only its first K and last N messages)"
     ),
     SlashCommand("help", "", "Show keys and commands"),
@@ -82,7 +87,8 @@ def suggest(text: str, models: Iterable[str] = ()) -> str:
     """The rest of the unique-prefix completion of a one-line draft, or ``""``.
 
     ``/mo`` completes to ``/model ``; ``/model claude-`` completes to a model
-    name when ``models`` has exactly one longest continuation.
+    name when ``models`` has exactly one longest continuation, and so does the
+    last word of ``/compare gpt-4o claude-``.
     """
     if "\n" in text or not is_command(text):
         return ""
@@ -94,7 +100,11 @@ def suggest(text: str, models: Iterable[str] = ()) -> str:
         rest = _common_prefix(names)[len(body) :]
         return rest + " " if len(names) == 1 and BY_NAME[names[0]].args else rest
     name, _, arg = body.partition(" ")
-    if name.lower() != "model" or " " in arg:
+    if name.lower() == "compare":
+        arg = arg.rsplit(" ", 1)[-1]
+        if not arg:
+            return ""
+    elif name.lower() != "model" or " " in arg:
         return ""
     matches = [m for m in models if m.startswith(arg) and m != arg]
     return _common_prefix(matches)[len(arg) :] if matches else ""

@@ -144,6 +144,145 @@ def data_url_blob(url: str) -> Blob:
     return image_blob(decode_base64(match.group(3).strip()))
 
 
+# --- reading JSON from elsewhere ----------------------------------------------
+
+MAX_JSON_DEPTH = 200
+"""Deeper nesting is refused: no real session nests so deep, and recursive
+code (``json.loads`` itself, the encoder that saves a payload) would fail."""
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{]|[\]}]')
+
+
+class _NotFinite(ValueError):
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+
+def _refuse_constant(literal: str) -> Any:
+    raise _NotFinite(literal)
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if value in (float("inf"), float("-inf")):
+        raise _NotFinite(literal)
+    return value
+
+
+class JsonReader:
+    """``json.loads`` for files from elsewhere, whose text may be hostile.
+
+    :meth:`load` raises ``json.JSONDecodeError`` as ``json.loads`` does (the
+    caller words it, see :func:`json_error`) and :class:`FormatError` naming
+    the line for what ``json.loads`` accepts but a session must not hold:
+    ``NaN``, ``Infinity`` or a number too large for a float, and nesting
+    deeper than :data:`MAX_JSON_DEPTH`. Lone surrogates (``\\ud800``, which no
+    UTF-8 file or database can hold) become U+FFFD; :meth:`notes` says so.
+    """
+
+    def __init__(self) -> None:
+        self.replaced = 0
+        self.first_replaced_line: int | None = None
+
+    def load(self, text: str, line: int = 1) -> Any:
+        """The JSON value in ``text``, whose first line is line ``line`` of the file."""
+        try:
+            document = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
+        except _NotFinite as error:
+            at = re.search(rf"(?<![\w.]){re.escape(error.literal)}(?![\w.])", text)
+            raise FormatError(
+                _line_at(text, at.start() if at else 0, line),
+                f"{error.literal} is not a number a session can hold",
+            ) from None
+        except RecursionError:
+            raise self._too_deep(text, line) from None
+        document, replaced = _checked(document)
+        if replaced is None:
+            raise self._too_deep(text, line)
+        if replaced:
+            self.replaced += replaced
+            if self.first_replaced_line is None:
+                at = _SURROGATE_ESCAPE.search(text)
+                self.first_replaced_line = _line_at(text, at.start() if at else 0, line)
+        return document
+
+    def notes(self) -> list[str]:
+        """One sentence on what was repaired, if anything."""
+        if not self.replaced:
+            return []
+        return [
+            f"line {self.first_replaced_line}: {self.replaced} text(s) held a lone surrogate "
+            "(half of a UTF-16 pair), replaced with U+FFFD"
+        ]
+
+    @staticmethod
+    def _too_deep(text: str, line: int) -> FormatError:
+        depth = 0
+        for match in _NESTING.finditer(text):
+            char = match.group()
+            if char in "[{":
+                depth += 1
+                if depth > MAX_JSON_DEPTH:
+                    return FormatError(
+                        _line_at(text, match.start(), line),
+                        f"nested more than {MAX_JSON_DEPTH} levels deep",
+                    )
+            elif char in "]}":
+                depth -= 1
+        return FormatError(line, f"nested more than {MAX_JSON_DEPTH} levels deep")
+
+
+def _line_at(text: str, pos: int, first_line: int) -> int:
+    return first_line + text.count("\n", 0, pos)
+
+
+def _checked(document: Any) -> tuple[Any, int | None]:
+    """``document`` with lone surrogates replaced, and how many strings held
+    one; ``None`` for the count if it nests deeper than :data:`MAX_JSON_DEPTH`.
+    Iterative, so any depth is safe to look at."""
+    replaced = 0
+
+    def fix(value: Any) -> Any:
+        nonlocal replaced
+        if isinstance(value, str) and _SURROGATE.search(value):
+            replaced += 1
+            return _SURROGATE.sub("\ufffd", value)
+        return value
+
+    root = [fix(document)]
+    stack: list[tuple[Any, int]] = [(root, 0)]
+    while stack:
+        container, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            return document, None
+        if isinstance(container, list):
+            for index, value in enumerate(container):
+                container[index] = value = fix(value)
+                if isinstance(value, (list, dict)):
+                    stack.append((value, depth + 1))
+        else:
+            for key in list(container):
+                value = fix(container[key])
+                fixed_key = fix(key)
+                if fixed_key != key:
+                    del container[key]
+                container[fixed_key] = value
+                if isinstance(value, (list, dict)):
+                    stack.append((value, depth + 1))
+    return root[0], replaced
+
+
+def tool_arguments(raw: str, reader: JsonReader) -> dict[str, Any]:
+    """A tool call's arguments parsed from their JSON text; ``{}`` when that is
+    not a JSON object (a model's bad JSON is kept verbatim beside it)."""
+    try:
+        parsed = reader.load(raw) if raw.strip() else {}
+    except (ValueError, FormatError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
 # --- line numbers inside JSON text ------------------------------------------
 
 _decode = json.JSONDecoder().raw_decode

@@ -49,6 +49,7 @@ from core.entries import Entry
 from core.formats.base import (
     FormatError,
     ImportedSession,
+    JsonReader,
     decode_base64,
     json_error,
     parse_timestamp,
@@ -105,6 +106,7 @@ class _Importer:
         self.dropped_blocks: Counter[str] = Counter()
         self.cwd: str | None = None
         self.last_created: str | None = None
+        self.json_reader = JsonReader()
 
     def run(self) -> ImportedSession:
         lines = self.read()
@@ -157,7 +159,7 @@ class _Importer:
             if not raw.strip():
                 continue
             try:
-                data = json.loads(raw)
+                data = self.json_reader.load(raw, number)
             except json.JSONDecodeError as error:
                 reason = f"not valid JSON ({error.msg}, column {error.colno})"
                 looks_cut = (
@@ -166,8 +168,6 @@ class _Importer:
                 if number - 1 == last and looks_cut:
                     reason += "; the file ends too early (truncated?)"
                 raise FormatError(number, reason) from None
-            except RecursionError:
-                raise FormatError(number, "nested too deeply") from None
             if not isinstance(data, dict):
                 raise FormatError(number, "expected a JSON object")
             kind = data.get("type")
@@ -400,7 +400,7 @@ class _Importer:
     def session(
         self, entries: list[Entry], leaf: str, cut: int, sidechains: int
     ) -> ImportedSession:
-        notes = []
+        notes = self.json_reader.notes()
         if sidechains:
             notes.append(
                 f"kept {sidechains} sub-agent (sidechain) run{'s' if sidechains != 1 else ''}"

@@ -3,12 +3,12 @@ file name an export gets by default. Reads go through the SessionStore."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from core.sanitize import json_for_terminal
 from core.store import Blob, SessionInfo, SessionStore
 
 EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
@@ -23,9 +23,12 @@ EXTENSIONS = {
 NAME_CHARS = 60
 
 
-async def export_text(store: SessionStore, info: SessionInfo, format: str) -> str:
+async def export_text(
+    store: SessionStore, info: SessionInfo, format: str, *, all_branches: bool = False
+) -> str:
     """``json``, ``pi`` and ``html``: the whole tree (with image bytes); the
-    others: the current branch."""
+    others: the current branch (``markdown`` with ``all_branches``: then every
+    other branch)."""
     from core.formats.html import to_html
     from core.formats.markdown import to_markdown
     from core.formats.mplp import to_mplp_dialog
@@ -49,11 +52,19 @@ async def export_text(store: SessionStore, info: SessionInfo, format: str) -> st
         return _json(to_openai_messages(path, await _blobs(store, image_shas(path))))
     if format == "mplp":
         return _json(to_mplp_dialog(info, path, await store.labels(info.id)))
+    if all_branches:
+        from core.formats.markdown_branches import to_markdown_all_branches
+        from core.tree import SessionTree
+
+        entries = await store.entries(info.id)
+        tree = SessionTree.from_entries(entries, await store.labels(info.id), info.leaf_id)
+        return to_markdown_all_branches(info, path, tree)
     return to_markdown(info, path)
 
 
 def _json(document: Any) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    """Readable JSON that is safe on a terminal and parses back exactly."""
+    return json_for_terminal(document) + "\n"
 
 
 async def _blobs(store: SessionStore, shas: Iterable[str]) -> dict[str, Blob]:

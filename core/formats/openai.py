@@ -35,7 +35,15 @@ from core.content import (
 )
 from core.context import BRANCH_PREFIX
 from core.entries import BranchSummary, Entry
-from core.formats.base import FormatError, ImportedSession, data_url_blob, json_error, line_of
+from core.formats.base import (
+    FormatError,
+    ImportedSession,
+    JsonReader,
+    data_url_blob,
+    json_error,
+    line_of,
+    tool_arguments,
+)
 from core.ids import now_iso, uuid7
 from core.messages import Message
 from core.providers.openai_format import convert
@@ -78,16 +86,20 @@ _KNOWN = {
 
 
 def from_openai_text(text: str) -> ImportedSession:
+    json_reader = JsonReader()
     try:
-        document = json.loads(text)
+        document = json_reader.load(text)
     except json.JSONDecodeError as error:
         raise json_error(error, text) from None
-    return from_openai_messages(document, text)
+    return from_openai_messages(document, text, json_reader)
 
 
-def from_openai_messages(document: Any, text: str | None = None) -> ImportedSession:
+def from_openai_messages(
+    document: Any, text: str | None = None, json_reader: JsonReader | None = None
+) -> ImportedSession:
     """A linear session from a ``messages`` array (or an object holding one).
-    ``text`` (the JSON it came from) lets errors name their line."""
+    ``text`` (the JSON it came from) lets errors name their line; ``json_reader``
+    (what read it) parses tool arguments and has its notes added."""
     prefix: list[str | int] = []
     if isinstance(document, dict) and isinstance(document.get("messages"), list):
         prefix, document = ["messages"], document["messages"]
@@ -95,7 +107,8 @@ def from_openai_messages(document: Any, text: str | None = None) -> ImportedSess
         raise FormatError(1, "expected an array of chat-completions messages")
     if not document:
         raise FormatError(1, "the conversation holds no messages")
-    reader = _Reader(text, prefix)
+    json_reader = json_reader or JsonReader()
+    reader = _Reader(text, prefix, json_reader)
     session_id = uuid7()
     entries: list[Entry] = []
     blobs: dict[str, Blob] = {}
@@ -114,13 +127,16 @@ def from_openai_messages(document: Any, text: str | None = None) -> ImportedSess
         updated_at=entries[-1].created_at,
         leaf_id=entries[-1].id,
     )
-    return ImportedSession("openai", info, tuple(entries), {}, tuple(blobs.values()))
+    return ImportedSession(
+        "openai", info, tuple(entries), {}, tuple(blobs.values()), tuple(json_reader.notes())
+    )
 
 
 class _Reader:
-    def __init__(self, text: str | None, prefix: list[str | int]) -> None:
+    def __init__(self, text: str | None, prefix: list[str | int], json_reader: JsonReader) -> None:
         self.text = text
         self.prefix = prefix
+        self.json_reader = json_reader
         self.calls: set[str] = set()
 
     def fail(self, index: int, reason: str) -> FormatError:
@@ -192,12 +208,8 @@ class _Reader:
             raw = json.dumps(raw, ensure_ascii=False)
         if not isinstance(raw, str):
             raise self.fail(index, f"tool call {number}: arguments must be a JSON string")
-        try:
-            parsed = json.loads(raw) if raw.strip() else {}
-        except ValueError:
-            parsed = {}  # kept verbatim in raw_arguments, as a model's bad JSON is
         self.calls.add(call_id)
-        return ToolCallContent(call_id, name, parsed if isinstance(parsed, dict) else {}, raw)
+        return ToolCallContent(call_id, name, tool_arguments(raw, self.json_reader), raw)
 
     def content(
         self, content: Any, index: int, blobs: dict[str, Blob], *, images: bool

@@ -63,9 +63,11 @@ from core.entries import BranchSummary, Compaction, Entry, ModelChange, Payload,
 from core.formats.base import (
     FormatError,
     ImportedSession,
+    JsonReader,
     decode_base64,
     json_error,
     parse_timestamp,
+    tool_arguments,
 )
 from core.ids import now_iso, uuid7
 from core.images import image_blob
@@ -121,6 +123,7 @@ class _Importer:
     def __init__(self, text: str) -> None:
         self.text = text
         self.session_id = uuid7()
+        self.json_reader = JsonReader()
         self.blobs: dict[str, Blob] = {}
         self.labels: dict[str, str] = {}
         self.title: str | None = None
@@ -180,7 +183,7 @@ class _Importer:
             title_set_by_user=self.title is not None,
             cwd=header.data.get("cwd") if isinstance(header.data.get("cwd"), str) else None,
         )
-        notes = []
+        notes = self.json_reader.notes()
         if self.fragment:
             notes.append(
                 "the file has no session header: imported as a fragment of a pi session"
@@ -213,7 +216,7 @@ class _Importer:
             if not raw.strip():
                 continue
             try:
-                data = json.loads(raw)
+                data = self.json_reader.load(raw, number)
             except json.JSONDecodeError as error:
                 reason = f"not valid JSON ({error.msg}, column {error.colno})"
                 looks_cut = (
@@ -403,11 +406,13 @@ class _Importer:
         current = record.parent
         while current is not None and current != target:
             chain.append(current)
-            current = by_id[current].parent
+            # In a fragment the chain may climb out of the file.
+            current = by_id[current].parent if current in by_id else None
         if current is None:
             # Not on the compaction's branch: pi keeps nothing before it; so will we.
             return states[target].kept if target in states else None
-        before = states[by_id[target].parent].kept if by_id[target].parent is not None else None
+        parent = by_id[target].parent
+        before = states[parent].kept if parent in states else None
         for pi_id in [target] + list(reversed(chain)):
             if states[pi_id].kept != before:
                 return states[pi_id].kept
@@ -655,11 +660,7 @@ class _Importer:
                 raise FormatError(record.line, f"{where}: a toolCall needs an id and a name")
             if isinstance(arguments, str):
                 raw = arguments
-                try:
-                    parsed = json.loads(arguments)
-                except ValueError:
-                    parsed = {}
-                arguments = parsed if isinstance(parsed, dict) else {}
+                arguments = tool_arguments(arguments, self.json_reader)
             elif isinstance(arguments, dict):
                 raw = json.dumps(arguments, ensure_ascii=False)
             else:

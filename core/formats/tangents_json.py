@@ -21,10 +21,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from core.content import ImageContent, ToolResultContent
 from core.entries import ENTRY_TYPES, BranchSummary, Compaction, Entry, payload_from_json
 from core.formats.base import (
     FormatError,
     ImportedSession,
+    JsonReader,
     TreeError,
     json_error,
     line_of,
@@ -32,6 +34,7 @@ from core.formats.base import (
     parse_timestamp,
 )
 from core.ids import uuid7
+from core.images import ImageError, image_blob, image_content
 from core.store import Blob, SessionInfo
 
 JSON_FORMAT = "tangents-session"
@@ -76,11 +79,13 @@ def image_shas(entries: Iterable[Entry]) -> list[str]:
 
 
 def from_json_text(text: str, *, new_ids: bool = False) -> ImportedSession:
+    json_reader = JsonReader()
     try:
-        document = json.loads(text)
+        document = json_reader.load(text)
     except json.JSONDecodeError as error:
         raise json_error(error, text) from None
-    return _Reader(text).read(document, new_ids)
+    imported = _Reader(text).read(document, new_ids)
+    return replace(imported, notes=imported.notes + tuple(json_reader.notes()))
 
 
 class _Reader:
@@ -88,6 +93,8 @@ class _Reader:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.notes: list[str] = []
+        """What was repaired, one sentence each."""
 
     def fail(self, path: Sequence[str | int], reason: str) -> FormatError:
         where = "".join(
@@ -113,17 +120,20 @@ class _Reader:
             raise self.fail(["session", "leaf_id"], f"{info.leaf_id!r} is not one of the entries")
         labels = self.labels(document.get("labels", {}), ids)
         blobs = self.blobs(document.get("blobs", []))
+        entries = self.images_matched(entries, blobs)
         try:
             ordered = parent_first(entries)
         except TreeError as error:
             index = next(i for i, e in enumerate(entries) if e.id == error.entry_id)
             raise self.fail(["entries", index], str(error).split(": ", 1)[1]) from None
-        notes = []
+        notes = self.notes
         known = {blob.sha256 for blob in blobs}
         missing = [sha for sha in image_shas(ordered) if sha not in known]
         if missing:
+            first = next(i for i, e in enumerate(entries) if missing[0] in image_shas([e]))
             notes.append(
-                f"{len(missing)} image(s) have no data in the file; they show only if this database has them"
+                f"line {line_of(self.text, ['entries', first])}: {len(missing)} image(s) have no data "
+                "in the file; they show only if this database has them"
             )
         imported = ImportedSession(
             "tangents", info, tuple(ordered), labels, tuple(blobs), tuple(notes)
@@ -219,6 +229,9 @@ class _Reader:
         return dict(data)
 
     def blobs(self, data: Any) -> list[Blob]:
+        """The images, decoded (within the bounds of :func:`image_blob`): bytes
+        that are no image are refused; a stated type or size that contradicts
+        the bytes is corrected from them, with a note."""
         if not isinstance(data, list):
             raise self.fail(["blobs"], "must be an array")
         out = []
@@ -228,21 +241,59 @@ class _Reader:
                 raise self.fail(path, "must be an object")
             try:
                 raw = base64.b64decode(item["data"], validate=True)
-                blob = Blob(
-                    str(item["sha256"]),
-                    str(item["media_type"]),
-                    int(item["width"]),
-                    int(item["height"]),
-                    raw,
-                )
+                stated = (str(item["media_type"]), item["width"], item["height"])
+                sha256 = str(item["sha256"])
             except KeyError as error:
                 raise self.fail(path, f"missing {error}") from None
             except (TypeError, ValueError, binascii.Error) as error:
                 raise self.fail(path, f"bad image: {error}") from None
-            if hashlib.sha256(raw).hexdigest() != blob.sha256:
+            if hashlib.sha256(raw).hexdigest() != sha256:
                 raise self.fail(path, "the data does not match its sha256")
+            try:
+                blob = image_blob(raw, "the data")
+            except ImageError as error:
+                raise self.fail(path, str(error)) from None
+            found = (blob.media_type, blob.width, blob.height)
+            if stated != found:
+                self.notes.append(
+                    f"line {line_of(self.text, path)}: blobs[{index}] said "
+                    f"{_describe(*stated)} but holds {_describe(*found)}; corrected"
+                )
             out.append(blob)
         return out
+
+    def images_matched(self, entries: list[Entry], blobs: list[Blob]) -> list[Entry]:
+        """``entries`` with each image block's type and size taken from its
+        blob (the decoded bytes), noting how many said otherwise."""
+        by_sha = {blob.sha256: image_content(blob) for blob in blobs}
+        corrected = 0
+
+        def fixed(block: Any) -> Any:
+            nonlocal corrected
+            if isinstance(block, ImageContent) and block.sha256 in by_sha:
+                if block != by_sha[block.sha256]:
+                    corrected += 1
+                    return by_sha[block.sha256]
+            elif isinstance(block, ToolResultContent):
+                return replace(block, content=tuple(fixed(c) for c in block.content))
+            return block
+
+        out = []
+        for entry in entries:
+            message = entry.message
+            if message is not None and message.images:
+                message = message.with_(content=tuple(fixed(b) for b in message.content))
+                entry = replace(entry, payload=message)
+            out.append(entry)
+        if corrected:
+            self.notes.append(
+                f"{corrected} image block(s) stated a type or size other than their image's; corrected"
+            )
+        return out
+
+
+def _describe(media_type: Any, width: Any, height: Any) -> str:
+    return f"{media_type} {width}×{height}"
 
 
 # --- payload shapes ---------------------------------------------------------------

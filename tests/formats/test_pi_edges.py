@@ -187,13 +187,22 @@ def test_unknown_entry_types_are_skipped_with_a_count() -> None:
     )
 
 
-def test_inconsistent_numbers_are_repaired_with_a_note() -> None:
+def test_a_number_json_does_not_allow_is_refused_with_its_line() -> None:
     text = _jsonl(
         {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-10T09:00:00.000Z"},
         _message("m1", None, "user", "Hi"),
-        _message(
-            "m2", "m1", "assistant", "Hello", usage={"input": float("nan"), "output": 3, "cost": {"total": float("inf")}}
-        ),
+        _message("m2", "m1", "assistant", "Hello", usage={"input": float("nan"), "output": 3}),
+    )
+    with pytest.raises(FormatError) as caught:
+        parse_import(text)
+    assert caught.value.line == 3 and "NaN" in caught.value.reason
+
+
+def test_a_count_that_is_not_a_number_is_repaired_with_a_note() -> None:
+    text = _jsonl(
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-10T09:00:00.000Z"},
+        _message("m1", None, "user", "Hi"),
+        _message("m2", "m1", "assistant", "Hello", usage={"input": "many", "output": 3}),
         {"type": "compaction", "id": "c1", "parentId": "m2", "timestamp": "2026-01-10T09:00:00.000Z",
          "summary": "s", "firstKeptEntryId": "m2", "tokensBefore": "lots"},
     )  # fmt: skip
@@ -202,7 +211,7 @@ def test_inconsistent_numbers_are_repaired_with_a_note() -> None:
     assert imported.entries[1].message.usage.output_tokens == 3
     assert imported.entries[2].payload.tokens_before == 0
     assert imported.notes == (
-        "line 3: usage input, cost.total not a finite number; counted as 0",
+        "line 3: usage input not a finite number; counted as 0",
         "line 4: tokensBefore 'lots' is not a number; counted as 0",
     )
 
@@ -234,4 +243,4 @@ def test_deep_nesting_is_refused_with_its_line(fmt: str) -> None:
     )
     with pytest.raises(FormatError) as caught:
         parse_import(f"{good}\n{deep}\n", fmt)
-    assert caught.value.line == 2 and "nested too deeply" in caught.value.reason
+    assert caught.value.line == 2 and "nested more than" in caught.value.reason

@@ -214,13 +214,17 @@ def test_real_pi_sessions_come_back_the_same(name: str, compactions: int) -> Non
     assert kept(again) == kept(first) and len(kept(first)) == compactions
 
 
-def test_a_lone_surrogate_is_written_as_an_escape_and_read_back() -> None:
+def test_a_lone_surrogate_is_written_as_an_escape_and_read_back_replaced() -> None:
+    """Written as an escape (the file stays UTF-8); read back as U+FFFD with a
+    note, since a lone surrogate cannot be stored as text."""
     sample = sample_session()
     info = replace(sample.info, title="broken \ud800 title")
     text = to_pi_jsonl(info, sample.entries, sample.labels, sample.blobs)
     text.encode("utf-8")  # writable
     assert "\\ud800" in text
-    assert parse_import(text, "pi").info.title == "broken \ud800 title"
+    imported = parse_import(text, "pi")
+    assert imported.info.title == "broken \ufffd title"
+    assert any("surrogate" in note for note in imported.notes)
 
 
 def test_fields_a_pi_import_kept_are_written_back() -> None:

@@ -163,7 +163,7 @@ def test_an_image_without_bytes_imports_with_a_note() -> None:
     info = SessionInfo(session_id, None, user.created_at, user.created_at, leaf_id=user.id)
     imported = from_json_text(json.dumps(to_json_document(info, [user], {})))
     assert imported.notes == (
-        "1 image(s) have no data in the file; they show only if this database has them",
+        "line 1: 1 image(s) have no data in the file; they show only if this database has them",
     )
 
 

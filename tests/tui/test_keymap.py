@@ -19,6 +19,7 @@ from tui.commands import ActionCommands
 from tui.launch import prepare_launch
 from tui.screens.approval import ApprovalScreen
 from tui.screens.chat import ChatScreen
+from tui.screens.compare import CompareScreen
 from tui.screens.dialogs import Confirm
 from tui.screens.help import HelpScreen
 from tui.screens.model_picker import ModelPicker
@@ -43,6 +44,7 @@ def test_every_action_is_bound_with_its_id_and_description() -> None:
         ModelPicker,
         SessionPicker,
         TreeScreen,
+        CompareScreen,
         Confirm,
         ApprovalScreen,
     ):

@@ -35,6 +35,7 @@ from tui import keymap, slash
 from tui.attachments import Attachment
 from tui.branching import BranchController
 from tui.commands import ActionCommands
+from tui.compare_actions import CompareActions
 from tui.conversation import Conversation
 from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
@@ -81,6 +82,7 @@ class ChatScreen(Screen[None]):
         """Messages typed while compacting or while a reply is written, sent once it is over."""
         self.branches = BranchController(self)
         """Edit, regenerate, alternatives, branch here, labels, copy, fork, the tree."""
+        self.compare = CompareActions(self)
 
     @property
     def session(self) -> Session:
@@ -287,7 +289,12 @@ class ChatScreen(Screen[None]):
         """Answer with the agent loop: each reply streams into the chat, its tool
         calls run (side effects after the approval dialog) and the model is asked
         again until it answers. Esc cancels the worker: the loop saves what came,
-        every call with a result, and the view shows what was saved."""
+        every call with a result, and the view shows what was saved. After
+        ``/compare``, several models answer at once instead."""
+        models = self.compare.take_pending()
+        if models is not None:
+            await self.compare.fan_out(models)
+            return
         from core.agent import run_agent
         from tui.agent_display import AgentDisplay
 
@@ -540,6 +547,32 @@ class ChatScreen(Screen[None]):
 
     async def command_fork(self, arg: str, text: str) -> bool:
         return await self.branches.command_fork(arg, text)
+
+    # --- compare (tui/compare_actions.py) ------------------------------------------
+
+    def can_compare_alternatives(self) -> bool:
+        return self.branches.focused_entry("user", "assistant") is not None
+
+    def action_compare_alternatives(self) -> None:
+        entry = self.branches.focused_entry("user", "assistant")
+        if entry is not None:
+            self.run_worker(self.compare.open_alternatives(entry), exit_on_error=False)
+
+    def can_compare_regenerate(self) -> bool:
+        return self.branches.focused_entry("assistant") is not None
+
+    def action_compare_regenerate(self) -> None:
+        entry = self.branches.focused_entry("assistant")
+        if entry is not None and not self._refuse_while_replying():
+            self._reply_worker = self._compare_regenerate(entry)
+
+    @work(exclusive=True, group="reply", exit_on_error=False)
+    async def _compare_regenerate(self, entry: Entry) -> None:
+        await self._loaded.wait()
+        await self.compare.regenerate(entry)
+
+    async def command_compare(self, arg: str, text: str) -> bool:
+        return await self.compare.command(arg)
 
     # --- sessions: the picker, new sessions, export ---------------------------------
 

@@ -26,6 +26,7 @@ SCOPE_TITLES = {
     "approval": "When a tool asks for approval",
     "message": "On a focused message",
     "tree": "In the session tree",
+    "compare": "In the compare screen",
     "confirm": "In a yes/no question",
 }
 

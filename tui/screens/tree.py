@@ -56,6 +56,7 @@ class TreeView(ScrollView, can_focus=True):
         "tree-view--user",
         "tree-view--other",
         "tree-view--fold",
+        "tree-view--mark",
     }
     DEFAULT_CSS = """
     TreeView { background: $surface; }
@@ -66,6 +67,7 @@ class TreeView(ScrollView, can_focus=True):
     TreeView > .tree-view--user { color: $text; }
     TreeView > .tree-view--other { color: $text-muted; }
     TreeView > .tree-view--fold { color: $text-muted; text-style: italic; }
+    TreeView > .tree-view--mark { color: $accent; text-style: bold; }
     """
 
     cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
@@ -80,6 +82,8 @@ class TreeView(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: list[TreeRow] = []
+        self.marked: set[str] = set()
+        """Entries marked to compare."""
 
     def set_rows(self, rows: list[TreeRow], cursor: int = 0) -> None:
         self.rows = rows
@@ -138,6 +142,8 @@ class TreeView(ScrollView, can_focus=True):
         marker = "● " if row.is_leaf else ("• " if row.on_current_path else "  ")
         current = style("tree-view--current", partial=True)
         text.append(marker, current if row.on_current_path else Style())
+        if row.entry_id in self.marked and not row.is_fold:
+            text.append("◆ ", style("tree-view--mark", partial=True))
         if row.is_fold:
             text.append(f"… {row.folded} more", style("tree-view--fold", partial=True))
             return text
@@ -174,7 +180,7 @@ class TreeScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="tree-body") as body:
             body.border_title = "Session tree"
-            body.border_subtitle = "enter: go · tab: filter · esc: close"
+            body.border_subtitle = "enter: go · tab: filter · ctrl+k: mark to compare · esc: close"
             yield Input(placeholder="type to filter by text or label", id="tree-search")
             yield TreeView(id="tree-view")
             yield Static("", id="tree-status")
@@ -242,6 +248,48 @@ class TreeScreen(ModalScreen[str | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_mark(self) -> None:
+        """Mark (or unmark) the selected entry; the second mark opens the comparison."""
+        row = self.tree_view.current_row
+        if row is None or row.is_fold:
+            return
+        marked = self.tree_view.marked
+        if row.entry_id in marked:
+            marked.discard(row.entry_id)
+        else:
+            marked.add(row.entry_id)
+        self.tree_view.refresh()
+        if len(marked) == 2 and not self._compare(
+            *sorted(marked, key=lambda i: self.session_tree.entry(i).created_at)
+        ):
+            marked.discard(row.entry_id)  # this mark cannot be compared with the first
+            self.tree_view.refresh()
+
+    def _compare(self, first: str, second: str) -> bool:
+        """Open the two marked branches side by side; False (and why) when they cannot be."""
+        from core.comparison import ComparisonError, anchor_text, of_branches
+        from tui.screens.compare import CompareScreen, Kept
+
+        try:
+            comparison = of_branches(self.session_tree, first, second)
+        except ComparisonError as error:
+            self.notify(f"{str(error)[:1].upper()}{str(error)[1:]}.", severity="warning")
+            return False
+
+        def kept(choice: Kept | None) -> None:
+            self.tree_view.marked.clear()
+            self.tree_view.refresh()
+            if choice is not None:
+                self.dismiss(choice.leaf_id)
+
+        view = CompareScreen(
+            comparison,
+            labels=dict(self.session_tree.labels),
+            question=anchor_text(self.session_tree, comparison.anchor_id),
+        )
+        self.app.push_screen(view, kept)
+        return True
 
     def action_cycle_filter(self) -> None:
         self.row_filter = ROW_FILTERS[(ROW_FILTERS.index(self.row_filter) + 1) % len(ROW_FILTERS)]

@@ -27,9 +27,10 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
+from core.sanitize import StreamCleaner
 from tui.widgets import _gc
 from tui.widgets._context import ViewContext
-from tui.widgets._text import clean, one_line
+from tui.widgets._text import one_line
 from tui.widgets.assistant_message import RETRY_HINT, AssistantMessage, content_runs, usage_label
 from tui.widgets.segmented_markdown import SegmentedMarkdown
 from tui.widgets.thinking_block import ThinkingBlock
@@ -42,23 +43,6 @@ FRAME_CHARS = 8_000
 work of one frame stays bounded (keys echo) however far the reply is ahead of
 the screen; the rest follows at the next frame. Once the reply is complete,
 what is left is shown at once."""
-_ESCAPE_STARTS = ("\x1b", "\x9b", "\x90", "\x98", "\x9d", "\x9e", "\x9f")
-_MAX_CARRY = 256
-
-
-def _incomplete_escape(tail: str) -> bool:
-    """Is ``tail`` (starting at an escape introducer) an unfinished control sequence?"""
-    if tail == "\x1b":
-        return True
-    if tail.startswith("\x1b[") or tail.startswith("\x9b"):
-        body = tail[2:] if tail.startswith("\x1b[") else tail[1:]
-        return not any("@" <= char <= "~" for char in body)
-    if (
-        tail[:2] in ("\x1b]", "\x1bP", "\x1bX", "\x1b^", "\x1b_")
-        or tail[0] in "\x90\x98\x9d\x9e\x9f"
-    ):
-        return not ("\x07" in tail or "\x1b\\" in tail or "\x9c" in tail)
-    return False
 
 
 _KINDS: tuple[tuple[type, str], ...] = (
@@ -124,7 +108,7 @@ class ReplyView(AssistantMessage):
         self._cards_by_call: dict[str, ToolCallCard] = {}
         """The cards the agent loop's activities were shown in, by call id."""
         self._usage: Usage | None = None
-        self._carry = ""
+        self._cleaner = StreamCleaner()
         self._text_hold = ""
         self._broken = False
         self._gc_deferred = False
@@ -303,17 +287,8 @@ class ReplyView(AssistantMessage):
             self._wait_deadline = None
             self._update_waiting()
 
-    def _clean_stream(self, text: str) -> str:
-        """Clean streamed text, holding back an escape sequence split across deltas."""
-        text = self._carry + text
-        self._carry = ""
-        start = max(text.rfind(introducer) for introducer in _ESCAPE_STARTS)
-        if start != -1 and len(text) - start <= _MAX_CARRY and _incomplete_escape(text[start:]):
-            text, self._carry = text[:start], text[start:]
-        return clean(text)
-
     async def _write_text(self, text: str) -> None:
-        text = self._clean_stream(text)
+        text = self._cleaner.feed(text)
         if not text:
             return
         part = self._parts[-1][1] if self._parts and self._parts[-1][0] == "text" else None
