@@ -101,6 +101,8 @@ class Settings:
     """When leaving a branch: ask, always or never summarize it."""
     show_thinking: bool = True
     """Thinking blocks visible in the chat (toggled in the app, remembered)."""
+    theme: str | None = None
+    """The app's colour theme (chosen in the command palette, remembered); None: Textual's default."""
     keymap: dict[str, str] = field(default_factory=dict)
     """Action id -> comma-separated keys, overriding the default bindings."""
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
@@ -233,6 +235,8 @@ def apply_state(settings: Settings) -> Settings:
     state = read_state()
     if "show_thinking" in state:
         settings = replace(settings, show_thinking=bool(state["show_thinking"]))
+    if isinstance(state.get("theme"), str):
+        settings = replace(settings, theme=state["theme"])
     return settings
 
 

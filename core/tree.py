@@ -242,6 +242,10 @@ class SessionTree:
     def is_leaf(self, entry_id: str) -> bool:
         return not self._children.get(entry_id)
 
+    def leaf_count(self) -> int:
+        """How many branches the session has: entries without children."""
+        return sum(1 for entry_id in self._entries if not self._children.get(entry_id))
+
     def path_to(self, entry_id: str | None) -> list[str]:
         """Ids from the root down to ``entry_id`` (inclusive); [] for None."""
         path: list[str] = []

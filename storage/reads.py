@@ -44,6 +44,18 @@ def get_session(conn: sqlite3.Connection, session_id: str) -> SessionInfo | None
     return session_from_row(row) if row else None
 
 
+def ids_with_prefix(conn: sqlite3.Connection, table: str, prefix: str, limit: int) -> list[str]:
+    """Ids of ``table`` (``sessions`` or ``entries``) starting with ``prefix``, in order
+    (a range over the primary key: ids are lower-case, and U+10FFFF sorts after them)."""
+    if table not in ("sessions", "entries"):
+        raise ValueError(table)
+    rows = conn.execute(
+        f"SELECT id FROM {table} WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+        (prefix, prefix + "\U0010ffff", limit),
+    )
+    return [row[0] for row in rows]
+
+
 def latest_session(conn: sqlite3.Connection) -> SessionInfo | None:
     row = conn.execute(
         f"SELECT {SESSION_COLUMNS} FROM sessions WHERE NOT archived"

@@ -79,6 +79,10 @@ class SqliteStore:
     async def get_session(self, session_id: str) -> SessionInfo | None:
         return await self._run(reads.get_session, session_id)
 
+    async def ids_with_prefix(self, table: str, prefix: str, limit: int = 6) -> list[str]:
+        """Session (``table="sessions"``) or entry ids starting with ``prefix``."""
+        return await self._run(reads.ids_with_prefix, table, prefix, limit)
+
     async def latest_session(self) -> SessionInfo | None:
         return await self._run(reads.latest_session)
 

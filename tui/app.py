@@ -7,12 +7,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from core.sanitize import strip_control
 from core.session import Session
+from core.settings import write_state
 from tui import keymap
 from tui.bootstrap import Launch
 from tui.conversation import Conversation
@@ -60,6 +62,10 @@ class TangentsApp(App[None]):
         return ChatScreen(self.conversation, show_thinking=self.conversation.settings.show_thinking)
 
     def on_mount(self) -> None:
+        theme = self.conversation.settings.theme
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self.keymap_overrides:
             self.set_keymap(dict(self.keymap_overrides))
         if self.open_picker and isinstance(self.screen, ChatScreen):
@@ -77,6 +83,24 @@ class TangentsApp(App[None]):
         warm_up(
             resolve_target(conversation.model, conversation.settings, conversation.api_base).model
         )
+
+    async def on_event(self, event: events.Event) -> None:
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(self.screen, ChatScreen)
+        ):
+            # Decided here, before the key goes to the focused widget, so that a
+            # burst of keys (fast typing, a paste through tmux) lands in order.
+            self.screen.take_typing(event)
+        await super().on_event(event)
+
+    def _remember_theme(self, theme) -> None:
+        """A theme chosen (in the command palette) is the theme next time too."""
+        try:
+            write_state(theme=theme.name)
+        except OSError as error:
+            self.notify(f"Could not remember the theme: {error}", severity="warning")
 
     def open_session(self, session: Session) -> None:
         """Show ``session`` on a new chat screen in place of the current one,

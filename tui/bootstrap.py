@@ -78,6 +78,10 @@ async def open_store(db_path: Path):
 
 async def resolve_session(store, args: argparse.Namespace, *, cwd: str | None = None) -> Session:
     """New session, ``-c`` (latest), ``--session ID``, plus ``--from ENTRY_ID``."""
+    if getattr(args, "session", None):
+        args.session = await full_id(store, "session", args.session)
+    if getattr(args, "from_entry", None):
+        args.from_entry = await full_id(store, "entry", args.from_entry)
     try:
         if getattr(args, "session", None):
             session = await Session.open(store, args.session)
@@ -95,6 +99,20 @@ async def resolve_session(store, args: argparse.Namespace, *, cwd: str | None = 
     except SessionError as error:
         raise UsageError(str(error)) from None
     return session
+
+
+async def full_id(store, kind: str, text: str) -> str:
+    """The whole id of a session or entry (``kind``) from any unique prefix of it,
+    as git takes commits; an unknown or ambiguous prefix is a one-line error."""
+    text = text.strip().lower()
+    table = "sessions" if kind == "session" else "entries"
+    candidates = await store.ids_with_prefix(table, text) if text else []
+    if text in candidates or len(candidates) == 1:
+        return text if text in candidates else candidates[0]
+    if not candidates:
+        raise UsageError(f"no {kind} with id {text!r}")
+    more = " …" if len(candidates) == 6 else ""
+    raise UsageError(f"{kind} id prefix {text!r} is ambiguous: {', '.join(candidates[:5])}{more}")
 
 
 def fail(message: str, code: int = 2) -> int:

@@ -1,8 +1,9 @@
 """Branching from the chat: the actions on a focused message, the tree screen,
 and the branch summary offered when the user leaves a branch.
 
-A mixin of :class:`~tui.screens.chat.ChatScreen` (it uses the screen's
-session, chat view, composer and reply worker). The whole session tree is
+An object the :class:`~tui.screens.chat.ChatScreen` owns (it uses the screen's
+session, chat view, composer and reply worker; the screen imports this module,
+never the other way round). The whole session tree is
 read once (after the chat shows) and then kept in step with what this screen
 writes, so moving between branches never re-reads the session.
 
@@ -28,8 +29,6 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from textual import work
-from textual.widgets import TextArea
 from textual.worker import Worker
 
 from core.entries import Entry
@@ -39,50 +38,45 @@ from core.tree import SessionTree, preview_text
 from tui.attachments import Attachment
 from tui.message_text import last_code_block, message_text
 from tui.widgets._context import BranchInfo
-from tui.widgets.branch_bar import BranchBar
-from tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from tui.screens.chat import ChatScreen
-
-    _Base = ChatScreen
-else:
-    _Base = object
 
 BUSY = "A reply or summary is being written: press Esc to stop it first."
 NOTE_CHARS = 50
 
 
-class BranchActions(_Base):
-    """The branching half of the chat screen."""
+class BranchController:
+    """The branching half of the chat screen, which owns one and runs its actions
+    (the screen's ``action_*`` and ``can_*`` for these keys come here)."""
 
-    _session_tree: SessionTree | None = None
-    _tree_lock: asyncio.Lock | None = None
-    _editing: Entry | None = None
-    """The user message being edited (its alternative is sent next)."""
-    _draft_before_edit = ""
-    _clear_expected = False
-    """The input is being emptied by a send, not by the user: keep the edit."""
+    def __init__(self, screen: ChatScreen) -> None:
+        self.screen = screen
+        self.tree: SessionTree | None = None
+        """The session tree once read (:meth:`session_tree`), kept in step since."""
+        self._tree_lock = asyncio.Lock()
+        self._undo_leaf: str | None = None
+        """Where the leaf was before "branch here", while Esc can still undo it."""
+        self._asked_about: set[str] = set()
+        """Leaves of branches already offered a summary: asked once per branch left."""
 
     # --- the tree, kept in step -------------------------------------------------
 
     async def session_tree(self) -> SessionTree:
         """The session's tree, read the first time, then only brought up to date
         with the current path (what this screen appended since)."""
-        if self._tree_lock is None:
-            self._tree_lock = asyncio.Lock()
         async with self._tree_lock:
-            session = self.session
-            if self._session_tree is None:
+            session = self.screen.session
+            if self.tree is None:
                 entries = await session.store.entries(session.id) if session.persisted else []
                 labels = await session.labels() if session.persisted else {}
-                self._session_tree = SessionTree.from_entries(entries, labels, session.leaf_id)
-            self._session_tree.add_path(session.path)
-            return self._session_tree
+                self.tree = SessionTree.from_entries(entries, labels, session.leaf_id)
+            self.tree.add_path(session.path)
+            return self.tree
 
     def branch_info(self, entry_id: str) -> BranchInfo | None:
         """``◀ i/n ▶`` and the label of a user or assistant message (for the chat view)."""
-        tree = self._session_tree
+        tree = self.tree
         if tree is None or entry_id not in tree:
             return None
         message = tree.entry(entry_id).message
@@ -94,23 +88,24 @@ class BranchActions(_Base):
             return None
         return BranchInfo(alternatives.index(entry_id), len(alternatives), label)
 
-    @work(group="branch-tree", exit_on_error=False)
-    async def refresh_branches(self) -> None:
+    def refresh_branches(self) -> Worker:
+        return self.screen.run_worker(
+            self._refresh_branches_run(), group="branch-tree", exit_on_error=False
+        )
+
+    async def _refresh_branches_run(self) -> None:
         """Bring the tree up to date and show alternatives and labels on the mounted rows."""
         await self.session_tree()
-        if self.loaded:
-            self.chat_view.refresh_branch_info()
-
-    def on_worker_state_changed(self, event) -> None:
-        if event.worker.group in ("load", "reply") and event.worker.is_finished:
-            self.refresh_branches()
+        self.screen.refresh_title()
+        if self.screen.loaded:
+            self.screen.chat_view.refresh_branch_info()
 
     # --- the focused message -------------------------------------------------------
 
     def focused_entry(self, *roles: str) -> Entry | None:
         """The entry of the focused chat row (a message with one of ``roles``, if given)."""
-        entry = getattr(self.focused, "entry", None)
-        if not isinstance(entry, Entry) or not self.loaded:
+        entry = getattr(self.screen.focused, "entry", None)
+        if not isinstance(entry, Entry) or not self.screen.loaded:
             return None
         if roles and (entry.message is None or entry.message.role not in roles):
             return None
@@ -136,7 +131,7 @@ class BranchActions(_Base):
         return self._alternative(+1) is not None
 
     def _alternative(self, direction: int, entry_id: str | None = None) -> str | None:
-        tree = self._session_tree
+        tree = self.tree
         if entry_id is None:
             entry = self.focused_entry("user", "assistant")
             entry_id = entry.id if entry is not None else None
@@ -150,61 +145,49 @@ class BranchActions(_Base):
 
     async def action_edit_message(self) -> None:
         entry = self.focused_entry("user")
-        if entry is None:
-            return
+        if entry is not None:
+            await self.edit(entry)
+
+    async def edit(self, entry: Entry) -> None:
+        """Put a user message in the input; sending it makes an alternative of it."""
         attachments: list[Attachment] = []
         for number, image in enumerate(entry.message.images, 1):
-            blob = await self.session.store.get_blob(image.sha256)
+            blob = await self.screen.session.store.get_blob(image.sha256)
             if blob is not None:
                 attachments.append(Attachment(f"image {number}", blob))
-        if self._editing is None:
-            self._draft_before_edit = self.prompt.draft
-        self._editing = entry
-        self._clear_expected = (
-            not entry.message.text
-        )  # an image-only message: the input stays empty
-        self.prompt.set_draft(entry.message.text)
-        self.composer.detach()
-        self.composer.restore("", attachments)
-        self.composer.set_note(
-            f"✎ editing “{_short(entry)}” · enter sends it as an alternative · esc cancels"
-        )
-        self.prompt.focus()
+        self._undo_leaf = None
+        self.screen.composer.start_edit(entry, self._message_number(entry), attachments)
+
+    def _message_number(self, entry: Entry) -> int:
+        """``entry``'s number among the messages of the path (itself included when on it)."""
+        number = 0
+        for on_path in self.screen.session.path:
+            if on_path.message is not None:
+                number += 1
+            if on_path.id == entry.id:
+                return number
+            if on_path.id == entry.parent_id:
+                return number + 1
+        return number + 1
 
     @property
     def editing(self) -> bool:
-        return self._editing is not None
+        return self.screen.composer.editing is not None
 
     def take_edit(self) -> Entry | None:
         """The message being edited, handed to the send (which leaves edit mode
         and any "continuing from" note behind)."""
-        editing, self._editing = self._editing, None
-        self.composer.set_note(None)
+        self._undo_leaf = None
+        editing = self.screen.composer.take_edit()
+        self.screen.composer.set_note(None)
         return editing
 
-    def cancel_edit(self, *, restore_draft: bool) -> bool:
-        """Leave edit mode (Esc, or the input cleared); False when not editing."""
-        if self._editing is None:
+    def cancel_edit(self) -> bool:
+        """Leave edit mode (Esc, or an empty input sent); False when not editing."""
+        if not self.screen.composer.cancel_edit():
             return False
-        self._editing = None
-        self.composer.set_note(None)
-        if restore_draft:
-            self.prompt.set_draft(self._draft_before_edit)
-            self.composer.detach()
-        self.notify("Edit cancelled.")
+        self.screen.notify("Edit cancelled.")
         return True
-
-    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
-        # The input posts Submitted before it empties itself.
-        self._clear_expected = True
-
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        """Clearing the input leaves edit mode (the input's own emptying after a send does not)."""
-        if event.text_area.id != "prompt":
-            return
-        expected, self._clear_expected = self._clear_expected, False
-        if not expected and not event.text_area.text:
-            self.cancel_edit(restore_draft=False)
 
     async def leave_for_edit(self, edited: Entry, send: Callable[[], Worker]) -> bool:
         """Before an edited message is saved (in the send worker): move to the
@@ -215,41 +198,85 @@ class BranchActions(_Base):
 
     # --- moving the leaf --------------------------------------------------------------
 
-    async def move_leaf(self, entry_id: str | None, focus: str | None = None) -> str | None:
-        """Make ``entry_id`` the current position (persisted), show its path and
-        focus the row of ``focus``; returns the previous leaf."""
+    async def move_leaf(self, entry_id: str | None, show: str | None = None) -> str | None:
+        """Make ``entry_id`` the current position (persisted), show its path
+        scrolled to the row of ``show``, and give the input the focus (what is
+        typed next continues from there); returns the previous leaf."""
         tree = await self.session_tree()
-        old_leaf = self.session.leaf_id
+        old_leaf = self.screen.session.leaf_id
         path = [tree.entry(i) for i in tree.path_to(entry_id)]
-        await self.session.move_leaf(entry_id, path=path)
+        await self.screen.session.move_leaf(entry_id, path=path)
         tree.move_leaf(entry_id)
-        await self.chat_view.set_entries(self.session.path)
-        self._show_welcome()
-        self.call_after_refresh(
-            self.refresh_footer
+        await self.screen.chat_view.set_entries(self.screen.session.path)
+        self.screen._show_welcome()
+        self.screen.call_after_refresh(
+            self.screen.refresh_footer
         )  # after the new path's first frame: it sums the path
-        if focus is not None:
-            await self.chat_view.focus_entry(focus)
+        if show is not None:
+            await self.screen.chat_view.scroll_to_entry(show)
+        self.screen.prompt.focus()
         return old_leaf
 
-    @work(group="branch-move", exit_on_error=False)
-    async def move_to(
-        self, entry_id: str | None, focus: str | None = None, note: str | None = None
+    def move_to(
+        self,
+        entry_id: str | None,
+        show: str | None = None,
+        *,
+        undoable: str | None = None,
+        then_edit: Entry | None = None,
+    ) -> Worker:
+        return self.screen.run_worker(
+            self._move_to_run(entry_id, show, undoable=undoable, then_edit=then_edit),
+            group="branch-move",
+            exit_on_error=False,
+        )
+
+    async def _move_to_run(
+        self,
+        entry_id: str | None,
+        show: str | None = None,
+        *,
+        undoable: str | None = None,
+        then_edit: Entry | None = None,
     ) -> None:
-        """Move the leaf (moves run one after another), then offer a summary of the branch left."""
-        if self.replying:
-            self.notify(BUSY)
+        """Move the leaf (moves run one after another), then offer a summary of the
+        branch left. ``undoable`` is the note saying where the next message goes,
+        while Esc can move back; ``then_edit`` a user message to edit from there."""
+        if self.screen.replying:
+            self.screen.notify(BUSY)
             return
-        old_leaf = await self.move_leaf(entry_id, focus)
-        self.composer.set_note(note)
+        if self.editing:
+            self.screen.composer.cancel_edit()
+        old_leaf = await self.move_leaf(entry_id, show)
+        self._undo_leaf = old_leaf if undoable else None
+        self.screen.composer.set_note(f"{undoable} · esc goes back" if undoable else None)
+        if then_edit is not None:
+            await self.edit(then_edit)
         self.offer_summary(old_leaf, entry_id)
+
+    @property
+    def can_undo_branch(self) -> bool:
+        return self._undo_leaf is not None
+
+    def undo_branch(self) -> Worker:
+        return self.screen.run_worker(
+            self._undo_branch_run(), group="branch-move", exit_on_error=False
+        )
+
+    async def _undo_branch_run(self) -> None:
+        """Esc after "branch here": back where the leaf was, as if nothing happened."""
+        old_leaf, self._undo_leaf = self._undo_leaf, None
+        self.screen.composer.set_note(None)
+        await self.move_leaf(old_leaf, old_leaf)
 
     def _left_branch(self, old_leaf: str | None, new_entry: str | None) -> bool:
         """Did the move leave a conversation behind: a message of the user's on
         the old path, after the common ancestor? Flipping between alternative
         replies leaves only replies, and asks nothing."""
-        tree = self._session_tree
+        tree = self.tree
         if tree is None or old_leaf is None or old_leaf not in tree:
+            return False
+        if old_leaf in self._asked_about:
             return False
         return any(
             entry.message is not None and entry.message.role == "user"
@@ -262,13 +289,14 @@ class BranchActions(_Base):
         """Per the ``branch_summary`` setting (ask, always, never), summarize the
         branch left behind, at the new position, in the reply worker (Esc stops
         it); ``then`` starts what comes next. False when nothing is offered."""
-        mode = self.conversation.settings.branch_summary
+        mode = self.screen.conversation.settings.branch_summary
         if mode == "never" or not self._left_branch(old_leaf, new_entry):
             return False
         assert old_leaf is not None
+        self._asked_about.add(old_leaf)
 
         def answered(summarize: bool | None) -> None:
-            self._reply_worker = self._summarize(old_leaf, new_entry, bool(summarize), then)
+            self.screen._reply_worker = self._summarize(old_leaf, new_entry, bool(summarize), then)
 
         if mode == "always":
             answered(True)
@@ -279,11 +307,24 @@ class BranchActions(_Base):
                 "Leaving a branch",
                 "Summarize the branch you are leaving? The summary is added here, so the model knows what was tried.",
             )
-            self.app.push_screen(question, answered)
+            self.screen.app.push_screen(question, answered)
         return True
 
-    @work(exclusive=True, group="reply", exit_on_error=False)
-    async def _summarize(
+    def _summarize(
+        self,
+        old_leaf: str,
+        new_entry: str | None,
+        summarize: bool,
+        then: Callable[[], Worker] | None,
+    ) -> Worker:
+        return self.screen.run_worker(
+            self._summarize_run(old_leaf, new_entry, summarize, then),
+            group="reply",
+            exit_on_error=False,
+            exclusive=True,
+        )
+
+    async def _summarize_run(
         self,
         old_leaf: str,
         new_entry: str | None,
@@ -293,37 +334,53 @@ class BranchActions(_Base):
         from core.branch_summary import BranchSummaryError, summarize_branch
 
         if summarize:
-            note = self.composer.note
-            self.composer.set_note("⎇ summarizing the branch you left… · esc stops")
+            note = self.screen.composer.note
+            self.screen.composer.set_note("⎇ summarizing the branch you left… · esc stops")
             tree = await self.session_tree()
             try:
                 entry = await summarize_branch(
-                    self.session,
-                    self.conversation.settings,
-                    model=self.conversation.model,
+                    self.screen.session,
+                    self.screen.conversation.settings,
+                    model=self.screen.conversation.model,
                     old_leaf_id=old_leaf,
                     new_entry_id=new_entry,
-                    api_base=self.conversation.api_base,
+                    api_base=self.screen.conversation.api_base,
                     tree=tree,
                 )
             except BranchSummaryError as error:
-                self.notify(f"No branch summary: {error}", severity="warning")
+                self.screen.notify(f"No branch summary: {error}", severity="warning")
+            except asyncio.CancelledError:
+                if then is None:
+                    raise
+                # Esc skips the summary only: what was being sent still goes.
+                self.screen.notify("Branch summary skipped.")
+                self.screen._reply_worker = then()
+                raise
             else:
                 tree.add(entry)
                 tree.move_leaf(entry.id)
-                await self.chat_view.append_entry(entry)
-                self.notify("Branch summary added.")
+                await self.screen.chat_view.append_entry(entry)
+                self.screen.notify("Branch summary added.")
             finally:
-                self.composer.set_note(note)
+                self.screen.composer.set_note(note)
         if then is not None:
-            self._reply_worker = then()  # replaces this worker, which ends here
+            self.screen._reply_worker = then()  # replaces this worker, which ends here
 
     # --- the other actions ----------------------------------------------------------------
+
+    def can_toggle_message_thinking(self) -> bool:
+        return self.focused_entry("assistant") is not None and bool(
+            self.screen.focused.query("ThinkingBlock")
+        )
+
+    def action_toggle_message_thinking(self) -> None:
+        for block in self.screen.focused.query("ThinkingBlock"):
+            block.action_toggle()
 
     def action_retry_message(self) -> None:
         entry = self.focused_entry("assistant")
         if entry is not None:
-            self.retry(entry.id)
+            self.screen.retry(entry.id)
 
     def action_regenerate_with_model(self) -> None:
         from tui.screens.model_picker import ModelPicker
@@ -334,60 +391,56 @@ class BranchActions(_Base):
 
         def chosen(model: str | None) -> None:
             if model:
-                self.set_model(model)
-                self.retry(entry.id)
+                self.screen.set_model(model)
+                self.screen.retry(entry.id)
 
-        self.app.push_screen(
-            ModelPicker(self.conversation.settings, self.conversation.model), chosen
+        self.screen.app.push_screen(
+            ModelPicker(self.screen.conversation.settings, self.screen.conversation.model), chosen
         )
 
     def action_branch_here(self) -> None:
         entry = self.focused_entry()
         if entry is None:
             return
-        if entry.id == self.session.leaf_id:
-            self.notify("This is already where the next message goes.")
+        if entry.id == self.screen.session.leaf_id:
+            self.screen.notify("This is already where the next message goes.")
             return
-        self.move_to(entry.id, entry.id, f"↳ continuing from “{_short(entry)}”")
+        self.move_to(entry.id, entry.id, undoable=f"↳ continuing from “{_short(entry)}”")
 
-    def action_previous_alternative(self) -> None:
-        self._switch(-1)
-
-    def action_next_alternative(self) -> None:
-        self._switch(+1)
-
-    def on_branch_bar_switch_requested(self, event: BranchBar.SwitchRequested) -> None:
-        self._switch(event.direction, event.entry_id)
-
-    def _switch(self, direction: int, entry_id: str | None = None) -> None:
+    def switch(self, direction: int, entry_id: str | None = None) -> None:
+        """To the previous (-1) or next alternative of ``entry_id`` (else the focused message)."""
         target = self._alternative(direction, entry_id)
-        if target is None or self._session_tree is None:
+        if target is None or self.tree is None:
             return
-        self.move_to(self._session_tree.deepest_leaf(target), target)
+        self.move_to(self.tree.deepest_leaf(target), target)
 
     def action_label_message(self) -> None:
         from tui.screens.dialogs import TextPrompt
 
         entry = self.focused_entry()
-        if entry is None or self._session_tree is None:
+        if entry is None or self.tree is None:
             return
-        current = self._session_tree.labels.get(entry.id)
+        current = self.tree.labels.get(entry.id)
         prompt = TextPrompt(
             f"Label for “{_short(entry)}”",
             current or "",
             placeholder="a short name (empty removes the label)",
         )
-        self.app.push_screen(prompt, lambda label: self._label(entry, label))
+        self.screen.app.push_screen(prompt, lambda label: self._label(entry, label))
 
-    @work(group="branch-label", exit_on_error=False)
-    async def _label(self, entry: Entry, label: str | None) -> None:
+    def _label(self, entry: Entry, label: str | None) -> Worker:
+        return self.screen.run_worker(
+            self._label_run(entry, label), group="branch-label", exit_on_error=False
+        )
+
+    async def _label_run(self, entry: Entry, label: str | None) -> None:
         if label is None:
             return
         label = " ".join(strip_control(label).split())
-        await self.session.set_label(entry.id, label or None)
+        await self.screen.session.set_label(entry.id, label or None)
         (await self.session_tree()).set_label(entry.id, label or None)
-        self.chat_view.refresh_branch_info()
-        self.notify(f"Labelled: {label}" if label else "Label removed.")
+        self.screen.chat_view.refresh_branch_info()
+        self.screen.notify(f"Labelled: {label}" if label else "Label removed.")
 
     def action_copy_message(self) -> None:
         entry = self.focused_entry()
@@ -400,46 +453,63 @@ class BranchActions(_Base):
             return
         code = last_code_block(message_text(entry))
         if code is None:
-            self.notify("This message has no code block.", severity="warning")
+            self.screen.notify("This message has no code block.", severity="warning")
             return
         self._copy(code, "the last code block")
 
     def _copy(self, text: str, what: str) -> None:
         if not text:
-            self.notify("Nothing to copy.", severity="warning")
+            self.screen.notify("Nothing to copy.", severity="warning")
             return
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Copied {what} ({len(text):,} characters).")
+        self.screen.app.copy_to_clipboard(text)
+        self.screen.notify(f"Copied {what} ({len(text):,} characters).")
 
     def action_fork_session(self) -> None:
         entry = self.focused_entry()
         if entry is not None:
             self.fork(entry.id)
 
-    @work(group="branch-fork", exit_on_error=False)
-    async def fork(
+    def fork(self, entry_id: str, first_k: int | None = None, last_n: int | None = None) -> Worker:
+        return self.screen.run_worker(
+            self._fork_run(entry_id, first_k, last_n), group="branch-fork", exit_on_error=False
+        )
+
+    async def _fork_run(
         self, entry_id: str, first_k: int | None = None, last_n: int | None = None
     ) -> None:
         """Open a new session holding the path up to ``entry_id`` (optionally trimmed)."""
-        forked: Session = await self.session.fork(entry_id, first_k, last_n)
-        self.notify(f"Forked into a new session ({len(forked.path)} entries).")
-        self.app.call_later(
-            self.app.open_session, forked
+        forked: Session = await self.screen.session.fork(entry_id, first_k, last_n)
+        self.screen.notify(f"Forked into a new session ({len(forked.path)} entries).")
+        self.screen.app.call_later(
+            self.screen.app.open_session, forked
         )  # not from this screen's worker: the screen goes
 
     def action_open_tree(self) -> None:
-        if self.loaded:
+        if self.screen.loaded:
             self._open_tree()
 
-    @work(group="branch-tree-screen", exit_on_error=False)
-    async def _open_tree(self) -> None:
+    def _open_tree(self) -> Worker:
+        return self.screen.run_worker(
+            self._open_tree_run(), group="branch-tree-screen", exit_on_error=False
+        )
+
+    async def _open_tree_run(self) -> None:
         from tui.screens.tree import TreeScreen
 
+        tree = await self.session_tree()
+
         def chosen(entry_id: str | None) -> None:
-            if entry_id is not None and entry_id != self.session.leaf_id:
+            if entry_id is None or entry_id == self.screen.session.leaf_id:
+                return
+            entry = tree.entry(entry_id)
+            if entry.message is not None and entry.message.role == "user":
+                # Continuing from a question would put two user messages in a row:
+                # edit it instead (from its parent), as an alternative.
+                self.move_to(entry.parent_id, entry.parent_id, then_edit=entry)
+            else:
                 self.move_to(entry_id, entry_id)
 
-        self.app.push_screen(TreeScreen(await self.session_tree()), chosen)
+        self.screen.app.push_screen(TreeScreen(tree), chosen)
 
     async def command_tree(self, arg: str, text: str) -> bool:
         self.action_open_tree()
@@ -449,13 +519,13 @@ class BranchActions(_Base):
         """``/fork`` the whole path; ``/fork K N`` only its first K and last N messages."""
         parts = arg.split()
         if len(parts) not in (0, 2) or not all(p.isdigit() for p in parts):
-            self.notify("Usage: /fork [FIRST_K LAST_N]", severity="warning")
+            self.screen.notify("Usage: /fork [FIRST_K LAST_N]", severity="warning")
             return False
-        if self.session.leaf_id is None:
-            self.notify("Nothing to fork yet.", severity="warning")
+        if self.screen.session.leaf_id is None:
+            self.screen.notify("Nothing to fork yet.", severity="warning")
             return False
         first_k, last_n = (int(parts[0]), int(parts[1])) if parts else (None, None)
-        self.fork(self.session.leaf_id, first_k, last_n)
+        self.fork(self.screen.session.leaf_id, first_k, last_n)
         return True
 
 

@@ -26,6 +26,7 @@ from functools import cache
 from typing import Literal
 
 from textual.binding import Binding
+from textual.keys import key_to_character
 
 Scope = Literal[
     "app",
@@ -61,7 +62,13 @@ class Action:
 
 ACTIONS: tuple[Action, ...] = (
     Action("send", "enter", "submit", "Send the message (or run the /command)", "input"),
-    Action("newline", "ctrl+j,alt+enter,shift+enter", "newline", "Insert a newline", "input"),
+    Action(
+        "newline",
+        "ctrl+j,alt+enter,shift+enter",
+        "newline",
+        "Insert a newline (ctrl+j in every terminal)",
+        "input",
+    ),
     Action("complete", "tab", "complete", "Complete the /command or model name", "input"),
     Action("open_editor", "ctrl+e", "open_editor", "Edit the draft in $EDITOR", "input"),
     Action("stop", "escape", "stop", "Stop the reply (or go back to the input)", "chat"),
@@ -72,6 +79,7 @@ ACTIONS: tuple[Action, ...] = (
         "focus_messages",
         "Move to the messages (then up/down between them)",
         "chat",
+        priority=True,  # at once: the keys after it (up, up) are meant for the messages
     ),
     Action("toggle_thinking", "ctrl+t", "toggle_thinking", "Show or hide thinking blocks", "chat"),
     Action(
@@ -106,43 +114,67 @@ ACTIONS: tuple[Action, ...] = (
     Action("picker_down", "down", "cursor_down", "Next model in the list", "picker", palette=False),
     Action("picker_up", "up", "cursor_up", "Previous model in the list", "picker", palette=False),
     # Branching: the chat's keys act on the focused message (tui/branching.py).
+    # Letters always type (into the input, from wherever focus is): a message's
+    # own actions are on keys no sentence starts with. Not alt+b or alt+f:
+    # terminals send those as word-left and word-right.
     Action(
         "edit_message",
-        "e",
+        "enter,alt+e",
         "edit_message",
         "Edit the focused message (sends an alternative)",
         "chat",
     ),
-    Action("retry_message", "r", "retry_message", "Regenerate the focused reply", "chat"),
+    Action(
+        "toggle_message_thinking",
+        "enter",
+        "toggle_message_thinking",
+        "Expand or collapse the focused reply's thinking",
+        "chat",
+    ),
+    Action("retry_message", "alt+r", "retry_message", "Regenerate the focused reply", "chat"),
     Action(
         "regenerate_with_model",
-        "R",
+        "alt+shift+r",
         "regenerate_with_model",
         "Regenerate the focused reply with another model",
         "chat",
     ),
     Action(
-        "branch_here", "b", "branch_here", "Branch here: continue from the focused message", "chat"
+        "branch_here",
+        "alt+h",
+        "branch_here",
+        "Branch here: continue from the focused message (esc undoes it)",
+        "chat",
     ),
     Action(
         "previous_alternative",
-        "left,left_square_bracket",
+        "left",
         "previous_alternative",
         "Previous alternative of the focused message",
         "chat",
     ),
     Action(
         "next_alternative",
-        "right,right_square_bracket",
+        "right",
         "next_alternative",
         "Next alternative of the focused message",
         "chat",
     ),
-    Action("label_message", "l", "label_message", "Label the focused message", "chat"),
-    Action("copy_message", "c", "copy_message", "Copy the focused message's text", "chat"),
-    Action("copy_code", "C", "copy_code", "Copy the focused message's last code block", "chat"),
+    Action("label_message", "alt+l", "label_message", "Label the focused message", "chat"),
+    Action("copy_message", "alt+c", "copy_message", "Copy the focused message's text", "chat"),
     Action(
-        "fork_session", "f", "fork_session", "Fork the path up to here into a new session", "chat"
+        "copy_code",
+        "alt+shift+c",
+        "copy_code",
+        "Copy the focused message's last code block",
+        "chat",
+    ),
+    Action(
+        "fork_session",
+        "alt+n",
+        "fork_session",
+        "Fork the path up to here into a new session",
+        "chat",
     ),
     Action("open_tree", "ctrl+g", "open_tree", "Show the session tree (jump anywhere)", "chat"),
     Action("tree_close", "escape", "close", "Close the tree", "tree", palette=False),
@@ -350,13 +382,88 @@ def keys_for(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
     return next(a.keys for a in widget_actions() if a.id == action_id)
 
 
+_ARROWS = {"left": "←", "right": "→", "up": "↑", "down": "↓"}
+
+
+def key_name(key: str) -> str:
+    """A key as a person writes it: ``[`` for ``left_square_bracket``, ``alt+?``
+    for ``alt+question_mark``; named keys (enter, escape, space) keep their names."""
+    *modifiers, name = key.strip().split("+")
+    character = key_to_character(name) if len(name) > 1 else None
+    if character is not None and character.isprintable() and not character.isspace():
+        name = character
+    name = _ARROWS.get(name, name)
+    return "+".join([*modifiers, name])
+
+
 def display_keys(keys: str) -> str:
-    return ", ".join(k.strip() for k in keys.split(",") if k.strip())
+    return ", ".join(key_name(k) for k in keys.split(",") if k.strip())
 
 
 def first_key(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
     """The key to mention in hints: the first of the action's keys."""
     return display_keys(keys_for(action_id, keymap)).split(",")[0]
+
+
+_CHAT_PLACES = ("app", "chat", "input", "message")
+"""Scopes whose keys are all live at once on the chat screen."""
+
+
+def _builtin_keys() -> dict[str, str]:
+    """Keys Textual itself binds where the chat's keys live: the app's, the screen's
+    (focus moves) and the message input's editing keys, each with what it does."""
+    from textual.app import App
+    from textual.screen import Screen
+    from textual.widgets import TextArea
+
+    found: dict[str, str] = {}
+    for where, bindings in (
+        ("the app", App.BINDINGS),
+        ("the screen", Screen.BINDINGS),
+        ("the message input", TextArea.BINDINGS),
+    ):
+        for binding in bindings:
+            if isinstance(binding, Binding):
+                for key in binding.key.split(","):
+                    found.setdefault(key.strip(), f"{where}'s {binding.action}")
+    return found
+
+
+def conflicts(overrides: Mapping[str, str]) -> list[str]:
+    """Keys given in ``[keymap]`` that something else already uses where the action
+    lives: another action (with the overrides applied) or a key Textual binds
+    (``ctrl+q``; ``ctrl+k`` in the input...). Only keys that differ from an
+    action's defaults are checked, so the built-in sharing (Enter, Esc) stands."""
+    from textual.keys import _normalize_key_list
+
+    problems: list[str] = []
+    actions = {a.id: a for a in all_actions()}
+    builtin = _builtin_keys()
+    effective = {
+        i: {k.strip() for k in _normalize_key_list(keys_for(i, overrides)).split(",")}
+        for i in actions
+    }
+    for action_id in overrides:
+        action = actions.get(action_id)
+        if action is None:
+            continue
+        defaults = {k.strip() for k in _normalize_key_list(action.keys).split(",")}
+        live = _CHAT_PLACES if action.scope in _CHAT_PLACES else ("app", action.scope)
+        for key in sorted(effective[action_id] - defaults):
+            shown = key_name(key)
+            other = next(
+                (
+                    o
+                    for o, o_keys in effective.items()
+                    if o != action_id and key in o_keys and actions[o].scope in live
+                ),
+                None,
+            )
+            if other is not None:
+                problems.append(f"{action_id} = {shown!r} is already {other}'s key")
+            elif key in builtin and action.scope in _CHAT_PLACES:
+                problems.append(f"{action_id} = {shown!r} is already {builtin[key]} key")
+    return problems
 
 
 def markdown_table(keymap: Mapping[str, str] | None = None) -> str:

@@ -53,6 +53,9 @@ def prepare_launch(args: argparse.Namespace) -> Launch:
         raise UsageError(
             f"{launch.settings.config_path}: [keymap] has unknown action(s) {', '.join(unknown)} (known: {known})"
         )
+    clashes = keymap.conflicts(launch.settings.keymap)
+    if clashes:
+        raise UsageError(f"{launch.settings.config_path}: [keymap] {'; '.join(clashes)}")
     return launch
 
 
@@ -113,6 +116,17 @@ async def _run(
         if probe is not None:
             probe.join()
         await app.run_async()
+        await _print_resume_hint(app, store)
         return app.return_code or 0
     finally:
         await store.close()
+
+
+async def _print_resume_hint(app, store) -> None:
+    """After the app: how to come back to the session it ended on (if it was saved)."""
+    session = app.conversation.session
+    if not session.persisted:
+        return
+    latest = await store.latest_session()
+    again = "tangents -c" if latest is not None and latest.id == session.id else None
+    print(f"Resume with: {again or f'tangents --session {session.id}'}")

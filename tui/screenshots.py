@@ -415,10 +415,15 @@ async def _render(scene: Scene, home: Path) -> str:
         await store.close()
 
 
+FONT_STACK = 'font-family: "Fira Code", ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace'
+"""Fira Code when the viewer can load it, else the viewer's own monospace font."""
+
+
 def render(scene: Scene) -> str:
     with tempfile.TemporaryDirectory(prefix="tangents-shot-") as tmp:
         clean_environment(Path(tmp))
-        return asyncio.run(_render(scene, Path(tmp)))
+        svg = asyncio.run(_render(scene, Path(tmp)))
+    return svg.replace("font-family: Fira Code, monospace", FONT_STACK)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,15 @@ from core.formats import FormatError, ImportedSession, parse_import
 from core.formats.export import export_text
 from core.sanitize import json_for_terminal, strip_control
 from core.store import ConflictError
-from tui.bootstrap import Launch, UsageError, fail, one_line_errors, open_store, resolve_launch
+from tui.bootstrap import (
+    Launch,
+    UsageError,
+    fail,
+    full_id,
+    one_line_errors,
+    open_store,
+    resolve_launch,
+)
 
 
 class ImportFailed(Exception):
@@ -39,6 +47,8 @@ async def _run(args: argparse.Namespace) -> int:
     try:
         if imported is not None:
             return await _import(store, imported, args)
+        if getattr(args, "id", None):
+            args.id = await full_id(store, "session", args.id)
         if args.action == "list":
             return await _list(store, args)
         if args.action == "show":

@@ -3,7 +3,11 @@
 It streams through the same events as a real provider (thinking, Markdown
 with a heading, a list and a Python code block, usage), so a new user can try
 every feature of the app. When the latest user message mentions "tool", it
-calls ``read_file`` first and answers after the result comes back.
+calls ``read_file`` first and answers after the result comes back; "write" or
+"save" calls ``write_file`` and "run" or "command" calls ``run_command``, both
+inside the scratch directory ``tangents-demo/`` it names, so the approval
+dialog can be tried. Asked for a summary (compaction, branch summary), it
+writes one from the transcript it was given: who asked what.
 """
 
 from __future__ import annotations
@@ -48,18 +52,28 @@ class DemoProvider:
         last = request.messages[-1] if request.messages else Message(role="user")
         asked = _last_user_text(request.messages)
         turn = sum(1 for m in request.messages if m.role == "assistant")
+        if _is_summary_request(request):
+            reply = _summary(asked, request.system or "")
+            for piece in _pieces(reply):
+                yield TextDelta(piece)
+                await self._pause()
+            yield UsageEvent(
+                Usage(input_tokens=max(1, len(asked) // 4), output_tokens=len(reply) // 4)
+            )
+            yield Done("stop")
+            return
         thinking = f"The user wrote {len(asked)} characters. This is the demo model, so I answer from a script."
         for piece in _pieces(thinking):
             yield ThinkingDelta(piece)
             await self._pause()
-        if last.role == "user" and "tool" in asked.lower():
-            reply = "I'll read the file first."
-            arguments = json.dumps({"path": "README.md"})
+        call = _tool_call(asked) if last.role == "user" else None
+        if call is not None:
+            reply, name, arguments = call
             for piece in _pieces(reply):
                 yield TextDelta(piece)
                 await self._pause()
-            yield ToolCallDelta(0, id=f"demo_call_{turn}", name="read_file")
-            for piece in _pieces(arguments, size=8):
+            yield ToolCallDelta(0, id=f"demo_call_{turn}", name=name)
+            for piece in _pieces(json.dumps(arguments), size=8):
                 yield ToolCallDelta(0, arguments=piece)
                 await self._pause()
             stop = "tool_use"
@@ -78,6 +92,54 @@ class DemoProvider:
     async def _pause(self) -> None:
         if self.delay:
             await asyncio.sleep(self.delay)
+
+
+SCRATCH = "tangents-demo"
+"""The directory (under the working directory) the demo's side-effect tools use."""
+
+
+def _tool_call(asked: str) -> tuple[str, str, dict[str, str]] | None:
+    """What the demo says and calls for a message that asks for a tool, if it does."""
+    words = set(re.findall(r"[a-z]+", asked.lower()))
+    if words & {"write", "save"}:
+        path = f"{SCRATCH}/notes.md"
+        return (
+            f"I'll write `{path}` (in the scratch directory `{SCRATCH}/`): you will be asked first.",
+            "write_file",
+            {"path": path, "content": f"# Notes from the demo\n\nYou asked: {asked[:200]}\n"},
+        )
+    if words & {"run", "command", "shell"}:
+        return (
+            f"I'll run a command in the scratch directory `{SCRATCH}/`: you will be asked first.",
+            "run_command",
+            {"command": f"mkdir -p {SCRATCH} && ls -la {SCRATCH}"},
+        )
+    if "tool" in words or "tools" in words:
+        return ("I'll read the file first.", "read_file", {"path": "README.md"})
+    return None
+
+
+def _is_summary_request(request: ChatRequest) -> bool:
+    system = (request.system or "").lower()
+    return not request.tools and "summar" in system and "conversation" in system
+
+
+def _summary(prompt: str, system: str) -> str:
+    """A summary of the ``[User]:``/``[Assistant]:`` transcript in ``prompt``."""
+    asked = [" ".join(q.split())[:120] for q in re.findall(r"^\[User\]: (.+)$", prompt, re.M)]
+    answers = len(re.findall(r"^\[Assistant\]: ", prompt, re.M))
+    tools = sorted(set(re.findall(r"^\[Assistant tool calls\]: (\w+)", prompt, re.M)))
+    questions = "; ".join(f"“{q}”" for q in asked) or "nothing"
+    replies = f"the demo model answered {answers} time{'s' if answers != 1 else ''}"
+    used = f", calling {', '.join(tools)}" if tools else ""
+    if "branch" in system.lower():
+        return f"The user asked {questions}; {replies}{used}. Then the user went back to try something else."
+    last = f"“{asked[-1]}”" if asked else "the last question"
+    return (
+        f"## Goal\nThe user asked {questions}.\n\n"
+        f"## Progress\n- {replies[0].upper()}{replies[1:]}{used}.\n\n"
+        f"## Next steps\n- Carry on from {last}.\n"
+    )
 
 
 def _last_user_text(messages: tuple[Message, ...]) -> str:

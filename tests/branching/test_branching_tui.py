@@ -4,92 +4,36 @@ screen, and branch summaries."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-import pytest
 from fake_provider import Reply
 
-from core.session import Session
-from core.tree import SessionTree
-from storage import SqliteStore
-from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
+from tests.branching.chat_steps import (
+    bar_text,
+    chat,
+    entry_with,
+    focus,
+    session,
+    stored_path,
+    texts,
+    whole_tree,
+    write_config,
+)
+from tests.tui.helpers import notifications, running, screen_text, settle, type_text
 from tui.screens.chat import ChatScreen
 from tui.screens.dialogs import Confirm, TextPrompt
 from tui.screens.tree import TreeScreen, TreeView
-from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.branch_bar import BranchBar
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.user_message import UserMessage
-
-FAKE_KEY = "sk-test-0123456789abcdefghij"
-
-
-def write_config(summary: str) -> None:
-    (Path(os.environ["TANGENTS_HOME"]) / "config.toml").write_text(
-        f'branch_summary = "{summary}"\n'
-    )
-
-
-@pytest.fixture
-def fake_args(fake_provider, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """``openai/test`` on the fake provider; branches are left without a summary question."""
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    write_config("never")
-    return ["--model", "openai/test", "--api-base", f"{fake_provider.base_url}/v1"]
-
-
-def session(pilot) -> Session:
-    return app_of(pilot).conversation.session
-
-
-def texts(pilot) -> list[str]:
-    return [m.text for m in session(pilot).messages()]
-
-
-def entry_with(pilot, text: str):
-    return next(e for e in session(pilot).path if e.message is not None and e.message.text == text)
-
-
-async def chat(pilot, fake, *turns: tuple[str, str]) -> None:
-    for question, answer in turns:
-        fake.script(Reply(text=answer))
-        await send(pilot, question)
-
-
-async def focus(pilot, text: str) -> None:
-    await pilot.app.screen.chat_view.focus_entry(entry_with(pilot, text).id)
-    await settle(pilot)
-
-
-async def whole_tree(pilot) -> SessionTree:
-    s = session(pilot)
-    return SessionTree.from_entries(await s.store.entries(s.id), await s.labels(), s.leaf_id)
-
-
-async def stored_path(pilot) -> list[str]:
-    """The messages of the leaf as a fresh connection to the database sees them."""
-    store = await SqliteStore.open(session(pilot).store.db_path)
-    try:
-        reopened = await Session.open(store, session(pilot).id)
-        return [m.text for m in reopened.messages()]
-    finally:
-        await store.close()
-
-
-def bar_text(widget) -> str:
-    bars = widget.query(BranchBar)
-    return str(bars.first().render()) if bars and bars.first().display else ""
 
 
 async def test_edit_sends_an_alternative_and_keeps_the_old_branch(fake_provider, fake_args) -> None:
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "q2")
-        await pilot.press("e")
+        await pilot.press("enter")
         prompt = pilot.app.screen.query_one(PromptInput)
         assert prompt.text == "q2" and prompt.has_focus
-        assert "editing “q2”" in screen_text(pilot)
+        assert "editing message 3" in screen_text(pilot)
         fake_provider.script(Reply(text="a2 again"))
         await pilot.press("end", "space", "b", "i", "s", "enter")
         await settle(pilot)
@@ -116,7 +60,7 @@ async def test_escape_cancels_the_edit_and_brings_back_the_draft(fake_provider, 
         await chat(pilot, fake_provider, ("q1", "a1"))
         await type_text(pilot, "draft")
         await focus(pilot, "q1")
-        await pilot.press("e")
+        await pilot.press("enter")
         await pilot.press("escape")
         assert pilot.app.screen.query_one(PromptInput).text == "draft"
         assert "editing" not in screen_text(pilot)
@@ -126,27 +70,12 @@ async def test_escape_cancels_the_edit_and_brings_back_the_draft(fake_provider, 
         assert texts(pilot) == ["q1", "a1", "draft", "a2"]
 
 
-async def test_clearing_the_input_cancels_the_edit(fake_provider, fake_args) -> None:
-    async with running(fake_args) as pilot:
-        await chat(pilot, fake_provider, ("q1", "a1"))
-        await focus(pilot, "q1")
-        await pilot.press("e")
-        await pilot.press("backspace", "backspace")
-        await settle(pilot)
-        assert "editing" not in screen_text(pilot)
-        fake_provider.script(Reply(text="a2"))
-        await type_text(pilot, "new")
-        await pilot.press("enter")
-        await settle(pilot)
-        assert texts(pilot) == ["q1", "a1", "new", "a2"]
-
-
 async def test_r_regenerates_any_focused_reply_as_an_alternative(fake_provider, fake_args) -> None:
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "a1")
         fake_provider.script(Reply(text="a1 again"))
-        await pilot.press("r")
+        await pilot.press("alt+r")
         await settle(pilot)
         assert texts(pilot) == ["q1", "a1 again"]
         tree = await whole_tree(pilot)
@@ -164,7 +93,7 @@ async def test_alternatives_show_arrows_and_left_right_switch(fake_provider, fak
             await focus(pilot, entry_text := texts(pilot)[1])
             assert entry_text.startswith("a1")
             fake_provider.script(Reply(text=answer))
-            await pilot.press("r")
+            await pilot.press("alt+r")
             await settle(pilot)
         assert texts(pilot) == ["q1", "a1 third"]
         reply = pilot.app.screen.chat_view.message_widgets[-1]
@@ -174,17 +103,22 @@ async def test_alternatives_show_arrows_and_left_right_switch(fake_provider, fak
         await pilot.press("left")
         await settle(pilot)
         assert texts(pilot) == ["q1", "a1 second"]
-        assert isinstance(pilot.app.focused, AssistantMessage)
-        assert pilot.app.focused.entry.message.text == "a1 second"
-        assert bar_text(pilot.app.focused) == "◀ 2/3 ▶"
-        await pilot.press("left_square_bracket")
+        assert pilot.app.screen.prompt.has_focus  # what is typed next continues from here
+        reply = pilot.app.screen.chat_view.message_widgets[-1]
+        assert bar_text(reply) == "◀ 2/3 ▶"
+        await focus(pilot, "a1 second")
+        await pilot.press("left")
         await settle(pilot)
         # the first answer: the leaf goes to the newest leaf under it
         assert texts(pilot) == ["q1", "a1", "q2", "a2"]
+        await focus(pilot, "a1")
         await pilot.press("left")  # no earlier alternative: nothing moves
         await settle(pilot)
         assert texts(pilot) == ["q1", "a1", "q2", "a2"]
-        await pilot.press("right_square_bracket", "right")
+        await pilot.press("right")
+        await settle(pilot)
+        await focus(pilot, "a1 second")
+        await pilot.press("right")
         await settle(pilot)
         assert texts(pilot) == ["q1", "a1 third"]
         assert await stored_path(pilot) == ["q1", "a1 third"]  # the leaf is persisted
@@ -195,7 +129,7 @@ async def test_clicking_the_arrows_switches(fake_provider, fake_args) -> None:
         await chat(pilot, fake_provider, ("q1", "a1"))
         await focus(pilot, "a1")
         fake_provider.script(Reply(text="a1 bis"))
-        await pilot.press("r")
+        await pilot.press("alt+r")
         await settle(pilot)
         reply = pilot.app.screen.chat_view.message_widgets[-1]
         await pilot.click(reply.query_one(BranchBar), offset=(0, 0))
@@ -220,12 +154,11 @@ async def test_branch_here_continues_from_the_focused_message(fake_provider, fak
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "a1")
-        await pilot.press("b")
+        await pilot.press("alt+h")
         await settle(pilot)
         assert texts(pilot) == ["q1", "a1"]
         assert "continuing from “a1”" in screen_text(pilot)
         assert await stored_path(pilot) == ["q1", "a1"]
-        await pilot.press("escape")
         await chat(pilot, fake_provider, ("q3", "a3"))
         assert texts(pilot) == ["q1", "a1", "q3", "a3"]
         assert "continuing from" not in screen_text(pilot)
@@ -237,7 +170,7 @@ async def test_label_shows_on_the_message_and_in_the_tree(fake_provider, fake_ar
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"))
         await focus(pilot, "q1")
-        await pilot.press("l")
+        await pilot.press("alt+l")
         await settle(pilot)
         assert isinstance(pilot.app.screen, TextPrompt)
         await type_text(pilot, "the start")
@@ -252,7 +185,7 @@ async def test_label_shows_on_the_message_and_in_the_tree(fake_provider, fake_ar
         await pilot.press("escape")
         await settle(pilot)
         await focus(pilot, "q1")
-        await pilot.press("l")
+        await pilot.press("alt+l")
         await settle(pilot)
         await pilot.press("ctrl+u", "enter")  # empty: removes the label
         await settle(pilot)
@@ -270,12 +203,12 @@ async def test_copy_the_message_and_its_last_code_block(fake_provider, fake_args
         reply = session(pilot).path[-1]
         await pilot.app.screen.chat_view.focus_entry(reply.id)
         await settle(pilot)
-        await pilot.press("c")
+        await pilot.press("alt+c")
         assert pilot.app.clipboard == reply.message.text
-        await pilot.press("C")
+        await pilot.press("alt+shift+c")
         assert pilot.app.clipboard == "ls -l"
         await focus(pilot, "code please")
-        await pilot.press("C")
+        await pilot.press("alt+shift+c")
         assert pilot.app.clipboard == "ls -l"
         assert any("no code block" in n for n in notifications(pilot))
 
@@ -286,7 +219,7 @@ async def test_fork_opens_a_new_session_that_remembers_its_parent(fake_provider,
         parent = session(pilot)
         a1 = entry_with(pilot, "a1")
         await focus(pilot, "a1")
-        await pilot.press("f")
+        await pilot.press("alt+n")
         await settle(pilot)
         forked = session(pilot)
         assert forked.id != parent.id
@@ -316,7 +249,8 @@ async def test_tree_jump_rebuilds_the_chat_and_persists_the_leaf(fake_provider, 
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "a1")
-        await pilot.press("b", "escape")
+        await pilot.press("alt+h")
+        await settle(pilot)
         await chat(pilot, fake_provider, ("q3", "a3"))
         await type_text(pilot, "/tree")
         await pilot.press("enter")
@@ -345,7 +279,7 @@ async def test_leaving_a_branch_asks_for_a_summary_that_reaches_the_next_request
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("try the risky plan", "the plan crashed"))
         await focus(pilot, "a1")
-        await pilot.press("b")
+        await pilot.press("alt+h")
         await settle(pilot)
         assert isinstance(pilot.app.screen, Confirm)
         assert "Summarize the branch you are leaving?" in screen_text(pilot)
@@ -356,7 +290,6 @@ async def test_leaving_a_branch_asks_for_a_summary_that_reaches_the_next_request
         path = session(pilot).path
         assert path[-1].type == "branch_summary"
         assert "branch summary · The risky plan was tried and crashed." in screen_text(pilot)
-        await pilot.press("escape")  # back to the input
         await chat(pilot, fake_provider, ("try the safe plan", "ok"))
         sent = str(fake_provider.last_request.body)
         assert "explored another branch" in sent and "The risky plan was tried and crashed." in sent
@@ -371,7 +304,7 @@ async def test_no_summary_question_when_nothing_is_left_behind_or_on_no(
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         requests = len(fake_provider.requests)
         await focus(pilot, "a1")
-        await pilot.press("b")
+        await pilot.press("alt+h")
         await settle(pilot)
         await pilot.press("n")
         await settle(pilot)
@@ -395,14 +328,13 @@ async def test_flipping_between_alternative_replies_asks_nothing(fake_provider, 
         await chat(pilot, fake_provider, ("q1", "a1"))
         await focus(pilot, "a1")
         fake_provider.script(Reply(text="a1 again"))
-        await pilot.press("r")
+        await pilot.press("alt+r")
         await settle(pilot)
         await focus(pilot, "a1 again")
         await pilot.press("left")  # leaves only a reply behind: nothing to summarize
         await settle(pilot)
         assert isinstance(pilot.app.screen, ChatScreen)
         assert texts(pilot) == ["q1", "a1"]
-        await pilot.press("escape")  # back to the input
         await chat(pilot, fake_provider, ("q2", "a2"))
         await focus(pilot, "a1")
         await pilot.press("right")  # leaves q2 and its answer behind: a conversation
@@ -415,7 +347,7 @@ async def test_always_summarizes_when_an_edit_leaves_a_branch(fake_provider, fak
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "q2")
-        await pilot.press("e")
+        await pilot.press("enter")
         fake_provider.script(Reply(text="Asked q2; got a2."), Reply(text="a2 bis"))
         await pilot.press("end", "space", "b", "i", "s", "enter")
         await settle(pilot)
@@ -435,7 +367,7 @@ async def test_shift_r_regenerates_with_another_model(fake_provider, fake_args) 
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"))
         await focus(pilot, "a1")
-        await pilot.press("R")
+        await pilot.press("alt+shift+r")
         await settle(pilot)
         await pilot.press("ctrl+a", "ctrl+k")
         await type_text(pilot, "openai/other")

@@ -151,7 +151,7 @@ async def test_two_marked_entries_in_the_tree_compare_their_branches(
         await send(pilot, "first question")
         question = next(e for e in session(pilot).path if e.message and e.message.role == "user")
         await pilot.app.screen.chat_view.focus_entry(question.id)
-        await pilot.press("e")  # a second branch: the question edited
+        await pilot.press("enter")  # a second branch: the question edited
         await settle(pilot)
         pilot.app.screen.prompt.set_draft("other question")
         fake_provider.script(Reply(text="second answer"))

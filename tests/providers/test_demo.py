@@ -85,3 +85,55 @@ async def test_delay_is_configurable():
     assert DemoProvider().delay == DEFAULT_DELAY > 0
     events, message = await run(user_text("x"), provider=DemoProvider(delay=0.0005))
     assert message.stop_reason == "stop"
+
+
+async def summary_of(system: str, prompt: str) -> str:
+    provider = DemoProvider(delay=0)
+    request = ChatRequest(model="demo", messages=(user_text(prompt),), system=system)
+    builder = MessageBuilder("demo", provider.name)
+    async for event in provider.stream(request):
+        builder.add(event)
+    message = builder.finish()
+    assert not message.tool_calls
+    return message.text
+
+
+async def test_a_branch_summary_says_who_asked_what() -> None:
+    """Issue 12: the demo's summaries read like summaries, never a tool call or an echo."""
+    from core.branch_summary import SYSTEM, summary_prompt
+
+    transcript = (
+        "[User]: Plan three days in Lisbon\n\n[Assistant]: ## Demo reply 1\n\nYou said...\n\n"
+        "[User]: please use a tool to read the README\n\n[Assistant]: I'll read the file first."
+    )
+    text = await summary_of(SYSTEM, summary_prompt(transcript))
+    assert "Plan three days in Lisbon" in text and "read the README" in text
+    assert "The user asked" in text
+    assert "You said" not in text and "Demo reply" not in text and "<branch>" not in text
+
+
+async def test_a_compaction_summary_says_who_asked_what() -> None:
+    from core.compaction import summary_prompt
+    from core.compaction_prompts import SYSTEM
+
+    transcript = "[User]: What is a monad?\n\n[Assistant]: A monad is...\n\n[User]: And a functor?"
+    text = await summary_of(SYSTEM, summary_prompt(transcript))
+    assert "What is a monad?" in text and "And a functor?" in text
+    assert "## Goal" in text
+    assert "You said" not in text and "<conversation>" not in text
+
+
+async def test_asking_to_write_a_file_calls_write_file_in_a_scratch_directory() -> None:
+    _, message = await run(user_text("write a file for me"))
+    assert message.stop_reason == "tool_use"
+    (call,) = message.tool_calls
+    assert call.name == "write_file"
+    assert call.arguments["path"].startswith("tangents-demo/")
+    assert "tangents-demo/" in message.text  # it names the scratch directory
+
+
+async def test_asking_to_run_a_command_calls_run_command_in_the_scratch_directory() -> None:
+    _, message = await run(user_text("run a command"))
+    (call,) = message.tool_calls
+    assert call.name == "run_command"
+    assert "tangents-demo" in call.arguments["command"]

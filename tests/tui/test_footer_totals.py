@@ -53,7 +53,7 @@ async def test_session_totals_count_every_branch_and_load_on_reopen(
         Reply(text="two", usage=usage(3000)),
         Reply(text="two again", usage=usage(5000)),
     )
-    async with running(argv) as pilot:
+    async with running(argv, size=(140, 32)) as pilot:  # wide enough for both totals
         await send(pilot, "first")
         await send(pilot, "second")
         assert "4.4k tok" in screen_text(pilot)
@@ -68,3 +68,21 @@ async def test_session_totals_count_every_branch_and_load_on_reopen(
         state = pilot.app.screen.query_one(StatusFooter).state
         assert (state.tokens, state.session_tokens) == (6600, 9900)
         assert state.session_cost > state.cost > 0
+
+
+async def test_at_80_columns_the_footer_keeps_model_context_and_help(
+    fake_provider, fake_args
+) -> None:
+    """Issue 12: at 80x24 the totals shorten first; model, context and the help hint stay."""
+    argv = [*fake_args, "--model", "openai/gpt-4o"]
+    fake_provider.script(
+        Reply(text="one", usage=usage(1000)),
+        Reply(text="two", usage=usage(3000)),
+    )
+    async with running(argv, size=(80, 24)) as pilot:
+        await send(pilot, "first")
+        await pilot.press("ctrl+r")  # a second branch: the footer has both totals to show
+        await settle(pilot)
+        footer = screen_text(pilot).rstrip().splitlines()[-1]
+        assert "openai/gpt-4o" in footer and "ctx " in footer and "f1 help" in footer, footer
+        assert "session" not in footer

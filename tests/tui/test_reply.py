@@ -76,7 +76,7 @@ async def test_escape_without_a_reply_does_nothing(fake_args) -> None:
         assert pilot.app.screen.query_one(PromptInput).text == "draft"
 
 
-async def test_sending_while_a_reply_streams_keeps_the_draft(fake_provider, fake_args) -> None:
+async def test_sending_while_a_reply_streams_queues_the_message(fake_provider, fake_args) -> None:
     fake_provider.script(Stall(seconds=30, after_chunks=2))
     async with running(fake_args) as pilot:
         await type_text(pilot, "first")
@@ -85,10 +85,15 @@ async def test_sending_while_a_reply_streams_keeps_the_draft(fake_provider, fake
         await type_text(pilot, "second")
         await pilot.press("enter")
         await pilot.pause()
-        assert pilot.app.screen.query_one(PromptInput).text == "second"
-        assert any("still being written" in n for n in notifications(pilot))
-        await pilot.press("escape")
+        assert pilot.app.screen.query_one(PromptInput).text == ""
+        assert pilot.app.screen.compaction_status.queued == ("second",)
+        await pilot.press("escape")  # stops the reply; what was queued is sent
         await settle(pilot)
+        path = app_of(pilot).conversation.session.path
+        assert [e.message.text for e in path if e.message and e.message.role == "user"] == [
+            "first",
+            "second",
+        ]
 
 
 async def test_error_is_saved_as_an_error_reply_and_retry_runs_it_again(
@@ -161,7 +166,7 @@ async def test_r_on_the_focused_failed_reply_retries_it(fake_provider, fake_args
         await send(pilot, "hello")
         await pilot.press("ctrl+up")
         assert isinstance(pilot.app.focused, AssistantMessage)
-        await pilot.press("r")
+        await pilot.press("alt+r")
         await settle(pilot)
         assert [m.text for m in assistant_messages(pilot)] == ["Second try."]
         assert isinstance(pilot.app.focused, PromptInput)
@@ -171,7 +176,7 @@ async def test_r_on_a_good_reply_regenerates_it(fake_provider, fake_args) -> Non
     fake_provider.script(Reply(text="Fine."), Reply(text="Finer."))
     async with running(fake_args) as pilot:
         await send(pilot, "hello")
-        await pilot.press("ctrl+up", "r")
+        await pilot.press("ctrl+up", "alt+r")
         await settle(pilot)
         assert len(fake_provider.requests) == 2
         assert [m.text for m in assistant_messages(pilot)] == ["Finer."]

@@ -293,3 +293,64 @@ def test_rows_are_plain_text_without_control_sequences() -> None:
     assert detail.plain == "a hit"
     plain = detail_line(SessionMatch(summary, None, "", None), "bold").plain
     assert plain == "first line second"
+
+
+def highlighted_id(pilot) -> str:
+    return picker_of(pilot).query_one(SessionList).highlighted.summary.info.id
+
+
+async def test_archiving_keeps_the_highlight_on_a_neighbour_not_the_top_row() -> None:
+    """Issue 12: archiving moved the highlight to the top row, so the next ctrl+s
+    archived the session the user was in."""
+    oak, rye, bike = await three_sessions()
+    async with running(["--model", "demo", "-r"]) as pilot:
+        await pilot.press("down")  # rye
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert shown_ids(pilot) == [bike.id, oak.id]
+        assert highlighted_id(pilot) == oak.id  # the row that followed it
+        assert any("Archived: How do I bake rye bread?" in n for n in notifications(pilot))
+        await pilot.press("ctrl+t")  # show the archived ones again: still on oak
+        await settle(pilot)
+        assert highlighted_id(pilot) == oak.id
+        await pilot.press("up", "ctrl+t")  # on rye (archived), hide the archived: its neighbour
+        await settle(pilot)
+        assert shown_ids(pilot) == [bike.id, oak.id]
+        assert highlighted_id(pilot) == oak.id
+
+
+async def test_toggling_archived_keeps_the_highlight_while_searching() -> None:
+    oak, rye, bike = await three_sessions()
+    async with running(["--model", "demo", "-r"]) as pilot:
+        await type_text(pilot, "do")  # "When do I…", "How do I…": two match
+        await searched(pilot)
+        assert len(shown_ids(pilot)) >= 2, shown_ids(pilot)
+        await pilot.press("down")
+        before = highlighted_id(pilot)
+        await pilot.press("ctrl+t")
+        await searched(pilot)
+        assert highlighted_id(pilot) == before
+
+
+async def test_rename_and_archive_name_the_session_they_act_on() -> None:
+    oak, rye, bike = await three_sessions()
+    async with running(["--model", "demo", "-r"]) as pilot:
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert "Rename “Fixing the bike”" in screen_text(pilot)
+
+
+async def test_with_a_scrollbar_the_right_column_is_not_cut() -> None:
+    """Issue 12: with 25+ sessions at 120 columns the scrollbar covered the counts' last letters."""
+    await seed(
+        *[
+            (f"Session {i} about a long topic", ["q", "a"], f"2025-01-{i + 1:02d}T10:00:00.000000Z")
+            for i in range(28)
+        ]
+    )
+    async with running(["--model", "demo", "-r"], size=(120, 40)) as pilot:
+        await settle(pilot)
+        rows = [line for line in screen_text(pilot).splitlines() if "Session 27" in line]
+        assert rows and "1 branch · " in rows[0]
+        assert rows[0].split("1 branch · ")[1].split("│")[0].strip().endswith("ago")
+        assert "esc close" in screen_text(pilot)

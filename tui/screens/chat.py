@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
@@ -33,7 +33,7 @@ from core.settings import write_state
 from core.tokens import context_window
 from tui import keymap, slash
 from tui.attachments import Attachment
-from tui.branching import BranchActions
+from tui.branching import BranchController
 from tui.commands import ActionCommands
 from tui.compare_actions import CompareActions
 from tui.conversation import Conversation
@@ -41,6 +41,8 @@ from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
 from tui.screens.model_picker import ModelPicker
 from tui.screens.welcome import welcome_text
+from tui.widgets._text import one_line
+from tui.widgets.branch_bar import BranchBar
 from tui.widgets.compaction_status import CompactionStatus
 from tui.widgets.composer import Composer
 from tui.widgets.footer import FooterState, StatusFooter
@@ -61,7 +63,7 @@ if TYPE_CHECKING:
     from tui.widgets.chat_view import ChatView
 
 
-class ChatScreen(BranchActions, Screen[None]):
+class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = keymap.bindings("chat")
     COMMANDS: ClassVar = {ActionCommands}
@@ -77,7 +79,9 @@ class ChatScreen(BranchActions, Screen[None]):
         """Set once the chat view shows the session's path."""
         self._compacting = False
         self._queue = MessageQueue()
-        """Messages typed while compacting, sent once it is over."""
+        """Messages typed while compacting or while a reply is written, sent once it is over."""
+        self.branches = BranchController(self)
+        """Edit, regenerate, alternatives, branch here, labels, copy, fork, the tree."""
         self.compare = CompareActions(self)
 
     @property
@@ -106,6 +110,7 @@ class ChatScreen(BranchActions, Screen[None]):
         return self._reply_worker is not None and self._reply_worker.is_running
 
     def compose(self) -> ComposeResult:
+        yield Static(id="chat-title", markup=False)
         yield Static(id="welcome")
         yield Vertical(id="chat-slot")
         yield CompactionStatus(id="compaction-status")
@@ -126,7 +131,7 @@ class ChatScreen(BranchActions, Screen[None]):
         view = ChatView(
             blob_loader=self.session.store.get_blob,
             show_thinking=self.show_thinking,
-            branch_info=self.branch_info,
+            branch_info=self.branches.branch_info,
             id="chat",
         )
         totals = asyncio.ensure_future(self.conversation.load_totals())
@@ -159,7 +164,20 @@ class ChatScreen(BranchActions, Screen[None]):
     def app_keymap(self) -> dict[str, str]:
         return self.conversation.settings.keymap
 
+    def refresh_title(self) -> None:
+        """The session's title and how many branches it has, above the chat."""
+        tree = self.branches.tree
+        branches = tree.leaf_count() if tree is not None and len(tree) else 0
+        first = next(
+            (e.message.text for e in self.session.path if e.message and e.message.role == "user"),
+            "",
+        )
+        title = one_line(self.session.title or first or "New session", 200)
+        count = f" · {branches} branches" if branches > 1 else ""
+        self.query_one("#chat-title", Static).update(f"{title}{count}")
+
     def refresh_footer(self) -> None:
+        self.refresh_title()
         totals = self.conversation.totals()
         model = self.conversation.model
         help_key, palette_key = (
@@ -175,6 +193,7 @@ class ChatScreen(BranchActions, Screen[None]):
             session_tokens=totals.session_tokens,
             session_cost=totals.session_cost,
             hint=f"{help_key} help · {palette_key} commands",
+            keys=self._message_keys() if self.message_focused() else "",
         )
 
     @work(thread=True, exclusive=True, group="window", exit_on_error=False)
@@ -201,20 +220,28 @@ class ChatScreen(BranchActions, Screen[None]):
             return
         message = slash.unescape(text)
         if not message.strip() and not self.composer.attachments:
-            self.prompt.restore(text)
+            if (
+                not self.branches.cancel_edit()
+            ):  # an empty input sent while editing cancels the edit
+                self.prompt.restore(text)
             return
-        if self._compacting or (self._queue and self.replying):
+        edited = self.composer.editing
+        if (
+            edited is not None
+            and message.strip("\n") == edited.message.text
+            and not self.composer.attachments
+            and not edited.message.images
+        ):
+            self.composer.take_edit()
+            self.notify("The message is unchanged: nothing was sent.")
+            return
+        if self._compacting or self.replying:
+            # As in pi and Claude Code: sent once the reply (or compaction) is over.
             self._queue.add(Queued(message.strip("\n"), text, self.composer.take_attachments()))
             self.compaction_status.queued = self._queue.texts
             return
-        if self.replying:
-            self.notify(
-                "A reply is still being written: press Esc to stop it first. Your draft is kept."
-            )
-            self.prompt.restore(text)
-            return
         self._reply_worker = self._send(
-            message.strip("\n"), text, self.composer.take_attachments(), self.take_edit()
+            message.strip("\n"), text, self.composer.take_attachments(), self.branches.take_edit()
         )
 
     @work(exclusive=True, group="reply", exit_on_error=False)
@@ -225,7 +252,7 @@ class ChatScreen(BranchActions, Screen[None]):
         stream the reply. A worker, so that no handler of this screen ever waits
         (for the path to load, for the database) while its messages queue up."""
         await self._loaded.wait()
-        if edited is not None and await self.leave_for_edit(
+        if edited is not None and await self.branches.leave_for_edit(
             edited, lambda: self._send(message, draft, attachments)
         ):
             return  # sent once the branch summary is made or declined
@@ -333,6 +360,8 @@ class ChatScreen(BranchActions, Screen[None]):
                     screen.dismiss(None)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group in ("load", "reply") and event.worker.is_finished:
+            self.branches.refresh_branches()
         if event.worker.group == "load" and event.state == WorkerState.ERROR:
             self.notify(f"Could not show the conversation: {event.worker.error}", severity="error")
         if event.worker.group == "reply" and event.state == WorkerState.ERROR:
@@ -351,18 +380,78 @@ class ChatScreen(BranchActions, Screen[None]):
     # --- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """An action ``name`` is offered when ``can_name()`` (if defined) says so."""
-        can = getattr(self, f"can_{action}", None)
-        return True if can is None else can()
+        """An action ``name`` is offered when ``can_name()`` (if defined, here or on
+        the branch controller) says so."""
+        for owner in (self, self.branches):
+            can = getattr(owner, f"can_{action}", None)
+            if can is not None:
+                return can()
+        return True
 
     def can_stop(self) -> bool:
-        return self.replying or not self.prompt.has_focus or self.editing
+        return (
+            self.replying
+            or not self.prompt.has_focus
+            or self.branches.editing
+            or self.branches.can_undo_branch
+        )
 
     def action_stop(self) -> None:
+        """Esc: stop the reply; else back to the input; else cancel the edit or
+        the "branch here" that was just done."""
         if self.replying and self._reply_worker is not None:
             self._reply_worker.cancel()
-        elif not self.cancel_edit(restore_draft=True):
+        elif not self.prompt.has_focus:
             self.prompt.focus()
+        elif self.branches.cancel_edit():
+            pass
+        elif self.branches.can_undo_branch:
+            self.branches.undo_branch()
+
+    # --- focus: the input, or a message -------------------------------------
+
+    def message_focused(self) -> bool:
+        """Is the focus on a row of the chat (a message, or a block inside one)?"""
+        focused = self.focused
+        return focused is not None and any(node.id == "chat" for node in focused.ancestors)
+
+    def take_typing(self, event: events.Key) -> None:
+        """Before a key is sent to the focused widget (from the app): a key typed on a
+        message that none of its keys uses moves the focus to the input, where it
+        (and every key after it) is typed. Letters always type."""
+        if not self.message_focused() or not (event.is_printable or event.key == "backspace"):
+            return
+        if any(key in self.active_bindings for key in event.aliases):
+            return
+        self.set_focus(self.prompt, scroll_visible=False)
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_footer()
+
+    def on_descendant_blur(self) -> None:
+        self.refresh_footer()
+
+    def _message_keys(self) -> str:
+        """The focused message's keys, for the footer."""
+        role = getattr(self.branches.focused_entry("user", "assistant"), "message", None)
+        role = role.role if role is not None else None
+        key = partial(keymap.first_key, keymap=self.app_keymap)
+        actions = [("edit_message", "edit")] if role == "user" else []
+        if role == "assistant":
+            if self.branches.can_toggle_message_thinking():
+                actions.append(("toggle_message_thinking", "thinking"))
+            actions.append(("retry_message", "regenerate"))
+        actions += [
+            ("branch_here", "branch"),
+            ("label_message", "label"),
+            ("copy_message", "copy"),
+            ("fork_session", "fork"),
+        ]
+        hints = [f"{key(i)} {word}" for i, word in actions]
+        if role is not None:
+            hints.insert(1, f"{key('previous_alternative')}/{key('next_alternative')} alternatives")
+        hints.append(f"{key('stop')} back")
+        return " · ".join(hints).replace("escape back", "esc back")
 
     def action_retry(self) -> None:
         self.retry()
@@ -383,7 +472,7 @@ class ChatScreen(BranchActions, Screen[None]):
             return
         widgets = self.chat_view.message_widgets
         if widgets:
-            widgets[-1].focus()
+            self.set_focus(widgets[-1])
 
     def action_toggle_thinking(self) -> None:
         self.show_thinking = not self.show_thinking
@@ -412,21 +501,68 @@ class ChatScreen(BranchActions, Screen[None]):
         self.refresh_footer()
         self._lookup_window(self.conversation.model)
 
+    # --- branching: the branch controller's actions ------------------------------
+
+    async def action_edit_message(self) -> None:
+        await self.branches.action_edit_message()
+
+    def action_toggle_message_thinking(self) -> None:
+        self.branches.action_toggle_message_thinking()
+
+    def action_retry_message(self) -> None:
+        self.branches.action_retry_message()
+
+    def action_regenerate_with_model(self) -> None:
+        self.branches.action_regenerate_with_model()
+
+    def action_branch_here(self) -> None:
+        self.branches.action_branch_here()
+
+    def action_previous_alternative(self) -> None:
+        self.branches.switch(-1)
+
+    def action_next_alternative(self) -> None:
+        self.branches.switch(+1)
+
+    def on_branch_bar_switch_requested(self, event: BranchBar.SwitchRequested) -> None:
+        self.branches.switch(event.direction, event.entry_id)
+
+    def action_label_message(self) -> None:
+        self.branches.action_label_message()
+
+    def action_copy_message(self) -> None:
+        self.branches.action_copy_message()
+
+    def action_copy_code(self) -> None:
+        self.branches.action_copy_code()
+
+    def action_fork_session(self) -> None:
+        self.branches.action_fork_session()
+
+    def action_open_tree(self) -> None:
+        self.branches.action_open_tree()
+
+    async def command_tree(self, arg: str, text: str) -> bool:
+        return await self.branches.command_tree(arg, text)
+
+    async def command_fork(self, arg: str, text: str) -> bool:
+        return await self.branches.command_fork(arg, text)
+
     # --- compare (tui/compare_actions.py) ------------------------------------------
 
     def can_compare_alternatives(self) -> bool:
-        return self.focused_entry("user", "assistant") is not None
+        return self.branches.focused_entry("user", "assistant") is not None
 
     def action_compare_alternatives(self) -> None:
-        entry = self.focused_entry("user", "assistant")
+        entry = self.branches.focused_entry("user", "assistant")
         if entry is not None:
             self.run_worker(self.compare.open_alternatives(entry), exit_on_error=False)
 
     def can_compare_regenerate(self) -> bool:
-        return self.focused_entry("assistant") is not None
+        return self.branches.focused_entry("assistant") is not None
 
     def action_compare_regenerate(self) -> None:
-        entry = self.focused_entry("assistant")
+        entry = self.branches.focused_entry("assistant")
         if entry is not None and not self._refuse_while_replying():
             self._reply_worker = self._compare_regenerate(entry)
 
@@ -565,6 +701,7 @@ class ChatScreen(BranchActions, Screen[None]):
         except SessionError as error:
             self.notify(str(error), severity="warning")
             return False
+        self.refresh_title()
         self.notify(f"Renamed to: {self.session.title}")
         return True
 

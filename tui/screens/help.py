@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -30,18 +31,38 @@ SCOPE_TITLES = {
 }
 
 
-def keys_table(overrides: Mapping[str, str]) -> Table:
-    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False, expand=True)
-    table.add_column(Text("Keys"), no_wrap=True)
-    table.add_column(Text("Action"))
-    table.add_column(Text("Id (for [keymap])"), style="dim", no_wrap=True)
+NEWLINE_KEYS = (
+    "ctrl+j inserts a newline in every terminal, tmux and screen included. shift+enter and "
+    "alt+enter insert one only where the terminal tells them apart from Enter (kitty keyboard "
+    "protocol: kitty, WezTerm, foot, Ghostty); inside tmux both arrive as Enter and send."
+)
+
+
+def keys_table(overrides: Mapping[str, str]) -> Group:
+    """One table per place (its name as the title): keys, then what they do with
+    the id to remap them (dim) after it, so the descriptions keep most of the
+    width even at 80 columns."""
+    tables = []
     for scope, title in SCOPE_TITLES.items():
-        table.add_row(Text(title, style="bold italic"), Text(""), Text(""))
+        table = Table(
+            box=None,
+            show_header=False,
+            pad_edge=False,
+            expand=True,
+            title=Text(title, style="bold italic"),
+            title_justify="left",
+        )
+        table.add_column(max_width=20, ratio=1)
+        table.add_column(ratio=4)
         for action in keymap.all_actions():
             if action.scope == scope:
                 keys = strip_control(keymap.display_keys(keymap.keys_for(action.id, overrides)))
-                table.add_row(Text(keys, style="bold"), Text(action.description), Text(action.id))
-    return table
+                table.add_row(
+                    Text(keys, style="bold"),
+                    Text.assemble(action.description, (f" · {action.id}", "dim")),
+                )
+        tables.append(table)
+    return Group(*tables)
 
 
 def commands_table() -> Table:
@@ -67,18 +88,17 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-body") as body:
             body.border_title = "Keys and commands"
             body.border_subtitle = "esc to close"
-            yield Static(keys_table(self.overrides), id="help-keys")
-            yield Static(commands_table(), id="help-commands")
             yield Static(
                 Text(
-                    "ctrl+j inserts a newline in every terminal; alt+enter and shift+enter reach "
-                    "the app only where the terminal reports them (kitty keyboard protocol: kitty, "
-                    "WezTerm, foot, Ghostty).\n"
+                    f"{NEWLINE_KEYS}\n"
                     "Paste the path of an image file to attach it.\n"
-                    'Change any key in the [keymap] table of config.toml: action id = "keys".'
+                    'Change any key in the [keymap] table of config.toml: action id = "keys" '
+                    "(the id is after each action, dimmed)."
                 ),
                 id="help-notes",
             )
+            yield Static(keys_table(self.overrides), id="help-keys")
+            yield Static(commands_table(), id="help-commands")
 
     def action_close(self) -> None:
         self.dismiss()

@@ -68,7 +68,6 @@ class SessionPicker(ModalScreen[PickerResult]):
     def compose(self) -> ComposeResult:
         with Vertical(id="sessions-body") as body:
             body.border_title = "Sessions"
-            body.border_subtitle = self._hints()
             yield Input(
                 self.initial_query,
                 placeholder="type to search titles and messages",
@@ -76,6 +75,8 @@ class SessionPicker(ModalScreen[PickerResult]):
             )
             yield SessionList(current_id=self.current.id, now=self.now, id="sessions-list")
             yield Static("loading…", id="sessions-status")
+            # Not in the border, where a narrow terminal cuts them: a line that wraps.
+            yield Static(self._hints(), id="sessions-hints", markup=False)
 
     def _hints(self) -> str:
         overrides = dict(getattr(self.app, "keymap_overrides", {}))
@@ -90,7 +91,7 @@ class SessionPicker(ModalScreen[PickerResult]):
                 ("close", "close"),
             )
         ]
-        return " · ".join(f"{key} {word}" for key, word in keys)
+        return " · ".join(f"{'esc' if key == 'escape' else key} {word}" for key, word in keys)
 
     def on_mount(self) -> None:
         self._refresh_rows()
@@ -123,9 +124,7 @@ class SessionPicker(ModalScreen[PickerResult]):
         """Run the current query (or list) now; ``select`` keeps that session highlighted."""
         self._timer = None
         highlighted = self.session_list.highlighted
-        keep = select or (
-            highlighted.summary.info.id if highlighted and not self.query_text else None
-        )
+        keep = select or (highlighted.summary.info.id if highlighted else None)
         self._load(self._query_number, self.query_text, self.show_archived, keep)
 
     @work(exclusive=True, group="sessions-query", exit_on_error=False)
@@ -207,7 +206,8 @@ class SessionPicker(ModalScreen[PickerResult]):
             if title is not None:
                 self._rename(info.id, title)
 
-        self.app.push_screen(TextPrompt("Rename session", info.title or ""), rename)
+        name = one_line(info.title or row.summary.first_message or "(untitled)")
+        self.app.push_screen(TextPrompt(f"Rename “{name}”", info.title or ""), rename)
 
     @work(group="sessions-change", exit_on_error=False)
     async def _rename(self, session_id: str, title: str) -> None:
@@ -259,7 +259,7 @@ class SessionPicker(ModalScreen[PickerResult]):
             self.current_deleted = True
         self.notify(f"Deleted: {title}")
         self._query_number += 1
-        self._refresh_rows()
+        self._refresh_rows(select=session_id)
 
     def _changed(self, session_id: str) -> None:
         """Show the rows again after a change, the changed one still highlighted."""

@@ -105,6 +105,11 @@ class TreeView(ScrollView, can_focus=True):
         self.refresh_line(new)
         self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True, immediate=True)
 
+    def center_cursor(self) -> None:
+        self.scroll_to_region(
+            Region(0, self.cursor, 1, 1), animate=False, force=True, center=True, immediate=True
+        )
+
     def refresh_line(self, index: int) -> None:
         y = index - self.scroll_offset.y
         if 0 <= y < self.size.height:
@@ -182,6 +187,9 @@ class TreeScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self._show(select=self.session_tree.leaf_id)
+        # Before the first layout the view has no height to scroll in: once it
+        # has, bring the current entry into the middle of it.
+        self.call_after_refresh(self.tree_view.center_cursor)
 
     @property
     def tree_view(self) -> TreeView:

@@ -306,6 +306,7 @@ class ChatView(VerticalScroll):
                 )
         self.release_anchor()
         self.scroll_home(animate=False)
+        self._focus_edge(0)
 
     async def action_scroll_end(self) -> None:
         if self._hi < len(self._transcript):
@@ -315,6 +316,14 @@ class ChatView(VerticalScroll):
                     max(0, total - self.INITIAL_ROWS), total, keep_reply=True
                 )
         self.anchor()
+        self._focus_edge(-1)
+
+    def _focus_edge(self, index: int) -> None:
+        """Home and End on a focused message move the focus too, not only the view."""
+        rows = self.message_widgets
+        focused = self.screen.focused
+        if rows and focused is not None and self in focused.ancestors:
+            rows[index].focus(scroll_visible=False)
 
     def watch_has_focus(self, has_focus: bool) -> None:
         # Widget's own watcher restyles every descendant (the whole window of rows).

@@ -19,6 +19,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static, TextArea
 
+from core.entries import Entry
 from core.sanitize import strip_control
 from core.settings import Settings
 from tui import keymap, slash
@@ -60,6 +61,11 @@ class Composer(Vertical):
         self.note: str | None = None
         self.model_names: list[str] = []
         """Completions for ``/model``, loaded the first time it is typed."""
+        self.editing: Entry | None = None
+        """The user message being edited: what is sent next is its alternative,
+        whatever happens to the text meanwhile, until :meth:`cancel_edit`."""
+        self._draft_before_edit = ""
+        self._attachments_before_edit: list[Attachment] = []
 
     @property
     def prompt(self) -> PromptInput:
@@ -84,6 +90,41 @@ class Composer(Vertical):
         line = self.query_one("#composer-note", Static)
         line.display = bool(note)
         line.update(Content(strip_control(note or "")))
+
+    # --- editing a sent message ------------------------------------------------
+
+    def start_edit(self, entry: Entry, number: int, attachments: Sequence[Attachment]) -> None:
+        """Put message ``number`` of the path (``entry``) in the input to be edited;
+        the draft that was there comes back if the edit is cancelled."""
+        if self.editing is None:
+            self._draft_before_edit = self.prompt.draft
+            self._attachments_before_edit = self.attachments
+        self.editing = entry
+        self.attachments = list(attachments)
+        self._show_attachments()
+        self.prompt.set_draft(entry.message.text if entry.message is not None else "")
+        self.set_note(
+            f"✎ editing message {number} · esc cancels · enter sends it as an alternative"
+        )
+        self.prompt.focus()
+
+    def take_edit(self) -> Entry | None:
+        """The message being edited, handed to the send, which leaves edit mode."""
+        editing, self.editing = self.editing, None
+        if editing is not None:
+            self.set_note(None)
+        return editing
+
+    def cancel_edit(self) -> bool:
+        """Leave edit mode, the draft from before it back; False when not editing."""
+        if self.editing is None:
+            return False
+        self.editing = None
+        self.set_note(None)
+        self.prompt.set_draft(self._draft_before_edit)
+        self.attachments = self._attachments_before_edit
+        self._show_attachments()
+        return True
 
     # --- attachments ---------------------------------------------------------
 

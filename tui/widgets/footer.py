@@ -28,6 +28,8 @@ class FooterState:
     session_cost: float = 0.0
     hint: str = ""
     """Right-aligned key hints, e.g. ``F1 help · ctrl+p commands``."""
+    keys: str = ""
+    """While a message is focused: its keys, shown instead of everything else."""
 
 
 def format_tokens(count: int) -> str:
@@ -71,6 +73,23 @@ def totals_text(state: FooterState) -> str:
     return f"branch {tokens} tok {cost} · session {session_tokens} {session_cost}"
 
 
+def short_totals_text(state: FooterState) -> str:
+    """The current branch's totals only: ``12k tok · $0.0400``."""
+    return f"{format_tokens(state.tokens)} tok · {format_cost(state.cost)}"
+
+
+def fit_hints(hints: str, width: int) -> str:
+    """``a · b · c · last`` cut to ``width`` by leaving out hints before the last one
+    (one line: a footer that grew would move the chat under the mouse)."""
+    *items, last = hints.split(" · ")
+    kept: list[str] = []
+    for item in items:
+        if len(" · ".join([*kept, item, last])) > width:
+            break
+        kept.append(item)
+    return " · ".join([*kept, last])
+
+
 def context_text(used: int | None, window: int | None) -> str:
     shown = format_tokens(used) if used is not None else "0"
     if window is None:
@@ -99,20 +118,32 @@ class StatusFooter(Widget):
 
     def render(self) -> RenderResult:
         s = self.state
+        if s.keys:
+            return Content.styled(fit_hints(s.keys, self.content_size.width), "$text")
         sep = (" │ ", "$text-disabled")
         level = context_level(s.context_tokens, s.window)
         context_style = {"warning": "bold $text-warning", "error": "bold $text-error"}.get(
             level, ""
         )
-        left = Content.assemble(
-            (strip_control(model_label(s.model)), "bold $text"),
-            sep,
-            f"thinking {s.thinking}",
-            sep,
-            (context_text(s.context_tokens, s.window), context_style),
-            sep,
-            totals_text(s),
-        )
-        hint = Content(s.hint)
-        gap = self.content_size.width - left.cell_length - hint.cell_length
-        return Content.assemble(left, " " * gap, hint) if gap > 0 else left
+        width = self.content_size.width
+        # Whatever the width: model, context and the help hint stay; the totals
+        # shorten first (the branch's only), then go, then the hint keeps its first key.
+        for totals, hint_text in (
+            (totals_text(s), s.hint),
+            (short_totals_text(s), s.hint),
+            (None, s.hint),
+            (None, s.hint.split(" · ")[0]),
+        ):
+            hint = Content(hint_text)
+            left = Content.assemble(
+                (strip_control(model_label(s.model)), "bold $text"),
+                sep,
+                f"thinking {s.thinking}",
+                sep,
+                (context_text(s.context_tokens, s.window), context_style),
+                *((sep, totals) if totals else ()),
+            )
+            gap = width - left.cell_length - hint.cell_length
+            if gap > 0:
+                return Content.assemble(left, " " * gap, hint)
+        return Content.assemble(left, " ", hint).truncate(width, ellipsis=True)

@@ -26,6 +26,7 @@ class MessageWidget(Widget, can_focus=True):
         margin: 0 0 1 0;
         &:focus {
             outline-left: thick $accent;
+            background: $accent 12%;
         }
         &.-compacted {
             opacity: 0.55;

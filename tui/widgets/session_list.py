@@ -63,11 +63,20 @@ class SessionList(ScrollView, can_focus=False):
         self._drawn_at = now()
 
     def set_rows(self, rows: list[SessionMatch], select: str | None = None) -> None:
-        """Show ``rows``, keeping the cursor on session ``select`` if it is there."""
+        """Show ``rows``, keeping the cursor on session ``select``; when it is gone
+        (archived, deleted, filtered out), on its nearest neighbour that is still
+        there (the rows after it first), never back at the top."""
+        order = [row.summary.info.id for row in self.rows]
+        if select in order:
+            at = order.index(select)
+            wanted = [select, *order[at + 1 :], *reversed(order[:at])]
+        else:
+            wanted = [select]
+        ids = {row.summary.info.id: i for i, row in enumerate(rows)}
+        index = next((ids[i] for i in wanted if i in ids), 0)
         self.rows = rows
         self._drawn_at = self.now()
         self.virtual_size = Size(self.size.width, len(rows) * ROW_HEIGHT)
-        index = next((i for i, row in enumerate(rows) if row.summary.info.id == select), 0)
         self.scroll_to(y=0, animate=False, immediate=True)
         self.cursor = index
         self.refresh()
@@ -96,7 +105,7 @@ class SessionList(ScrollView, can_focus=False):
     def render_line(self, y: int) -> Strip:
         line = y + self.scroll_offset.y
         index, part = divmod(line, ROW_HEIGHT)
-        width = self.size.width
+        width = self.scrollable_content_region.width  # the scrollbar's columns left out
         base = self.rich_style
         if index >= len(self.rows):
             return Strip([Segment(" " * width, base)], width)

@@ -1,0 +1,263 @@
+"""What a person types is never lost or misread (issue 12), each test written
+from the steps that lost it: typing while a message is focused, Esc while a
+branch summary is written, an edit whose input was cleared, undoing "branch
+here", and Enter while a reply streams."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fake_provider import Reply, Stall
+
+from tests.branching.chat_steps import (
+    chat,
+    entry_with,
+    focus,
+    session,
+    stored_path,
+    texts,
+    whole_tree,
+    write_config,
+)
+from tests.tui.helpers import running, screen_text, settle, type_text
+from tui.screens.chat import ChatScreen
+from tui.screens.dialogs import Confirm
+from tui.screens.help import HelpScreen
+from tui.screens.tree import TreeView
+from tui.widgets.footer import StatusFooter
+from tui.widgets.prompt_input import PromptInput
+
+
+def prompt(pilot) -> PromptInput:
+    return pilot.app.screen.query_one(PromptInput)
+
+
+async def wait_until(pilot, condition, timeout: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "the condition never held"
+        await pilot.pause(0.02)
+
+
+async def test_a_sentence_typed_on_a_focused_message_goes_whole_to_the_input(
+    fake_provider, fake_args
+) -> None:
+    async with running(fake_args) as pilot:
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await chat(pilot, fake_provider, ("hi", "hello"))
+        await pilot.press("ctrl+up", "up")
+        await settle(pilot)
+        assert pilot.app.focused is not prompt(pilot)
+        await type_text(pilot, "what about cats")
+        await settle(pilot)
+        assert prompt(pilot).text == "what about cats"
+        assert prompt(pilot).has_focus
+        assert texts(pilot) == ["hi", "hello"]
+        assert "continuing from" not in screen_text(pilot)
+        assert pilot.app.clipboard == ""
+
+
+async def test_sentences_starting_with_action_letters_are_typed(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("hi", "hello"))
+        for sentence in ("edit", "branch", "copy", "regenerate", "label", "fork", "Copy", "Redo"):
+            await focus(pilot, "hello")
+            await type_text(pilot, sentence)
+            await settle(pilot)
+            assert prompt(pilot).text == sentence
+            await pilot.press("ctrl+u")
+        assert texts(pilot) == ["hi", "hello"]
+        stored = await session(pilot).store.entries(session(pilot).id)
+        assert [e.message.text for e in stored if e.message is not None] == ["hi", "hello"]
+        assert pilot.app.clipboard == ""
+
+
+async def test_what_next_and_enter_on_a_focused_question_sends_a_follow_up(
+    fake_provider, fake_args
+) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("hi", "hello"))
+        await focus(pilot, "hi")
+        fake_provider.script(Reply(text="next answer"))
+        await type_text(pilot, "what next")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert texts(pilot) == ["hi", "hello", "what next", "next answer"]
+        tree = await whole_tree(pilot)
+        assert tree.alternatives(entry_with(pilot, "hi").id) == [entry_with(pilot, "hi").id]
+
+
+async def test_focus_returns_to_the_input_after_every_move(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
+        await focus(pilot, "a1")
+        await pilot.press("alt+h")  # branch here
+        await settle(pilot)
+        assert texts(pilot) == ["q1", "a1"]
+        assert prompt(pilot).has_focus
+        await pilot.press("escape")  # undo it
+        await settle(pilot)
+        await focus(pilot, "a2")
+        fake_provider.script(Reply(text="a2 bis"))
+        await pilot.press("alt+r")  # regenerate: an alternative
+        await settle(pilot)
+        await focus(pilot, "a2 bis")
+        await pilot.press("left")  # the alternative switch
+        await settle(pilot)
+        assert texts(pilot) == ["q1", "a1", "q2", "a2"]
+        assert prompt(pilot).has_focus
+        await pilot.press("ctrl+g")  # the tree: jump to a reply
+        await settle(pilot)
+        view = pilot.app.screen.query_one(TreeView)
+        view.cursor = next(i for i, r in enumerate(view.rows) if r.preview == "a1")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert texts(pilot) == ["q1", "a1"]
+        assert prompt(pilot).has_focus
+        await focus(pilot, "q1")
+        await pilot.press("enter")  # edit, then send
+        fake_provider.script(Reply(text="a1 new"))
+        await pilot.press("end", "space", "x", "enter")
+        await settle(pilot)
+        assert texts(pilot) == ["q1 x", "a1 new"]
+        assert prompt(pilot).has_focus
+
+
+async def test_the_footer_shows_the_focused_message_keys(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"))
+        footer = pilot.app.screen.query_one(StatusFooter)
+        assert "help" in str(footer.render())
+        await focus(pilot, "q1")
+        shown = str(footer.render())
+        for words in ("edit", "branch", "alternatives", "label", "copy", "fork", "esc back"):
+            assert words in shown, (words, shown)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert prompt(pilot).has_focus
+        assert "esc back" not in str(footer.render())
+
+
+async def test_escape_during_the_branch_summary_still_sends_the_edited_message(
+    fake_provider, fake_args
+) -> None:
+    write_config("ask")
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
+        await focus(pilot, "q2")
+        await pilot.press("enter")  # edit
+        assert prompt(pilot).text == "q2"
+        await pilot.press("end", "space", "b", "i", "s", "enter")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, Confirm)
+        fake_provider.script(Stall(30, reply=Reply(text="never seen")), Reply(text="a2 bis"))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "summarizing the branch" in screen_text(pilot))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert texts(pilot) == ["q1", "a1", "q2 bis", "a2 bis"]
+        assert "branch_summary" not in [e.type for e in session(pilot).path]
+        assert prompt(pilot).text == ""
+
+
+async def test_clearing_the_input_keeps_the_edit(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
+        await focus(pilot, "q2")
+        await pilot.press("enter")
+        await pilot.press("ctrl+u")
+        await settle(pilot)
+        assert "editing message 3 · esc cancels" in screen_text(pilot)
+        fake_provider.script(Reply(text="a2 new"))
+        await type_text(pilot, "q2 new")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert texts(pilot) == ["q1", "a1", "q2 new", "a2 new"]
+        tree = await whole_tree(pilot)
+        alternatives = tree.alternatives(entry_with(pilot, "q2 new").id)
+        assert [tree.entry(i).message.text for i in alternatives] == ["q2", "q2 new"]
+
+
+async def test_sending_an_empty_input_cancels_the_edit(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"))
+        await focus(pilot, "q1")
+        await pilot.press("enter", "ctrl+u", "enter")
+        await settle(pilot)
+        assert "editing" not in screen_text(pilot)
+        assert texts(pilot) == ["q1", "a1"]
+
+
+async def test_an_unchanged_edit_creates_nothing(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"))
+        requests = len(fake_provider.requests)
+        await focus(pilot, "q1")
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert texts(pilot) == ["q1", "a1"]
+        assert len(fake_provider.requests) == requests
+        assert len((await whole_tree(pilot)).alternatives(entry_with(pilot, "q1").id)) == 1
+
+
+async def test_escape_undoes_branch_here(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
+        await focus(pilot, "a1")
+        await pilot.press("alt+h")
+        await settle(pilot)
+        assert "continuing from “a1”" in screen_text(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "continuing from" not in screen_text(pilot)
+        assert texts(pilot) == ["q1", "a1", "q2", "a2"]
+        assert await stored_path(pilot) == ["q1", "a1", "q2", "a2"]
+
+
+async def test_enter_while_a_reply_streams_queues_the_message(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        # The stream stops half-way for a while: the reply is still being written.
+        fake_provider.script(Stall(6, after_chunks=5, reply=Reply(text="word " * 200)))
+        await type_text(pilot, "q1")
+        await pilot.press("enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, ChatScreen)
+        await wait_until(pilot, lambda: screen.replying and "word word" in screen_text(pilot))
+        fake_provider.script(Reply(text="a2"))
+        await type_text(pilot, "q2")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "queued q2" in screen_text(pilot))
+        assert prompt(pilot).text == ""
+        await settle(pilot)
+        assert texts(pilot)[0] == "q1" and texts(pilot)[2:] == ["q2", "a2"]
+        assert "queued" not in screen_text(pilot)
+
+
+async def test_escape_on_an_empty_input_still_stops_the_reply(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        fake_provider.script(Stall(30, after_chunks=5, reply=Reply(text="word " * 400)))
+        await type_text(pilot, "q1")
+        await pilot.press("enter")
+        screen = pilot.app.screen
+        await wait_until(pilot, lambda: screen.replying and "word word" in screen_text(pilot))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not screen.replying
+        assert len(texts(pilot)[1]) < len("word " * 400)
+
+
+async def test_help_says_which_newline_keys_work_where(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await pilot.press("f1")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, HelpScreen)
+        notes = str(pilot.app.screen.query_one("#help-notes").render())
+        assert "ctrl+j inserts a newline in every terminal" in notes
+        assert "tmux" in notes
+        await pilot.press("escape")
+        await type_text(pilot, "a")
+        await pilot.press("ctrl+j")
+        await type_text(pilot, "b")
+        assert prompt(pilot).text == "a\nb"
