@@ -19,6 +19,7 @@ import sys
 
 from core.messages import user_text
 from core.providers.base import ProviderError, TextDelta
+from core.providers.keys import missing_key
 from core.sanitize import StreamCleaner, strip_control
 from tui.bootstrap import (
     Launch,
@@ -63,12 +64,15 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         path_model, path_thinking = session.model(launch.model, launch.thinking)
         model = args.model or path_model
         thinking = args.thinking or path_thinking
+        no_key = missing_key(model, launch.settings, launch.api_base)
+        if no_key is not None:
+            return fail(no_key, 2)  # before anything is written
         system = args.system or (None if session.path else launch.settings.system)
         preamble = [session.system_change_for(system), session.model_change_for(model, thinking)]
         await session.append_many([p for p in preamble if p is not None] + [user_text(prompt)])
 
-        out = sys.stdout
-        cleaner = StreamCleaner() if out.isatty() else None
+        out = PipeSafeStdout()
+        cleaner = StreamCleaner() if sys.stdout.isatty() else None
         wrote_newline = True
         new_turn = False
 
@@ -82,7 +86,6 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
                     out.write("\n")
                 new_turn = False
                 out.write(text)
-                out.flush()
                 wrote_newline = text.endswith("\n")
 
         def on_wait(seconds: float, error: ProviderError) -> None:
@@ -142,7 +145,6 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
             wrote_newline = rest.endswith("\n")
         if not wrote_newline:
             out.write("\n")
-            out.flush()
         if result.error is not None:
             return fail(f"{result.error.message} (session {session.id})", 1)
         if result.stop == "step_limit":
@@ -158,6 +160,27 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         if tools is not None:
             await tools.aclose()
         await store.close()
+
+
+class PipeSafeStdout:
+    """stdout that a closed pipe (``| head -1``) cannot break: the first
+    failed write points the descriptor at /dev/null (so nothing fails again,
+    not even Python's flush at exit) and the reply goes on to be saved."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def write(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except (BrokenPipeError, ValueError):
+            self.closed = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
 
 
 def allowed_tools(args: argparse.Namespace) -> set[str]:
