@@ -58,7 +58,9 @@ _BODY_TYPES = {
     "context_length_exceeded": "context_overflow",
 }
 _CONTEXT_OVERFLOW = re.compile(
-    r"prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|context window|too many tokens",
+    # OpenAI, Anthropic, vLLM, llama.cpp (both servers), Ollama, LM Studio.
+    r"prompt (?:is )?too long|context[_ ]length|context window|context size|"
+    r"context the overflows|too many tokens",
     re.IGNORECASE,
 )
 _REFUSED = re.compile(r"content[_ ]filter|content[_ ]policy|ContentPolicyViolation", re.IGNORECASE)

@@ -9,7 +9,7 @@ fit the context window" and no compaction entry: the provider's reported usage
 from __future__ import annotations
 
 import pytest
-from fake_provider import Reply
+from fake_provider import Fail, Reply
 
 from core.chat import run_turn
 from core.compactor import NothingToCompact, compact
@@ -77,3 +77,56 @@ async def test_a_manual_compaction_never_grows_the_context(
         assert len(session.path) == entries_before
     else:
         assert estimated_tokens(session.context("demo").messages) < before
+
+
+SERVER_OVERFLOWS = {
+    "vllm": {
+        "object": "error",
+        "message": "This model's maximum context length is 4096 tokens. However, you requested"
+        " 5036 tokens (4900 in the messages, 136 in the completion).",
+        "type": "BadRequestError",
+        "code": 400,
+    },
+    "llama-cpp-python": {
+        "error": {
+            "message": "Requested tokens (5036) exceed context window of 4096",
+            "type": "invalid_request_error",
+        }
+    },
+    "llama.cpp": {
+        "error": {
+            "code": 400,
+            "message": "the request exceeds the available context size, try increasing it",
+            "type": "exceed_context_size_error",
+        }
+    },
+    "ollama": {"error": {"message": "prompt too long; exceeded max context length by 940 tokens"}},
+    "lm-studio": {
+        "error": "Trying to keep the first 5036 tokens when context the overflows. However, the"
+        " model is loaded with context length of only 4096 tokens, which is not enough."
+    },
+}
+
+
+@pytest.mark.parametrize("server", sorted(SERVER_OVERFLOWS))
+async def test_overflow_in_each_servers_words_compacts_once_and_retries(
+    server: str, fake_provider, monkeypatch: pytest.MonkeyPatch, session
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0000")
+    for i in range(6):
+        await session.append(user_text(f"u{i} " + "words about the garden " * 20))
+        await session.append(assistant(f"a{i} " + "an answer about the garden " * 20))
+    await session.append(user_text("the question"))
+    fake_provider.script(
+        Fail(400, body=SERVER_OVERFLOWS[server]), Reply(text="SUMMARY"), Reply(text="answered")
+    )
+    result = await run_turn(
+        session,
+        Settings(retries=2),
+        model="openai/local",
+        api_base=fake_provider.base_url + "/v1",
+    )
+    assert result.error is None, result.error
+    assert result.message.text == "answered"
+    assert [e.payload.details["trigger"] for e in result.compactions] == ["overflow"]
+    assert len(fake_provider.requests) == 3, "no retries of the same request"
