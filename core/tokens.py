@@ -30,8 +30,10 @@ from core.context import build_context, estimate_tokens, latest_compaction
 from core.entries import BranchSummary, Entry
 from core.messages import Message
 
-DEFAULT_CONTEXT_WINDOW = 128_000
-"""For models litellm's table does not know (custom endpoints, new releases)."""
+DEFAULT_CONTEXT_WINDOW = 8_192
+"""A conservative guess for a model nothing describes (a local model without a
+``context_windows`` entry): compaction then starts early rather than never,
+before the server fails (or, like Ollama, silently cuts the prompt)."""
 DEMO_CONTEXT_WINDOW = 32_768
 IMAGE_TOKENS = 1_000
 """An image whose size is unknown."""
@@ -48,8 +50,14 @@ def _is_demo(model: str) -> bool:
 
 def context_window(model: str, overrides: Mapping[str, int] | None = None) -> int:
     """Input tokens ``model`` accepts: ``overrides`` (the ``context_windows``
-    setting) first, then litellm's table; 32k for the demo, 128k when unknown.
-    Reads the table once (~30 ms), without importing litellm."""
+    setting) first, then litellm's table; 32k for the demo, a guess of
+    :data:`DEFAULT_CONTEXT_WINDOW` when unknown. Reads the table once (~30 ms),
+    without importing litellm."""
+    return known_context_window(model, overrides) or DEFAULT_CONTEXT_WINDOW
+
+
+def known_context_window(model: str, overrides: Mapping[str, int] | None = None) -> int | None:
+    """:func:`context_window` when something says it; None when it would be a guess."""
     if overrides and model in overrides:
         return int(overrides[model])
     if _is_demo(model):
@@ -59,7 +67,7 @@ def context_window(model: str, overrides: Mapping[str, int] | None = None) -> in
         window = info.get("max_input_tokens") or info.get("max_tokens")
         if isinstance(window, int) and window > 0:
             return window
-    return DEFAULT_CONTEXT_WINDOW
+    return None
 
 
 def max_output_tokens(model: str) -> int | None:

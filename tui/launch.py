@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import logging
 import os
 import sys
 import threading
@@ -98,6 +99,10 @@ def probe_terminal_graphics() -> threading.Thread | None:
     import rich.console
     import rich.control  # noqa: F401
 
+    # A terminal that does not answer is normal (sizes fall back to VT340's);
+    # textual-image then logs a warning with a traceback, which Python's
+    # last-resort handler would print on the terminal under the app.
+    logging.getLogger("textual_image").addHandler(logging.NullHandler())
     thread = threading.Thread(
         target=importlib.import_module,
         args=("textual_image.renderable",),

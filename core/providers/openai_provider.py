@@ -56,6 +56,10 @@ def request_params(request: ChatRequest) -> dict[str, Any]:
     return params
 
 
+NO_KEY = "no-key"
+"""Sent to an explicit base URL when no key is set."""
+
+
 class OpenAIProvider:
     name = "openai"
 
@@ -67,9 +71,14 @@ class OpenAIProvider:
         share = LoopShare()
         try:
             openai = await sdk.loaded("openai", prepare)
+            base_url = request.api_base or os.environ.get("OPENAI_API_BASE") or None
             client = openai.AsyncOpenAI(
-                api_key=request.api_key or os.environ.get("OPENAI_API_KEY"),
-                base_url=request.api_base or os.environ.get("OPENAI_API_BASE") or None,
+                # A local server (llama.cpp, vLLM, LM Studio) needs no key, but
+                # the SDK refuses to start without one.
+                api_key=request.api_key
+                or os.environ.get("OPENAI_API_KEY")
+                or (NO_KEY if base_url else None),
+                base_url=base_url,
                 max_retries=0,  # our own policy: core.providers.retry
                 timeout=request.timeout,
                 http_client=openai.DefaultAsyncHttpxClient(

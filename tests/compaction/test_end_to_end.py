@@ -138,6 +138,11 @@ async def test_no_compaction_under_the_threshold_or_when_disabled(rig: Rig, sess
     assert sent_texts(rig.bodies[-1])[-1] == "u14"
 
 
+def wide(rig: Rig) -> Settings:
+    """A 128k window: automatic compaction stays out of the way."""
+    return Settings(retries=0, context_windows={rig.model: 128_000})
+
+
 def overflow(rig: Rig) -> Fail:
     if rig.name == "anthropic":
         return Fail(
@@ -164,7 +169,7 @@ def overflow(rig: Rig) -> Fail:
 
 
 async def test_context_overflow_compacts_once_and_retries(rig: Rig, session) -> None:
-    settings = Settings(retries=0)  # a 128k window: our count says it fits, the provider disagrees
+    settings = wide(rig)  # our count says it fits, the provider disagrees
     await chat(session, range(6))
     await session.append(user_text("u6 the question"))
     rig.server.script(
@@ -195,7 +200,7 @@ async def test_overflow_again_after_compacting_is_reported_clearly(rig: Rig, ses
     await chat(session, range(6))
     await session.append(user_text("u6"))
     rig.server.script(overflow(rig), Reply(text="SUMMARY"), overflow(rig))
-    result = await run_turn(session, Settings(retries=0), model=rig.model, api_base=rig.api_base)
+    result = await run_turn(session, wide(rig), model=rig.model, api_base=rig.api_base)
     assert result.error is not None and result.error.kind == "context_overflow"
     assert "still too long after compacting the conversation" in result.error.message
     assert len(rig.bodies) == 3 and len(result.compactions) == 1
@@ -206,7 +211,7 @@ async def test_overflow_when_compacting_fails_too(rig: Rig, session) -> None:
     await chat(session, range(6))
     await session.append(user_text("u6"))
     rig.server.script(overflow(rig), Fail(500))
-    result = await run_turn(session, Settings(retries=0), model=rig.model, api_base=rig.api_base)
+    result = await run_turn(session, wide(rig), model=rig.model, api_base=rig.api_base)
     assert result.error.kind == "context_overflow"
     assert "compacting the conversation failed too" in result.error.message
     assert "server error" in result.error.message
@@ -271,7 +276,7 @@ async def test_a_second_compaction_updates_the_first_summary(rig: Rig, session) 
     assert second.payload.first_kept_id != first.payload.first_kept_id
     rig.server.script(Reply(text="ok"))
     await session.append(user_text("next"))
-    await run_turn(session, Settings(retries=0), model=rig.model, api_base=rig.api_base)
+    await run_turn(session, wide(rig), model=rig.model, api_base=rig.api_base)
     sent = sent_texts(rig.bodies[-1])
     assert sent[0] == SUMMARY_PREFIX + "SECOND SUMMARY: parser done, tests next"
     assert not any("FIRST SUMMARY" in t for t in sent)

@@ -30,7 +30,7 @@ def test_context_window_from_litellms_table_with_defaults() -> None:
     assert context_window("anthropic/claude-sonnet-4-5") == 200_000
     assert context_window("openai/gpt-4o") == 128_000
     assert context_window("demo") == DEMO_CONTEXT_WINDOW == 32_768
-    assert context_window("my-endpoint/some-local-model") == DEFAULT_CONTEXT_WINDOW == 128_000
+    assert context_window("my-endpoint/some-local-model") == DEFAULT_CONTEXT_WINDOW == 8_192
     assert (
         context_window("my-endpoint/some-local-model", {"my-endpoint/some-local-model": 8192})
         == 8192

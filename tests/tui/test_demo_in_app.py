@@ -11,8 +11,11 @@ async def test_the_demo_asks_to_write_in_its_scratch_directory() -> None:
     async with running(["--model", "demo"]) as pilot:
         await type_text(pilot, "write a file")
         await pilot.press("enter")
-        for _ in range(100):
-            if isinstance(pilot.app.screen, ApprovalScreen):
+        # The dialog is pushed, then painted: wait for the path on screen.
+        for _ in range(200):
+            if isinstance(pilot.app.screen, ApprovalScreen) and "tangents-demo/notes.md" in (
+                screen_text(pilot)
+            ):
                 break
             await pilot.pause(0.05)
         assert isinstance(pilot.app.screen, ApprovalScreen)

@@ -147,3 +147,18 @@ async def test_every_notification_is_plain_text_without_control_sequences() -> N
         [note] = list(pilot.app._notifications)
         assert note.message == "[bold]model[/bold] said hi" and note.title == "red"
         assert note.markup is False
+
+
+async def test_an_unknown_local_model_gets_a_guessed_window_shown_as_one(fake_provider) -> None:
+    """From issue #14: a local server's model showed ``ctx 21/128k``; nothing
+    says its window, so a conservative 8,192 is assumed and marked."""
+    argv = ["--model", "openai/smollm2-local", "--api-base", f"{fake_provider.base_url}/v1"]
+    fake_provider.script(Reply(text="one", usage={"input_tokens": 2000, "output_tokens": 100}))
+    async with running(argv) as pilot:
+        await send(pilot, "first")
+        for _ in range(200):  # the footer follows the saved reply
+            if footer(pilot).tokens:
+                break
+            await pilot.pause(0.05)
+        assert footer(pilot).window == 8_192 and footer(pilot).window_guessed
+        assert "ctx 2.1k/8.2k? (26%)" in screen_text(pilot)

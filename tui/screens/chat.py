@@ -30,7 +30,7 @@ from core.providers.base import ProviderError
 from core.sanitize import strip_control
 from core.session import Session, SessionError
 from core.settings import write_state
-from core.tokens import context_window
+from core.tokens import DEFAULT_CONTEXT_WINDOW, known_context_window
 from tui import keymap, slash
 from tui.attachments import Attachment
 from tui.branching import BranchController
@@ -187,7 +187,10 @@ class ChatScreen(Screen[None]):
             model=model,
             thinking=self.conversation.thinking,
             context_tokens=totals.context_tokens,
-            window=self.windows.get(model),
+            window=(self.windows[model] or DEFAULT_CONTEXT_WINDOW)
+            if model in self.windows
+            else None,
+            window_guessed=model in self.windows and self.windows[model] is None,
             tokens=totals.tokens,
             cost=totals.cost,
             session_tokens=totals.session_tokens,
@@ -199,9 +202,9 @@ class ChatScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="window", exit_on_error=False)
     def _lookup_window(self, model: str) -> None:
         """The window compaction uses (the ``context_windows`` setting, else
-        litellm's table), read in a thread (once): the table is large."""
+        litellm's table; None: a guess), read in a thread (once): the table is large."""
         if model not in self.windows:
-            window = context_window(model, self.conversation.settings.context_windows)
+            window = known_context_window(model, self.conversation.settings.context_windows)
             self.app.call_from_thread(self._window_found, model, window)
 
     def _window_found(self, model: str, window: int | None) -> None:

@@ -21,6 +21,8 @@ class FooterState:
     thinking: str = "off"
     context_tokens: int | None = None
     window: int | None = None
+    window_guessed: bool = False
+    """Nothing says the model's window: ``window`` is a conservative guess."""
     tokens: int = 0
     cost: float = 0.0
     session_tokens: int | None = None
@@ -90,12 +92,13 @@ def fit_hints(hints: str, width: int) -> str:
     return " · ".join([*kept, last])
 
 
-def context_text(used: int | None, window: int | None) -> str:
+def context_text(used: int | None, window: int | None, guessed: bool = False) -> str:
     shown = format_tokens(used) if used is not None else "0"
     if window is None:
         return f"ctx {shown}/?"
     percent = 100 * (used or 0) / window
-    return f"ctx {shown}/{format_tokens(window)} ({percent:.0f}%)"
+    mark = "?" if guessed else ""
+    return f"ctx {shown}/{format_tokens(window)}{mark} ({percent:.0f}%)"
 
 
 class StatusFooter(Widget):
@@ -140,7 +143,7 @@ class StatusFooter(Widget):
                 sep,
                 f"thinking {s.thinking}",
                 sep,
-                (context_text(s.context_tokens, s.window), context_style),
+                (context_text(s.context_tokens, s.window, s.window_guessed), context_style),
                 *((sep, totals) if totals else ()),
             )
             gap = width - left.cell_length - hint.cell_length
