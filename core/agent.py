@@ -13,27 +13,25 @@ Cancellation (the user pressed Esc) stops the loop: a call that was running
 or not yet started gets an error result, the turn is saved with them, and
 ``CancelledError`` propagates.
 
-Front ends pass callbacks: stream events (``on_event``, as for
-:func:`core.chat.run_turn`), tool card states (``on_tool`` on every change of a
-:class:`ToolActivity`; ``on_tool_start``/``on_tool_end`` when one starts
-running / ends), notices for the user (``on_notice``: an MCP server that did
-not start) and the approval callback (``approve``, see
-:data:`core.tools.base.ApproveFn`). Callbacks must not raise. ``on_round_saved``
-is awaited after each turn with tool calls is saved with its results, so a
-front end can show the saved round before the next reply streams.
+Everything that happens is reported through one ``emit`` (:mod:`core.events`):
+stream events as :func:`core.chat.run_turn` reports them, a
+:class:`~core.events.ToolChanged` on every change of a :class:`ToolActivity`,
+a :class:`~core.events.Notice` for the user (an MCP server that did not
+start). The approval callback (``approve``, see
+:data:`core.tools.base.ApproveFn`) is the one question asked back.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from core.chat import CompactHandler, EventHandler, TurnResult, WaitHandler, run_turn
+from core.chat import TurnResult, run_turn
 from core.content import TextContent, ToolCallContent, ToolResultContent
 from core.entries import Entry
+from core.events import Emit, Notice, ToolChanged, ignore
 from core.messages import Message
 from core.session import Session
 from core.settings import Settings
@@ -94,13 +92,6 @@ class ToolActivity:
         return self.state in ("done", "error", "denied")
 
 
-ToolHandler = Callable[[ToolActivity], None]
-NoticeHandler = Callable[[str], None]
-RoundHandler = Callable[[Entry, Entry], Awaitable[None]]
-"""``await on_round_saved(assistant_entry, results_entry)``: a turn with tool
-calls and its results were saved (before the model is asked again)."""
-
-
 def _outcome_of(activity: ToolActivity) -> ToolOutcome:
     state = activity.state if activity.state in ("done", "error", "denied") else "error"
     elapsed = activity.elapsed
@@ -142,16 +133,12 @@ class _Calls:
         tools: ToolRegistry,
         ctx: ToolContext,
         approve: ApproveFn | None,
-        on_tool: ToolHandler | None,
-        on_tool_start: ToolHandler | None,
-        on_tool_end: ToolHandler | None,
+        emit: Emit,
     ) -> None:
         self.tools = tools
         self.ctx = ctx
         self.approve = approve
-        self.on_tool = on_tool
-        self.on_tool_start = on_tool_start
-        self.on_tool_end = on_tool_end
+        self._emit = emit
         self.activities = [
             ToolActivity(
                 call,
@@ -162,8 +149,7 @@ class _Calls:
         ]
 
     def emit(self, activity: ToolActivity) -> None:
-        if self.on_tool is not None:
-            self.on_tool(activity)
+        self._emit(ToolChanged(activity))
 
     def finish(self, activity: ToolActivity, state: ToolState, result: ToolResultContent) -> None:
         if activity.started_at is not None:
@@ -171,8 +157,6 @@ class _Calls:
         activity.state = state
         activity.result = result
         self.emit(activity)
-        if self.on_tool_end is not None:
-            self.on_tool_end(activity)
 
     def results(self) -> Message:
         """The results, with how each call ended (see core.tools.outcome)."""
@@ -225,8 +209,6 @@ class _Calls:
             activity.state = "running"
             activity.started_at = time.monotonic()
             self.emit(activity)
-            if self.on_tool_start is not None:
-                self.on_tool_start(activity)
             output = await tool.run(arguments, self.ctx)
         except ToolError as error:
             self.finish(activity, "error", error_result(call, str(error)))
@@ -261,20 +243,10 @@ class _Calls:
         return None
 
 
-async def _save(session: Session, message: Message, results: Message) -> list[Entry]:
+async def _save(session: Session, message: Message, results: Message) -> Entry:
     """The assistant turn and its results, in one transaction that a
-    cancellation of the caller does not interrupt."""
-    return await asyncio.shield(session.append_many([message, results]))
-
-
-async def _save_round(
-    session: Session, message: Message, results: Message, on_saved: RoundHandler | None
-) -> Entry:
-    """Save a turn with its results; returns the turn's entry."""
-    entry, results_entry = await _save(session, message, results)
-    if on_saved is not None:
-        await on_saved(entry, results_entry)
-    return entry
+    cancellation of the caller does not interrupt; returns the turn's entry."""
+    return (await asyncio.shield(session.append_many([message, results])))[0]
 
 
 async def run_agent(
@@ -286,28 +258,20 @@ async def run_agent(
     api_base: str | None = None,
     tools: ToolRegistry | None = None,
     approve: ApproveFn | None = None,
-    on_event: EventHandler | None = None,
-    on_wait: WaitHandler | None = None,
-    on_tool: ToolHandler | None = None,
-    on_tool_start: ToolHandler | None = None,
-    on_tool_end: ToolHandler | None = None,
-    on_notice: NoticeHandler | None = None,
-    on_compact: CompactHandler | None = None,
-    on_round_saved: RoundHandler | None = None,
-    max_steps: int | None = None,
+    emit: Emit = ignore,
 ) -> AgentResult:
-    """Answer the session's path, running tools until the model is done.
+    """Answer the session's path, running tools until the model is done (at most
+    ``settings.max_tool_steps`` rounds).
 
     The user's message must already be appended. Without ``tools`` this is one
-    :func:`run_turn`. ``max_steps`` defaults to ``settings.max_tool_steps``.
+    :func:`run_turn`.
     """
-    limit = settings.max_tool_steps if max_steps is None else max_steps
+    limit = settings.max_tool_steps
     notices: list[str] = []
 
     def notice(text: str) -> None:
         notices.append(text)
-        if on_notice is not None:
-            on_notice(text)
+        emit(Notice(text))
 
     specs = ()
     if tools is not None:
@@ -324,11 +288,9 @@ async def run_agent(
             model=model,
             thinking=thinking,
             api_base=api_base,
-            on_event=on_event,
-            on_wait=on_wait,
+            emit=emit,
             tools=specs,
             defer_tool_calls=tools is not None,
-            on_compact=on_compact,
         )
         turns.append(turn)
         for text in turn.notes:  # a failed automatic compaction, turns the safety net dropped
@@ -340,27 +302,23 @@ async def run_agent(
         calls = message.tool_calls
         if message.stop_reason not in ("tool_use", "stop"):
             why = _UNFINISHED_REPLY.get(message.stop_reason or "", "the reply did not finish")
-            turn.entry = await _save_round(
-                session, message, unrun_results(calls, f"not run: {why}"), on_round_saved
-            )
+            turn.entry = await _save(session, message, unrun_results(calls, f"not run: {why}"))
             return AgentResult(turns, _stop_of(turn), steps, notices)
         if steps >= limit:
             text = (
                 f"not run: the limit of {limit} tool steps (setting max_tool_steps) was reached; "
                 "answer with what you have, or ask the user to continue"
             )
-            turn.entry = await _save_round(
-                session, message, unrun_results(calls, text), on_round_saved
-            )
+            turn.entry = await _save(session, message, unrun_results(calls, text))
             return AgentResult(turns, "step_limit", steps, notices)
-        runner = _Calls(calls, tools, ctx, approve, on_tool, on_tool_start, on_tool_end)
+        runner = _Calls(calls, tools, ctx, approve, emit)
         try:
             await runner.run()
         except asyncio.CancelledError:
             runner.cancel_rest()
-            turn.entry = (await _save(session, message, runner.results()))[0]
+            turn.entry = await _save(session, message, runner.results())
             raise
-        turn.entry = await _save_round(session, message, runner.results(), on_round_saved)
+        turn.entry = await _save(session, message, runner.results())
         steps += 1
 
 

@@ -1,27 +1,23 @@
 """One assistant turn: context -> provider stream -> saved message.
 
-Shared by print mode and the TUI. The caller sees every stream event through
-``on_event``; the finished (or aborted, or failed) assistant message is always
+Shared by every front end through :mod:`core.conversation`. The caller sees
+every event (:mod:`core.events`) through ``emit``; the finished (or aborted, or failed) assistant message is always
 appended to the session, so what was streamed is never lost.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.context import Context
 from core.entries import Entry
+from core.events import CompactionStarted, Emit, Waiting, ignore
 from core.messages import Message
-from core.providers.base import ChatRequest, ProviderError, StreamEvent, ToolSpec
+from core.providers.base import ChatRequest, ProviderError, ToolSpec
 from core.session import Session
 from core.settings import Settings
-
-EventHandler = Callable[[StreamEvent], None]
-WaitHandler = Callable[[float, ProviderError], Awaitable[None] | None]
-CompactHandler = Callable[[str], None]
-"""Told ``"auto"`` or ``"overflow"`` just before the conversation is compacted."""
 
 
 @dataclass(frozen=True)
@@ -71,12 +67,9 @@ async def run_turn(
     model: str,
     thinking: str = "off",
     api_base: str | None = None,
-    on_event: EventHandler | None = None,
-    on_wait: WaitHandler | None = None,
+    emit: Emit = ignore,
     tools: Sequence[ToolSpec] = (),
     defer_tool_calls: bool = False,
-    on_compact: CompactHandler | None = None,
-    _prelude: _Prelude | None = None,
 ) -> TurnResult:
     """Stream one reply to the session's path and append it.
 
@@ -89,24 +82,58 @@ async def run_turn(
     one is saved with an error result for each call it started.
 
     Compaction: first automatically when the context is over window -
-    reserve_tokens (``on_compact("auto")``); and when the provider still says
-    the context is too long, once more (``on_compact("overflow")``) before one
-    retry. ``_prelude`` is that retry's, internal.
+    reserve_tokens (``CompactionStarted("auto")``); and when the provider still
+    says the context is too long, once more (``CompactionStarted("overflow")``)
+    before one retry.
     """
+    turn = _Turn(session, settings, model, thinking, api_base, emit)
+    prelude = await _compact_if_needed(turn)
+    result = await _ask(turn, prelude, tools, defer_tool_calls)
+    if result is None:  # compacted after an overflow: once more
+        result = await _ask(turn, prelude, tools, defer_tool_calls, retry=True)
+    assert result is not None
+    return result
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """What every step of one turn needs."""
+
+    session: Session
+    settings: Settings
+    model: str
+    thinking: str
+    api_base: str | None
+    emit: Emit
+
+    def on_wait(self, seconds: float, error: ProviderError) -> None:
+        self.emit(Waiting(seconds, error))
+
+    def on_compact(self, trigger: str) -> None:
+        self.emit(CompactionStarted(trigger))
+
+
+async def _ask(
+    turn: _Turn,
+    prelude: _Prelude,
+    tools: Sequence[ToolSpec],
+    defer_tool_calls: bool,
+    retry: bool = False,
+) -> TurnResult | None:
+    """One request and its saved reply; None when the context overflowed and
+    was compacted, so the caller asks once more (``retry``)."""
     from core.providers.assemble import MessageBuilder
     from core.providers.registry import get_provider
     from core.providers.retry import stream_with_retry
 
-    prelude = _prelude or await _compact_if_needed(
-        session, settings, model, thinking, api_base, on_compact, on_wait
-    )
+    session, settings = turn.session, turn.settings
     context = session.context(
-        model,
-        default_thinking=thinking,
+        turn.model,
+        default_thinking=turn.thinking,
         image_budget=settings.image_budget,
         token_budget=prelude.token_budget,
     )
-    target = resolve_target(context.model, settings, api_base)
+    target = resolve_target(context.model, settings, turn.api_base)
     images = {}
     for sha in context.image_shas:
         blob = await session.store.get_blob(sha)
@@ -126,11 +153,10 @@ async def run_turn(
     builder = MessageBuilder(model=context.model, provider=provider.name)
     try:
         async for event in stream_with_retry(
-            provider, request, max_attempts=settings.retries + 1, on_wait=on_wait
+            provider, request, max_attempts=settings.retries + 1, on_wait=turn.on_wait
         ):
             builder.add(event)
-            if on_event is not None:
-                on_event(event)
+            turn.emit(event)
     except asyncio.CancelledError:
         message = builder.finish_aborted()
         if defer_tool_calls and message.tool_calls:
@@ -142,24 +168,10 @@ async def run_turn(
             await asyncio.shield(session.append(message))
         raise
     if _overflowed(builder, settings):
-        if _prelude is not None:  # this was the retry after compacting
+        if retry:  # this was the retry after compacting
             _say_still_too_long(builder)
-        elif await _compact_after_overflow(
-            session, settings, builder, prelude, api_base, on_compact, on_wait
-        ):
-            return await run_turn(
-                session,
-                settings,
-                model=model,
-                thinking=thinking,
-                api_base=api_base,
-                on_event=on_event,
-                on_wait=on_wait,
-                tools=tools,
-                defer_tool_calls=defer_tool_calls,
-                on_compact=on_compact,
-                _prelude=prelude,
-            )
+        elif await _compact_after_overflow(turn, builder, prelude):
+            return None
     message = builder.finish()
     done = {
         "compactions": tuple(prelude.compactions),
@@ -184,30 +196,23 @@ class _Prelude:
     notes: list[str] = field(default_factory=list)
 
 
-async def _compact_if_needed(
-    session: Session,
-    settings: Settings,
-    model: str,
-    thinking: str,
-    api_base: str | None,
-    on_compact: CompactHandler | None,
-    on_wait: WaitHandler | None,
-) -> _Prelude:
+async def _compact_if_needed(turn: _Turn) -> _Prelude:
     """Automatic compaction when the context is over window - reserve. A failed
     compaction does not stop the turn: the context builder's safety net drops
     the oldest turns instead, and a note says so."""
     from core.compactor import CompactionError, maybe_compact, token_budget
 
-    path_model = session.model(model, thinking)[0]
+    session, settings = turn.session, turn.settings
+    path_model = session.model(turn.model, turn.thinking)[0]
     prelude = _Prelude(model=path_model, token_budget=token_budget(path_model, settings))
     try:
         entry = await maybe_compact(
             session,
             settings,
             model=path_model,
-            api_base=api_base,
-            on_compact=on_compact,
-            on_wait=on_wait,
+            api_base=turn.api_base,
+            on_compact=turn.on_compact,
+            on_wait=turn.on_wait,
         )
     except CompactionError as error:
         prelude.notes.append(f"automatic compaction failed: {error}")
@@ -228,30 +233,21 @@ def _overflowed(builder, settings: Settings) -> bool:
     )
 
 
-async def _compact_after_overflow(
-    session: Session,
-    settings: Settings,
-    builder,
-    prelude: _Prelude,
-    api_base: str | None,
-    on_compact: CompactHandler | None,
-    on_wait: WaitHandler | None,
-) -> bool:
+async def _compact_after_overflow(turn: _Turn, builder, prelude: _Prelude) -> bool:
     """Compact once after a context overflow; True when a retry makes sense.
     When compacting fails, the builder's error says so."""
     from core.compactor import CompactionError, compact
 
     first: ProviderError = builder.error
-    if on_compact is not None:
-        on_compact("overflow")
+    turn.on_compact("overflow")
     try:
         entry = await compact(
-            session,
-            settings,
+            turn.session,
+            turn.settings,
             model=prelude.model,
-            api_base=api_base,
+            api_base=turn.api_base,
             trigger="overflow",
-            on_wait=on_wait,
+            on_wait=turn.on_wait,
         )
     except CompactionError as error:
         builder.error = ProviderError(

@@ -33,8 +33,10 @@ from dataclasses import dataclass, replace
 
 from core.comparison import TIMING_KEY
 from core.entries import Entry, ModelChange, Payload
+from core.events import Event, Waiting
 from core.messages import Message
 from core.providers.base import (
+    STREAM_EVENT_TYPES,
     ProviderError,
     StreamEvent,
     TextDelta,
@@ -211,12 +213,12 @@ async def fan_out(
 
         model, column = models[index], columns[index]
 
-        def on_stream(event: StreamEvent) -> None:
-            column.saw(event)
-            emit(ColumnEvent(index, model, event))
-
-        def on_wait(seconds: float, error: ProviderError) -> None:
-            emit(ColumnWaiting(index, model, seconds, error))
+        def on_turn_event(event: Event) -> None:
+            if isinstance(event, Waiting):
+                emit(ColumnWaiting(index, model, event.seconds, event.error))
+            elif isinstance(event, STREAM_EVENT_TYPES):
+                column.saw(event)
+                emit(ColumnEvent(index, model, event))
 
         error: str | None = None
         try:
@@ -227,8 +229,7 @@ async def fan_out(
                 model=model,
                 thinking=thinking,
                 api_base=api_base,
-                on_event=on_stream,
-                on_wait=on_wait,
+                emit=on_turn_event,
             )
             error = str(turn.error) if turn.error is not None else None
         except asyncio.CancelledError:

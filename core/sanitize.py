@@ -84,6 +84,22 @@ def _incomplete_escape(tail: str) -> bool:
     return False
 
 
+def _unfinished_escape(text: str) -> int:
+    """Where an escape sequence that ``text`` does not finish starts; -1 if none.
+    Sequences are walked in order, so an unterminated OSC swallows the
+    introducers after it, as :func:`strip_control` would."""
+    position = 0
+    while True:
+        found = [i for i in (text.find(c, position) for c in _ESCAPE_STARTS) if i != -1]
+        if not found:
+            return -1
+        start = min(found)
+        if _incomplete_escape(text[start:]):
+            return start
+        match = _ESCAPES.match(text, start)
+        position = match.end() if match is not None and match.end() > start else start + 1
+
+
 class StreamCleaner:
     """:func:`strip_control` for text that arrives in pieces (a streamed reply).
 
@@ -102,8 +118,8 @@ class StreamCleaner:
         """The clean text that can be shown now."""
         text = self._carry + text
         self._carry = ""
-        start = max(text.rfind(introducer) for introducer in _ESCAPE_STARTS)
-        if start != -1 and len(text) - start <= self.MAX_CARRY and _incomplete_escape(text[start:]):
+        start = _unfinished_escape(text)
+        if start != -1 and len(text) - start <= self.MAX_CARRY:
             text, self._carry = text[:start], text[start:]
         elif text.endswith("\r"):
             text, self._carry = text[:-1], "\r"

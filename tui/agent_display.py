@@ -1,20 +1,25 @@
-"""One run of the agent loop, shown in the chat view.
+"""One reply of the conversation, shown in the chat view: a consumer of the
+conversation's events (:mod:`core.events`).
 
-Each assistant turn streams into a reply view of its own, started at the
-turn's first event. While the turn's tool calls run, their cards follow them
-(waiting, running with a ticking time, done, error, denied). When the loop
-saves a round, the reply is finished with the saved entry and the results
-fill its cards; whatever else was saved (the last turn, what a stop saved) is
-caught up from the session's path, so the view ends as a rebuilt one would.
+Events are queued as they come and worked through in order in one task, so
+the view can await (mounting, the final Markdown render) without holding up
+the stream. Each assistant turn streams into a reply view of its own, started
+at the turn's first event. While the turn's tool calls run, their cards follow
+them (waiting, running with a ticking time, done, error, denied). When an
+entry is saved, the live reply is finished in place with it and the results
+fill its cards; whatever else was saved is caught up from the session's path
+at the end, so the view ends as a rebuilt one would.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.entries import Entry
-from core.providers.base import ProviderError, StreamEvent
+from core.events import EntriesSaved, Event, ToolChanged, Waiting
+from core.providers.base import STREAM_EVENT_TYPES, ProviderError, StreamEvent
 from core.sanitize import strip_control
 
 if TYPE_CHECKING:
@@ -37,14 +42,34 @@ class AgentDisplay:
         self._running: set[str] = set()
         """Ids of the calls running now."""
         self._timer = chat_view.set_interval(TICK_SECONDS, self._tick, pause=True)
+        self._events: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._worker = asyncio.ensure_future(self._work())
+
+    def on_event(self, event: Event) -> None:
+        """The conversation's listener: queue the event for :meth:`_work`."""
+        self._events.put_nowait(event)
+
+    async def _work(self) -> None:
+        while (event := await self._events.get()) is not None:
+            if isinstance(event, STREAM_EVENT_TYPES):
+                self.feed(event)
+            elif isinstance(event, Waiting):
+                self.show_waiting(event.seconds, event.error)
+            elif isinstance(event, ToolChanged):
+                self.show_tool(event.activity)
+            elif isinstance(event, EntriesSaved):
+                await self.show_saved(event.entries)
+
+    async def drain(self) -> None:
+        """Wait until every event queued so far is shown."""
+        self._events.put_nowait(None)
+        await asyncio.shield(self._worker)
 
     def current(self) -> ReplyView:
         """The reply of the turn now streaming (started if the turn has none yet)."""
         if self.reply is None or self.reply.is_finished:
             self.reply = self.chat_view.start_reply(self.model)
         return self.reply
-
-    # --- callbacks of run_agent (sync ones must not raise) -----------------------
 
     def feed(self, event: StreamEvent) -> None:
         self.current().feed(event)
@@ -63,11 +88,6 @@ class AgentDisplay:
             self._timer.resume()
         else:
             self._timer.pause()
-
-    async def round_saved(self, turn: Entry, results: Entry) -> None:
-        """A turn with tool calls was saved with its results: show them saved."""
-        await self.show_saved([turn, results])
-        self.reply = None
 
     # --- after the loop -------------------------------------------------------
 
@@ -89,11 +109,14 @@ class AgentDisplay:
             self._shown.add(entry.id)
             message = entry.message
             if message is not None and message.role == "assistant":
-                await self.current().finish(entry)
+                reply = self.current()
+                await reply.finish(entry)
+                await reply.wait_shown()
             else:
                 await self.chat_view.append_entry(entry)
 
     def close(self) -> None:
+        self._worker.cancel()
         self._timer.stop()
         self._running.clear()
 

@@ -12,12 +12,12 @@ from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from core.conversation import Conversation
 from core.sanitize import strip_control
 from core.session import Session
 from core.settings import write_state
 from tui import keymap
 from tui.bootstrap import Launch
-from tui.conversation import Conversation
 from tui.screens.chat import ChatScreen
 from tui.screens.help import HelpScreen
 

@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING
 
 from textual.worker import Worker
 
+from core.attachments import Attachment
 from core.entries import Entry
 from core.sanitize import strip_control
 from core.session import Session
 from core.tree import SessionTree, preview_text
-from tui.attachments import Attachment
 from tui.message_text import last_code_block, message_text
 from tui.widgets._context import BranchInfo
 

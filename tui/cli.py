@@ -95,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="print mode: 2-4 comma-separated models answer at once, each saved as an alternative",
     )
     parser.add_argument(
+        "--json",
+        dest="json_events",
+        action="store_true",
+        help="print mode: write every event (text, thinking, tool calls, saved entries) as a JSON line",
+    )
+    parser.add_argument(
         "--allow-tools",
         metavar="NAMES",
         help="print mode: comma-separated side-effect tools allowed to run",
@@ -251,14 +257,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.prompt is not None and args.compare:
         from tui.print_compare import run_print_compare
 
+        if args.json_events:
+            from tui.bootstrap import fail
+
+            return fail("--json and --compare do not go together yet: pick one")
+
         return run_print_compare(args)
     if args.prompt is not None:
         from tui.print_mode import run_print_mode
 
         return run_print_mode(args)
-    if args.compare:
+    if args.compare or args.json_events:
         from tui.bootstrap import fail
 
+        if args.json_events:
+            return fail("--json goes with -p (tangents --json -p 'a question')")
         return fail("--compare goes with -p (in the app: /compare MODEL MODEL)")
     from tui.launch import run_app
 

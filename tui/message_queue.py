@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tui.attachments import Attachment
+from core.attachments import Attachment
 
 
 @dataclass(frozen=True)

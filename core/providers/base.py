@@ -78,6 +78,8 @@ class ErrorEvent:
 
 
 StreamEvent = Union[TextDelta, ThinkingDelta, ToolCallDelta, UsageEvent, Done, ErrorEvent]
+STREAM_EVENT_TYPES = (TextDelta, ThinkingDelta, ToolCallDelta, UsageEvent, Done, ErrorEvent)
+"""For ``isinstance``: the types of :data:`StreamEvent`."""
 
 
 # --- errors ----------------------------------------------------------------

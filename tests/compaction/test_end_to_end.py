@@ -11,6 +11,7 @@ from core.chat import run_turn
 from core.compactor import CompactionError, compact
 from core.context import SUMMARY_PREFIX
 from core.entries import Compaction
+from core.events import CompactionStarted, Notice
 from core.messages import user_text
 from core.settings import CompactionSettings, Settings
 from core.tokens import context_tokens
@@ -72,7 +73,11 @@ async def test_automatic_compaction_sends_the_summary_and_the_kept_tail(rig: Rig
     compacting = []
 
     result = await run_turn(
-        session, settings, model=rig.model, api_base=rig.api_base, on_compact=compacting.append
+        session,
+        settings,
+        model=rig.model,
+        api_base=rig.api_base,
+        emit=lambda e: isinstance(e, CompactionStarted) and compacting.append(e.trigger),
     )
 
     assert result.error is None and result.message.text == "the answer"
@@ -178,7 +183,11 @@ async def test_context_overflow_compacts_once_and_retries(rig: Rig, session) -> 
     compacting = []
 
     result = await run_turn(
-        session, settings, model=rig.model, api_base=rig.api_base, on_compact=compacting.append
+        session,
+        settings,
+        model=rig.model,
+        api_base=rig.api_base,
+        emit=lambda e: isinstance(e, CompactionStarted) and compacting.append(e.trigger),
     )
 
     assert result.error is None, result.error
@@ -239,7 +248,11 @@ async def test_the_agent_loop_tells_the_user_a_compaction_failed(rig: Rig, sessi
     rig.server.script(Fail(500), Reply(text="answered anyway"))
     told: list[str] = []
     result = await run_agent(
-        session, small_window(rig), model=rig.model, api_base=rig.api_base, on_notice=told.append
+        session,
+        small_window(rig),
+        model=rig.model,
+        api_base=rig.api_base,
+        emit=lambda e: isinstance(e, Notice) and told.append(e.text),
     )
     assert result.turns[-1].message.text == "answered anyway"
     failed = [n for n in told if n.startswith("automatic compaction failed")]

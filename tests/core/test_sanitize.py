@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from core.sanitize import (
@@ -75,6 +75,7 @@ def test_escape_sequences_are_removed_whole() -> None:
 
 
 @given(hostile_text, st.lists(st.integers(0, 60), max_size=6))
+@example("\x1b]\x1b[\u202a", [])  # an unterminated OSC swallows the CSI after it
 def test_a_stream_cleaned_in_pieces_shows_what_the_whole_text_would(
     text: str, cuts: list[int]
 ) -> None:

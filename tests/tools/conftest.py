@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from fake_provider import FakeProvider
 
-from core.agent import AgentResult, ToolActivity, run_agent
+from core.agent import AgentResult, run_agent
 from core.content import ToolCallContent
+from core.events import Emit, Event, Notice, ToolChanged
 from core.messages import Message, user_text
 from core.session import Session
 from core.settings import Settings
@@ -68,7 +69,7 @@ class Agent:
     settings: Settings = field(default_factory=Settings)
     approver: Approver = field(default_factory=Approver)
     activity: list[tuple[str, str, str]] = field(default_factory=list)
-    """(call id, tool name, state) for every on_tool callback."""
+    """(call id, tool name, state) for every ToolChanged event."""
     notices: list[str] = field(default_factory=list)
 
     @property
@@ -83,9 +84,17 @@ class Agent:
         await self.session.append(user_text(text))
         return await self.run(**options)
 
-    async def run(self, **options: Any) -> AgentResult:
-        def on_tool(a: ToolActivity) -> None:
-            self.activity.append((a.call.id, a.name, a.state))
+    async def run(self, emit: Emit | None = None, **options: Any) -> AgentResult:
+        """``emit`` also sees every event (the agent records tool states and notices)."""
+
+        def listen(event: Event) -> None:
+            if isinstance(event, ToolChanged):
+                a = event.activity
+                self.activity.append((a.call.id, a.name, a.state))
+            elif isinstance(event, Notice):
+                self.notices.append(event.text)
+            if emit is not None:
+                emit(event)
 
         options.setdefault("approve", self.approver)
         return await run_agent(
@@ -94,8 +103,7 @@ class Agent:
             model=self.model,
             api_base=self.api_base,
             tools=self.registry,
-            on_tool=on_tool,
-            on_notice=self.notices.append,
+            emit=listen,
             **options,
         )
 

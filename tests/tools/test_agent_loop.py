@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from fake_provider import MalformedToolJson, Reply, ToolCall
 
+from core.events import ToolChanged
 from core.tools import Approval, Tool, ToolOutput
 from core.tools.outcome import ToolOutcome, saved_outcomes
 from storage import SqliteStore
@@ -231,7 +232,15 @@ async def test_cancel_during_tool_execution_saves_every_call_with_a_result(
     )
     started = asyncio.Event()
     task = asyncio.create_task(
-        agent.ask("run it", on_tool_start=lambda a: a.name == "run_command" and started.set())
+        agent.ask(
+            "run it",
+            emit=lambda e: (
+                isinstance(e, ToolChanged)
+                and e.activity.name == "run_command"
+                and e.activity.state == "running"
+                and started.set()
+            ),
+        )
     )
     await asyncio.wait_for(started.wait(), 10)
     for _ in range(200):
@@ -373,7 +382,7 @@ async def test_cancel_while_a_tool_call_streams(agent: Agent, store: SqliteStore
         )
     )
     task = asyncio.create_task(
-        agent.ask("write", on_event=lambda e: isinstance(e, ToolCallDelta) and streaming.set())
+        agent.ask("write", emit=lambda e: isinstance(e, ToolCallDelta) and streaming.set())
     )
     await asyncio.wait_for(streaming.wait(), 10)
     task.cancel()
@@ -399,15 +408,21 @@ async def test_each_round_records_how_its_calls_ended_and_is_announced(
         Reply(tool_calls=[ToolCall("write_file", {"path": "notes.txt", "content": "x\n"})]),
         Reply(text="ok"),
     )
-    rounds: list[tuple[str, str]] = []
+    rounds: list[tuple[str, ...]] = []
 
-    async def on_round_saved(turn, results) -> None:
-        assert agent.session.path[-1].id == results.id, "announced once saved"
-        rounds.append((turn.message.role, results.message.role))
+    def saved(entries) -> None:
+        assert agent.session.path[-1].id == entries[-1].id, "announced once saved"
+        rounds.append(tuple(e.message.role for e in entries))
 
-    await agent.ask("go", on_round_saved=on_round_saved)
+    agent.session.on_append(saved)
+    await agent.ask("go")
 
-    assert rounds == [("assistant", "tool_result"), ("assistant", "tool_result")]
+    assert rounds == [
+        ("user",),
+        ("assistant", "tool_result"),
+        ("assistant", "tool_result"),
+        ("assistant",),
+    ]
     reopened = [
         e.message
         for e in await store.entries(agent.session.id)

@@ -2,7 +2,7 @@
 in a worker, stopping and retrying them, slash commands and attachments.
 
 State that is not UI (the session and what the next message will use) lives
-in :class:`~tui.conversation.Conversation`; message rendering is the
+in :class:`~core.conversation.Conversation`; message rendering is the
 :class:`~tui.widgets.chat_view.ChatView`'s. The chat view (Markdown, images)
 is imported and filled just after the first frame, so the input is there at
 once; whatever needs it waits for :attr:`ChatScreen.loaded`.
@@ -25,18 +25,19 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
+from core.attachments import Attachment
+from core.conversation import Conversation
 from core.entries import Compaction, Entry
-from core.providers.base import ProviderError
+from core.events import CompactionStarted, EntriesSaved, Event, Notice, Waiting
+from core.providers.base import STREAM_EVENT_TYPES
 from core.sanitize import strip_control
 from core.session import Session, SessionError
 from core.settings import write_state
 from core.tokens import DEFAULT_CONTEXT_WINDOW, known_context_window
 from tui import keymap, slash
-from tui.attachments import Attachment
 from tui.branching import BranchController
 from tui.commands import ActionCommands
 from tui.compare_actions import CompareActions
-from tui.conversation import Conversation
 from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
 from tui.screens.model_picker import ModelPicker
@@ -55,9 +56,7 @@ _COMPACTING_WHY = {
 
 if TYPE_CHECKING:
     from core.content import ToolCallContent
-    from core.providers.base import StreamEvent
     from core.tools.base import Approval, Tool
-    from tui.agent_display import AgentDisplay
     from tui.screens.sessions import PickerResult
     from tui.widgets.assistant_message import AssistantMessage
     from tui.widgets.chat_view import ChatView
@@ -118,7 +117,7 @@ class ChatScreen(Screen[None]):
         yield StatusFooter(id="footer")
 
     def on_mount(self) -> None:
-        self.session.on_append(self._entries_appended)
+        self.conversation.subscribe(self._conversation_event)
         self._show_welcome()
         self.refresh_footer()
         self.call_after_refresh(self._load_path)
@@ -259,7 +258,7 @@ class ChatScreen(Screen[None]):
             edited, lambda: self._send(message, draft, attachments)
         ):
             return  # sent once the branch summary is made or declined
-        save = asyncio.ensure_future(self.conversation.send(message, attachments))
+        save = asyncio.ensure_future(self.conversation.add_message(message, attachments))
         try:
             entries = await asyncio.shield(save)
         except asyncio.CancelledError:
@@ -298,48 +297,48 @@ class ChatScreen(Screen[None]):
         if models is not None:
             await self.compare.fan_out(models)
             return
-        from core.agent import run_agent
         from tui.agent_display import AgentDisplay
 
         conversation = self.conversation
+        conversation.tools = self.app.tool_registry  # type: ignore[attr-defined]
+        conversation.approve = self._approve
         display = AgentDisplay(self.chat_view, conversation.model, after=self.session.leaf_id)
+        stop_listening = conversation.subscribe(display.on_event)
         try:
-            result = await run_agent(
-                self.session,
-                conversation.settings,
-                model=conversation.model,
-                thinking=conversation.thinking,
-                api_base=conversation.api_base,
-                tools=self.app.tool_registry,  # type: ignore[attr-defined]
-                approve=self._approve,
-                on_event=partial(self._reply_event, display),
-                on_wait=display.show_waiting,
-                on_tool=display.show_tool,
-                on_notice=lambda text: self.notify(text, severity="warning"),
-                on_round_saved=display.round_saved,
-                on_compact=self._compaction_started,
-            )
-        except asyncio.CancelledError:
-            await display.catch_up(self.session.path)
+            result = await conversation.reply()
+        finally:  # stopped too: show what was saved
+            stop_listening()
+            try:
+                await display.drain()
+                await display.catch_up(self.session.path)
+            finally:
+                display.close()
             self.refresh_footer()
-            raise
-        finally:
-            display.close()
-        await display.catch_up(self.session.path)
         if result.stop == "step_limit":
             self.notify(
                 f"Stopped after {result.steps} tool steps (max_tool_steps) while the model was still calling "
                 "tools. Send a message to let it continue.",
                 severity="warning",
             )
-        self.refresh_footer()
         self._lookup_window(conversation.model)
 
-    def _reply_event(self, display: AgentDisplay, event: StreamEvent) -> None:
-        """A reply is streaming: an automatic compaction before it is over, done or failed."""
-        if self._compacting:
-            self._compaction_ended()
-        display.feed(event)
+    def _conversation_event(self, event: Event) -> None:
+        """What the screen itself shows of the conversation's events (the reply
+        is the :class:`AgentDisplay`'s): compaction progress and markers, notices."""
+        if isinstance(event, CompactionStarted):
+            self._compaction_started(event.trigger)
+        elif isinstance(event, STREAM_EVENT_TYPES):
+            if self._compacting:  # a reply streams: an automatic compaction is over
+                self._compaction_ended()
+        elif isinstance(event, Waiting) and self._compacting:
+            self.compaction_status.progress = (
+                f"Compacting… retrying in {event.seconds:.0f}s "
+                f"({strip_control(event.error.message)}) · {self._cancel_hint}"
+            )
+        elif isinstance(event, Notice):
+            self.notify(event.text, severity="warning")
+        elif isinstance(event, EntriesSaved):
+            self._entries_appended(event.entries)
 
     async def _approve(self, call: ToolCallContent, tool: Tool, preview: str) -> Approval:
         """Ask in the approval dialog; a stopped reply closes it."""
@@ -488,7 +487,7 @@ class ChatScreen(Screen[None]):
         self.notify("Thinking shown" if self.show_thinking else "Thinking hidden")
 
     def action_cycle_thinking(self) -> None:
-        self.conversation.next_thinking_level()
+        self.conversation.cycle_thinking()
         self.refresh_footer()
 
     def action_pick_model(self) -> None:
@@ -755,24 +754,11 @@ class ChatScreen(Screen[None]):
     async def _compact(self, focus: str | None) -> None:
         """``/compact [focus]``: a reply worker, so Esc stops it and nothing else runs meanwhile.
         The marker appears through :meth:`_entries_appended`; a failure writes nothing."""
-        from core.compactor import CompactionError, NothingToCompact, compact
+        from core.compactor import CompactionError, NothingToCompact
 
         await self._loaded.wait()
-        conversation = self.conversation
-        self._compaction_started("manual")
-
-        def on_wait(seconds: float, error: ProviderError) -> None:
-            self.compaction_status.progress = f"Compacting… retrying in {seconds:.0f}s ({strip_control(error.message)}) · {self._cancel_hint}"
-
         try:
-            await compact(
-                self.session,
-                conversation.settings,
-                model=conversation.model,
-                focus=focus,
-                api_base=conversation.api_base,
-                on_wait=on_wait,
-            )
+            await self.conversation.compact(focus)
         except NothingToCompact as error:
             self.notify(f"{str(error)[:1].upper()}{str(error)[1:]}.", severity="warning")
         except CompactionError as error:

@@ -19,11 +19,11 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static, TextArea
 
+from core.attachments import Attachment, AttachmentError, load_image
 from core.entries import Entry
 from core.sanitize import strip_control
 from core.settings import Settings
 from tui import keymap, slash
-from tui.attachments import Attachment, AttachmentError, load_image
 from tui.editor import EditorError, edit_text
 from tui.widgets.prompt_input import PromptInput
 

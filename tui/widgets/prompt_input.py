@@ -14,9 +14,9 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from core.attachments import pasted_image_path
 from core.sanitize import strip_control
 from tui import keymap
-from tui.attachments import pasted_image_path
 
 LARGE_PASTE_CHARS = 10_000
 LARGE_PASTE_LINES = 500

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import time
 from collections.abc import Callable, Iterable
@@ -43,6 +44,8 @@ FRAME_CHARS = 8_000
 work of one frame stays bounded (keys echo) however far the reply is ahead of
 the screen; the rest follows at the next frame. Once the reply is complete,
 what is left is shown at once."""
+SHOWN_WITHIN = 10.0
+"""How long :meth:`ReplyView.wait_shown` waits for a reply's mount."""
 
 
 _KINDS: tuple[tuple[type, str], ...] = (
@@ -113,6 +116,8 @@ class ReplyView(AssistantMessage):
         self._broken = False
         self._gc_deferred = False
         self._mount_started = False
+        self._shown = asyncio.Event()
+        """Set once the saved entry is shown (or the reply was removed unshown)."""
         self._wait_deadline: float | None = None
         self._wait_reason = ""
         self._wait_timer: Timer | None = None
@@ -195,6 +200,7 @@ class ReplyView(AssistantMessage):
         self._wait_deadline = None
         if not self.is_attached:
             self._restore_collections()
+            self._shown.set()
             return  # removed (another path is shown): nothing to update
         if not self._mount_started:
             return  # being mounted: on_mount shows the entry
@@ -217,6 +223,15 @@ class ReplyView(AssistantMessage):
         self._show_status()
         if self._on_finished is not None and self.entry is not None:
             self._on_finished(self, self.entry)
+        self._shown.set()
+
+    async def wait_shown(self, timeout: float = SHOWN_WITHIN) -> None:
+        """After :meth:`finish`: until the saved entry is shown, which waits for
+        the mount when the reply was finished before it was mounted (results
+        saved after it then find its cards). A reply removed before it was ever
+        mounted is never shown: ``timeout`` bounds that wait."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._shown.wait(), timeout)
 
     # --- rendering -------------------------------------------------------------
 

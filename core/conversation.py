@@ -1,0 +1,237 @@
+r"""One open session as every front end uses it: who runs a turn.
+
+A :class:`Conversation` holds the session, the settings, the model, thinking
+level and system prompt the next message will use, the endpoint, the tool
+registry and the approval callback. It sends, retries, edits, compacts and
+moves, and reports everything that happens as one event stream
+(:mod:`core.events`) to whoever :meth:`~Conversation.subscribe`\ d: the chat
+screen, print mode and ``--json`` are consumers of the same stream.
+
+Changing the model or thinking level only changes what is pending here; the
+``model_change`` (and system message) is appended together with the next user
+message, so trying models leaves no empty sessions or stray entries behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.attachments import Attachment
+from core.context import system_prompt
+from core.entries import THINKING_LEVELS, Entry
+from core.events import (
+    CompactionStarted,
+    EntriesSaved,
+    Event,
+    PositionMoved,
+    TurnEnded,
+    Waiting,
+)
+from core.messages import user_text
+from core.session import Session
+from core.settings import Settings
+from core.tokens import context_tokens
+from core.usage import SessionTotals, total_usage
+
+if TYPE_CHECKING:
+    from core.agent import AgentResult
+    from core.tools.base import ApproveFn
+    from core.tools.registry import ToolRegistry
+
+Listener = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class Totals:
+    """What the footer shows: the current branch's usage, the session's, the context."""
+
+    tokens: int = 0
+    cost: float = 0.0
+    context_tokens: int | None = None
+    """What the next request will hold (the latest reply's reported usage plus an
+    estimate of what came after it); None on an empty path."""
+    session_tokens: int | None = None
+    """Every branch of the session; None until the session's totals are loaded."""
+    session_cost: float = 0.0
+
+
+class Conversation:
+    def __init__(
+        self,
+        session: Session,
+        settings: Settings,
+        *,
+        default_model: str,
+        default_thinking: str,
+        api_base: str | None,
+        model: str | None = None,
+        thinking: str | None = None,
+        system: str | None = None,
+    ) -> None:
+        """``model``/``thinking``/``system`` are explicit choices (command-line
+        flags) that beat what the session's path says; the defaults do not.
+        :attr:`tools` and :attr:`approve` are the front end's to set."""
+        self.session = session
+        self.settings = settings
+        self.api_base = api_base
+        self.tools: ToolRegistry | None = None
+        """Offered to the model; None: it answers without tools."""
+        self.approve: ApproveFn | None = None
+        """Asked before a tool with side effects runs; None: such calls are denied."""
+        self._listeners: list[Listener] = []
+        session.on_append(lambda entries: self._publish(EntriesSaved(tuple(entries))))
+        path_model, path_thinking = session.model(default_model, default_thinking)
+        self.model = model or path_model
+        self.thinking = thinking or path_thinking
+        self.pending_system = system or (None if session.path else settings.system)
+        self.session_totals = SessionTotals()
+        """Usage of every branch: :meth:`load_totals` once, then every append adds to it."""
+        session.on_append(self.session_totals.add)
+
+    # --- the event stream -------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(event)`` for every event from now on; returns the
+        function that stops it. Listeners must be quick and must not raise."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _publish(self, event: Event) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    async def load_totals(self) -> None:
+        await self.session_totals.load(self.session.store, self.session.id)
+
+    @property
+    def system(self) -> str | None:
+        """The system prompt the next request will carry."""
+        return self.pending_system or system_prompt(self.session.path)
+
+    def set_model(self, model: str) -> None:
+        """The model of the next request (saved with the next message)."""
+        self.model = model
+
+    def cycle_thinking(self) -> str:
+        index = THINKING_LEVELS.index(self.thinking) if self.thinking in THINKING_LEVELS else 0
+        self.thinking = THINKING_LEVELS[(index + 1) % len(THINKING_LEVELS)]
+        return self.thinking
+
+    # --- turns ------------------------------------------------------------------
+
+    async def send(self, text: str, attachments: Sequence[Attachment] = ()) -> AgentResult:
+        """Save the user's message and answer it."""
+        await self.add_message(text, attachments)
+        return await self.reply()
+
+    async def add_message(self, text: str, attachments: Sequence[Attachment] = ()) -> list[Entry]:
+        """Save the user's message (with any system/model change first) in one
+        transaction; returns the new entries."""
+        for attachment in attachments:
+            await self.session.store.put_blob(attachment.blob)
+        preamble = [
+            self.session.system_change_for(self.pending_system),
+            self.session.model_change_for(self.model, self.thinking),
+        ]
+        message = user_text(text, tuple(a.content for a in attachments))
+        entries = await self.session.append_many([p for p in preamble if p is not None] + [message])
+        self.pending_system = None
+        return entries
+
+    async def reply(self) -> AgentResult:
+        """Answer the path as it is (the last message is the user's or a tool
+        result): stream the reply, run the tools it calls, and ask again until
+        the model is done. Cancelling saves what arrived, then re-raises."""
+        from core.agent import run_agent
+
+        result = await run_agent(
+            self.session,
+            self.settings,
+            model=self.model,
+            thinking=self.thinking,
+            api_base=self.api_base,
+            tools=self.tools,
+            approve=self.approve,
+            emit=self._publish,
+        )
+        self._publish(TurnEnded(result))
+        return result
+
+    async def retry(self, entry_id: str | None = None) -> AgentResult | None:
+        """Answer again: a new alternative of ``entry_id`` (a reply), else of the
+        last reply on the path; None when there is no message to answer."""
+        if not await self.prepare_retry(entry_id):
+            return None
+        return await self.reply()
+
+    async def edit(
+        self, entry: Entry, text: str, attachments: Sequence[Attachment] = ()
+    ) -> AgentResult:
+        """Send ``text`` as an alternative of the user's message ``entry``: the
+        old branch stays, the new one is answered."""
+        await self.move_to(entry.parent_id)
+        return await self.send(text, attachments)
+
+    async def move_to(self, entry_id: str | None) -> bool:
+        """Make ``entry_id`` the current position (persisted); True when the move
+        left a branch holding a message of the user's (worth a summary)."""
+        old = self.session.path
+        await self.session.move_leaf(entry_id)
+        kept = {entry.id for entry in self.session.path}
+        left = any(
+            e.id not in kept and e.message is not None and e.message.role == "user" for e in old
+        )
+        self._publish(PositionMoved(entry_id, left))
+        return left
+
+    async def compact(self, focus: str | None = None) -> Entry:
+        """Summarise the history now (``/compact``). Raises
+        :class:`~core.compactor.NothingToCompact` when that would not make the
+        context smaller and :class:`~core.compactor.CompactionError` when it
+        fails; either way nothing is written."""
+        from core.compactor import compact
+
+        self._publish(CompactionStarted("manual"))
+        return await compact(
+            self.session,
+            self.settings,
+            model=self.model,
+            focus=focus,
+            api_base=self.api_base,
+            on_wait=lambda seconds, error: self._publish(Waiting(seconds, error)),
+        )
+
+    async def prepare_retry(self, entry_id: str | None = None) -> bool:
+        """Move the leaf back before a reply (``entry_id``, else the last one if
+        the path ends with a reply) and record a model change if needed; False
+        when there is no message to answer."""
+        if entry_id is not None:
+            entry = await self.session.entry(entry_id)
+            if entry.message is None or entry.message.role != "assistant":
+                return False
+            await self.session.move_leaf(entry.parent_id)
+        else:
+            path = self.session.path
+            if path and path[-1].message is not None and path[-1].message.role == "assistant":
+                await self.session.move_leaf(path[-1].parent_id)
+        last = next((e.message for e in reversed(self.session.path) if e.message is not None), None)
+        if last is None or last.role not in ("user", "tool_result"):
+            return False
+        change = self.session.model_change_for(self.model, self.thinking)
+        if change is not None:
+            await self.session.append(change)
+        return True
+
+    def totals(self) -> Totals:
+        path = self.session.path
+        branch = total_usage(path)
+        session = self.session_totals.usage
+        return Totals(
+            tokens=branch.total_tokens,
+            cost=branch.cost,
+            context_tokens=context_tokens(path, self.model, exact=False) if path else None,
+            session_tokens=session.total_tokens if session is not None else None,
+            session_cost=session.cost if session is not None else 0.0,
+        )
