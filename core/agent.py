@@ -33,6 +33,7 @@ from core.content import TextContent, ToolCallContent, ToolResultContent
 from core.entries import Entry
 from core.events import Emit, Notice, ToolChanged, ignore
 from core.messages import Message
+from core.providers.base import ToolSpec
 from core.session import Session
 from core.settings import Settings
 from core.tools.base import (
@@ -95,7 +96,7 @@ class ToolActivity:
 def _outcome_of(activity: ToolActivity) -> ToolOutcome:
     state = activity.state if activity.state in ("done", "error", "denied") else "error"
     elapsed = activity.elapsed
-    return ToolOutcome(state, round(elapsed, 3) if elapsed is not None else None)  # type: ignore[arg-type]
+    return ToolOutcome(state, round(elapsed, 3) if elapsed is not None else None)
 
 
 @dataclass
@@ -164,7 +165,7 @@ class _Calls:
         outcomes = {a.call.id: _outcome_of(a) for a in finished}
         return Message(
             role="tool_result",
-            content=tuple(a.result for a in finished),
+            content=tuple(a.result for a in finished if a.result is not None),
             meta=outcomes_meta(outcomes),
         )
 
@@ -273,7 +274,7 @@ async def run_agent(
         notices.append(text)
         emit(Notice(text))
 
-    specs = ()
+    specs: tuple[ToolSpec, ...] = ()
     if tools is not None:
         for text in await tools.prepare():
             notice(text)

@@ -173,14 +173,11 @@ async def _ask(
         elif await _compact_after_overflow(turn, builder, prelude):
             return None
     message = builder.finish()
-    done = {
-        "compactions": tuple(prelude.compactions),
-        "notes": tuple(prelude.notes) + context.notes,
-    }
+    compactions, notes = tuple(prelude.compactions), tuple(prelude.notes) + context.notes
     if defer_tool_calls and message.tool_calls:
-        return TurnResult(entry=None, error=builder.error, context=context, pending=message, **done)
+        return TurnResult(None, builder.error, context, message, compactions, notes)
     entry = await session.append(message)
-    return TurnResult(entry=entry, error=builder.error, context=context, **done)
+    return TurnResult(entry, builder.error, context, None, compactions, notes)
 
 
 # --- compaction around a turn ------------------------------------------------

@@ -207,9 +207,10 @@ def _apply_provider_rules(messages: list[Message], model: str) -> list[Message]:
             continue
         flush_results()
         if message.role == "assistant":
-            message = _assistant_for(message, model)
-            if message is None:
+            answer = _assistant_for(message, model)
+            if answer is None:
                 continue
+            message = answer
             pending = list(message.tool_calls)
         out.append(message)
     flush_results()

@@ -79,7 +79,7 @@ class ModelChange:
 
 Payload = Union[Message, Compaction, BranchSummary, ModelChange]
 
-_PAYLOAD_TYPES: dict[str, type] = {
+_PAYLOAD_TYPES: dict[str, Any] = {
     "message": Message,
     "compaction": Compaction,
     "branch_summary": BranchSummary,

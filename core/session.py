@@ -270,17 +270,13 @@ def _trim(path: list[Entry], first_k: int, last_n: int) -> list[Entry]:
     # Extend the kept tail backwards so it starts at a user message.
     if last_n:
         start = message_positions[len(message_positions) - last_n]
-        while start > 0 and (path[start].message is None or path[start].message.role != "user"):
+        while start > 0 and _role(path[start]) != "user":
             start -= 1
             keep.add(start)
     # Extend the head forwards so it ends after any tool results of its last call.
     if first_k:
         end = message_positions[first_k - 1]
-        while (
-            end + 1 < len(path)
-            and path[end + 1].message is not None
-            and path[end + 1].message.role == "tool_result"
-        ):
+        while end + 1 < len(path) and _role(path[end + 1]) == "tool_result":
             end += 1
             keep.add(end)
     return [
@@ -288,3 +284,7 @@ def _trim(path: list[Entry], first_k: int, last_n: int) -> list[Entry]:
         for i, e in enumerate(path)
         if i in keep or e.message is None or e.message.role == "system"
     ]
+
+
+def _role(entry: Entry) -> str | None:
+    return entry.message.role if entry.message is not None else None

@@ -160,7 +160,9 @@ def load_settings(path: Path | None, *, required: bool = False) -> Settings:
         settings = _from_mapping(data)
     except (TypeError, ValueError, KeyError) as error:
         raise ConfigError(f"{path}: {error}") from None
-    env = {attr: os.environ[name] for name, attr in _ENV_OVERRIDES.items() if os.environ.get(name)}
+    env: dict[str, Any] = {
+        attr: os.environ[name] for name, attr in _ENV_OVERRIDES.items() if os.environ.get(name)
+    }
     settings = replace(settings, config_path=path, **env)
     if settings.thinking not in THINKING_LEVELS:
         raise ConfigError(f"{path}: thinking must be one of {', '.join(THINKING_LEVELS)}")

@@ -29,11 +29,19 @@ from core.content import (
 from core.context import build_context, estimate_tokens, latest_compaction
 from core.entries import BranchSummary, Entry
 from core.messages import Message
+from core.providers.keys import PROVIDER_KEYS
 
 DEFAULT_CONTEXT_WINDOW = 8_192
 """A conservative guess for a model nothing describes (a local model without a
 ``context_windows`` entry): compaction then starts early rather than never,
 before the server fails (or, like Ollama, silently cuts the prompt)."""
+HOSTED_CONTEXT_WINDOW = 128_000
+"""The guess for a hosted provider's model litellm's table does not know yet
+(a new release): those windows are large, and starting to compact at 8k would
+throw away most of the conversation for nothing."""
+_HOSTED_ONLY = frozenset(PROVIDER_KEYS) - {"openai"}
+"""Providers that only serve their own models (``openai/`` also names any
+OpenAI-compatible server, local ones included)."""
 DEMO_CONTEXT_WINDOW = 32_768
 IMAGE_TOKENS = 1_000
 """An image whose size is unknown."""
@@ -50,10 +58,17 @@ def _is_demo(model: str) -> bool:
 
 def context_window(model: str, overrides: Mapping[str, int] | None = None) -> int:
     """Input tokens ``model`` accepts: ``overrides`` (the ``context_windows``
-    setting) first, then litellm's table; 32k for the demo, a guess of
-    :data:`DEFAULT_CONTEXT_WINDOW` when unknown. Reads the table once (~30 ms),
+    setting) first, then litellm's table; 32k for the demo; when unknown, a
+    guess (:func:`guessed_context_window`). Reads the table once (~30 ms),
     without importing litellm."""
-    return known_context_window(model, overrides) or DEFAULT_CONTEXT_WINDOW
+    return known_context_window(model, overrides) or guessed_context_window(model)
+
+
+def guessed_context_window(model: str) -> int:
+    """The window assumed when nothing says it: large for a hosted provider's
+    new model, :data:`DEFAULT_CONTEXT_WINDOW` for anything that may be local."""
+    provider = model.split("/", 1)[0] if "/" in model else ""
+    return HOSTED_CONTEXT_WINDOW if provider in _HOSTED_ONLY else DEFAULT_CONTEXT_WINDOW
 
 
 def known_context_window(model: str, overrides: Mapping[str, int] | None = None) -> int | None:

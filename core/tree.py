@@ -293,11 +293,11 @@ class SessionTree:
             return None
         da, db = self._depth[a], self._depth[b]
         while da > db:
-            a, da = self.parent(a), da - 1  # type: ignore[assignment]
+            a, da = self.parent(a), da - 1  # type: ignore[arg-type]  # a has a parent: da > 0
         while db > da:
-            b, db = self.parent(b), db - 1  # type: ignore[assignment]
+            b, db = self.parent(b), db - 1  # type: ignore[arg-type]  # b has a parent: db > 0
         while a != b:
-            a, b = self.parent(a), self.parent(b)  # type: ignore[assignment]
+            a, b = self.parent(a), self.parent(b)  # type: ignore[arg-type]  # None ends the loop
             if a is None or b is None:
                 return None
         return a

@@ -292,11 +292,11 @@ class _Importer:
         error = None
         if line.data.get("isApiErrorMessage"):
             error = "\n".join(b.text for b in blocks if isinstance(b, TextContent)) or "API error"
-        named = isinstance(model, str) and model and not model.startswith("<")
+        named = model if isinstance(model, str) and model and not model.startswith("<") else None
         return Message(
             role="assistant",
             content=tuple(blocks),
-            model=(model if "/" in model else f"anthropic/{model}") if named else None,
+            model=(named if "/" in named else f"anthropic/{named}") if named else None,
             provider="anthropic" if named else None,
             usage=_usage(usage) if isinstance(usage, dict) else None,
             stop_reason="error"
@@ -424,7 +424,7 @@ class _Importer:
         if title is None and self.summaries:
             title = self.summaries[-1][0]
         first_user = next(
-            (e.payload.text for e in entries if e.message is not None and e.message.role == "user"),
+            (e.message.text for e in entries if e.message is not None and e.message.role == "user"),
             "",
         )
         created = min(e.created_at for e in entries)

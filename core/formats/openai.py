@@ -170,7 +170,7 @@ class _Reader:
             inner = self.content(item.get("content"), index, blobs, images=False)
             return Message(
                 role="tool_result", content=(ToolResultContent(call_id, tuple(inner)),), meta=meta
-            )  # type: ignore[arg-type]
+            )
         if role == "assistant":
             return self.assistant(item, index, blobs, meta)
         blocks = self.content(item.get("content"), index, blobs, images=role == "user")
@@ -213,7 +213,8 @@ class _Reader:
 
     def content(
         self, content: Any, index: int, blobs: dict[str, Blob], *, images: bool
-    ) -> list[Block]:
+    ) -> list[Any]:
+        """The blocks of one message's ``content`` (text and images)."""
         if content is None:
             return []
         if isinstance(content, str):

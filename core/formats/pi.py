@@ -171,7 +171,7 @@ class _Importer:
         leaf = states[records[-1].id].kept
         created = parse_timestamp(header.data.get("timestamp")) or entries[0].created_at
         first_user = next(
-            (e.payload.text for e in entries if e.message is not None and e.message.role == "user"),
+            (e.message.text for e in entries if e.message is not None and e.message.role == "user"),
             "",
         )
         info = SessionInfo(
@@ -261,9 +261,10 @@ class _Importer:
                 entry_id = f"line-{number}"
                 parent = records[-1].id if records else None
             else:
-                entry_id, parent = data.get("id"), data.get("parentId")
-                if not isinstance(entry_id, str) or not entry_id:
+                given_id, parent = data.get("id"), data.get("parentId")
+                if not isinstance(given_id, str) or not given_id:
                     raise FormatError(number, "the entry has no id")
+                entry_id = given_id
                 if parent is not None and not isinstance(parent, str):
                     raise FormatError(number, "parentId must be a string or null")
                 if entry_id in seen:
@@ -312,7 +313,7 @@ class _Importer:
             payload = ModelChange(model=model, thinking=thinking)
         elif kind == "thinking_level_change":
             level = data.get("thinkingLevel")
-            if _lookup(THINKING, level) is None:
+            if not isinstance(level, str) or _lookup(THINKING, level) is None:
                 raise FormatError(record.line, f"unknown thinking level {level!r}")
             thinking = THINKING[level]
             # A Tangents export's second half of a model change (``partOf`` it).
@@ -706,7 +707,7 @@ def _with_meta(
 
 
 def _usage(data: dict[str, Any]) -> Usage:
-    cost = data.get("cost") if isinstance(data.get("cost"), dict) else {}
+    cost: dict[str, Any] = data["cost"] if isinstance(data.get("cost"), dict) else {}
 
     def number(source: dict[str, Any], key: str) -> float:
         value = source.get(key, 0)

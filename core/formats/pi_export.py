@@ -106,7 +106,7 @@ def _lines(
         line = {
             "type": "",
             "id": entry.id,
-            "parentId": below.get(entry.parent_id, entry.parent_id),
+            "parentId": below.get(entry.parent_id, entry.parent_id) if entry.parent_id else None,
             "timestamp": entry.created_at,
         }
         line.update(_entry_fields(entry, tool_names, blobs, ids))

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import AsyncIterator
 
-from core.messages import Message, Usage
+from core.messages import Message, StopReason, Usage
 from core.providers.base import (
     ChatRequest,
     Done,
@@ -66,6 +66,7 @@ class DemoProvider:
         for piece in _pieces(thinking):
             yield ThinkingDelta(piece)
             await self._pause()
+        stop: StopReason
         call = _tool_call(asked) if last.role == "user" else None
         if call is not None:
             reply, name, arguments = call

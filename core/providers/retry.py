@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
+from typing import cast
 
 from core.providers.base import (
     ChatRequest,
@@ -63,7 +64,9 @@ async def stream_with_retry(
         held: list[StreamEvent] = []
         started = False
         retry_error: ProviderError | None = None
-        async with aclosing(provider.stream(request)) as events:
+        # Every provider's stream is an async generator (closed here when cut short).
+        stream = cast(AsyncGenerator[StreamEvent, None], provider.stream(request))
+        async with aclosing(stream) as events:
             async for event in events:
                 if not started:
                     if (

@@ -91,8 +91,9 @@ def _import(name: str, future: Future[ModuleType], prepare: Prepare | None) -> N
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         module = importlib.import_module(name)
         if name == "litellm":
-            module.suppress_debug_info = True
-            module.disable_hf_tokenizer_download = True  # counting must not reach the network
+            setattr(module, "suppress_debug_info", True)  # noqa: B010  # not in litellm's stubs
+            # counting must not reach the network
+            setattr(module, "disable_hf_tokenizer_download", True)  # noqa: B010
             for logger in _LITELLM_LOGGERS:
                 logging.getLogger(logger).setLevel(logging.CRITICAL)
         if prepare is not None:

@@ -55,8 +55,8 @@ def _outcome(result: ToolResultContent, saved: Any) -> ToolOutcome:
     fallback: OutcomeState = "error" if result.is_error else "done"
     if not isinstance(saved, dict):
         return ToolOutcome(fallback)
-    state = saved.get("state") if saved.get("state") in _STATES else fallback
-    seconds = saved.get("seconds")
+    state: OutcomeState = saved["state"] if saved.get("state") in _STATES else fallback
+    seconds: Any = saved.get("seconds")
     valid = (
         isinstance(seconds, (int, float))
         and not isinstance(seconds, bool)

@@ -179,7 +179,7 @@ class ToolRegistry:
     def context(self, store: SessionStore | None = None) -> ToolContext:
         return ToolContext(self.roots, store, self.env)
 
-    def mcp_status(self) -> list[tuple[str, str, str | None]]:
+    def mcp_status(self) -> Sequence[tuple[str, str, str | None]]:
         """(server, state, error) for each configured MCP server."""
         return self._mcp.status() if self._mcp is not None else []
 

@@ -14,6 +14,7 @@ from core.settings import CompactionSettings
 from core.tokens import (
     DEFAULT_CONTEXT_WINDOW,
     DEMO_CONTEXT_WINDOW,
+    HOSTED_CONTEXT_WINDOW,
     context_tokens,
     context_window,
     count_tokens,
@@ -31,6 +32,9 @@ def test_context_window_from_litellms_table_with_defaults() -> None:
     assert context_window("openai/gpt-4o") == 128_000
     assert context_window("demo") == DEMO_CONTEXT_WINDOW == 32_768
     assert context_window("my-endpoint/some-local-model") == DEFAULT_CONTEXT_WINDOW == 8_192
+    assert context_window("openai/smollm2") == DEFAULT_CONTEXT_WINDOW  # maybe a local server
+    # A hosted provider's model the table does not know yet: a new release, large.
+    assert context_window("anthropic/claude-next") == HOSTED_CONTEXT_WINDOW == 128_000
     assert (
         context_window("my-endpoint/some-local-model", {"my-endpoint/some-local-model": 8192})
         == 8192

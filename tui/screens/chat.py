@@ -33,7 +33,7 @@ from core.providers.base import STREAM_EVENT_TYPES
 from core.sanitize import strip_control
 from core.session import Session, SessionError
 from core.settings import write_state
-from core.tokens import DEFAULT_CONTEXT_WINDOW, known_context_window
+from core.tokens import guessed_context_window, known_context_window
 from tui import keymap, slash
 from tui.branching import BranchController
 from tui.commands import ActionCommands
@@ -186,7 +186,7 @@ class ChatScreen(Screen[None]):
             model=model,
             thinking=self.conversation.thinking,
             context_tokens=totals.context_tokens,
-            window=(self.windows[model] or DEFAULT_CONTEXT_WINDOW)
+            window=(self.windows[model] or guessed_context_window(model))
             if model in self.windows
             else None,
             window_guessed=model in self.windows and self.windows[model] is None,
