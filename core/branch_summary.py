@@ -75,8 +75,8 @@ async def summarize_branch(
     :class:`BranchSummaryError` when there is nothing to summarize or the
     model fails.
     """
-    from core.chat import resolve_target
     from core.compaction import serialize_transcript
+    from core.target import resolve_target
     from core.tokens import context_window
 
     if tree is None:

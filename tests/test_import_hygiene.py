@@ -48,3 +48,23 @@ def test_help_and_version_import_no_sdk_and_no_textual() -> None:
         )
         assert "tui.cli" in loaded
         assert not loaded & set(SDKS + ("textual",))
+
+
+def import_cycles() -> list[tuple[str, str]]:
+    """Pairs of modules of core, storage and tui that import each other, directly
+    or through others (imports under TYPE_CHECKING are types, not cycles)."""
+    import grimp
+
+    graph = grimp.build_graph("core", "storage", "tui", exclude_type_checking_imports=True)
+    return sorted(
+        {
+            (min(module, imported), max(module, imported))
+            for module in graph.modules
+            for imported in graph.find_modules_directly_imported_by(module)
+            if graph.chain_exists(importer=imported, imported=module)
+        }
+    )
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    assert import_cycles() == []

@@ -76,8 +76,8 @@ class TangentsApp(App[None]):
         """After the first frame: start loading, in the background, the SDK the
         first request will need (a request that comes sooner awaits it without
         blocking the loop)."""
-        from core.chat import resolve_target
         from core.providers.registry import warm_up
+        from core.target import resolve_target
 
         conversation = self.conversation
         warm_up(
