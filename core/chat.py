@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from core.context import Context
 from core.entries import Entry
-from core.events import CompactionStarted, Emit, Waiting, ignore
+from core.events import CompactionEnded, CompactionStarted, Emit, Waiting, ignore
 from core.messages import Message
 from core.providers.base import ChatRequest, ProviderError, ToolSpec
 from core.session import Session
@@ -39,7 +39,9 @@ class TurnResult:
         if self.entry is None:
             assert self.pending is not None
             return self.pending
-        return self.entry.payload  # type: ignore[return-value]
+        payload = self.entry.payload
+        assert isinstance(payload, Message)  # a turn saves messages only
+        return payload
 
 
 async def run_turn(
@@ -66,7 +68,7 @@ async def run_turn(
     Compaction: first automatically when the context is over window -
     reserve_tokens (``CompactionStarted("auto")``); and when the provider still
     says the context is too long, once more (``CompactionStarted("overflow")``)
-    before one retry.
+    before one retry. Each ends with :class:`~core.events.CompactionEnded`.
     """
     turn = _Turn(session, settings, model, thinking, api_base, emit)
     prelude = await _compact_if_needed(turn)
@@ -184,13 +186,20 @@ async def _compact_if_needed(turn: _Turn) -> _Prelude:
     session, settings = turn.session, turn.settings
     path_model = session.model(turn.model, turn.thinking)[0]
     prelude = _Prelude(model=path_model, token_budget=token_budget(path_model, settings))
+    started: list[str] = []
+    entry = None
+
+    def on_compact(trigger: str) -> None:
+        started.append(trigger)
+        turn.on_compact(trigger)
+
     try:
         entry = await maybe_compact(
             session,
             settings,
             model=path_model,
             api_base=turn.api_base,
-            on_compact=turn.on_compact,
+            on_compact=on_compact,
             on_wait=turn.on_wait,
         )
     except CompactionError as error:
@@ -198,6 +207,9 @@ async def _compact_if_needed(turn: _Turn) -> _Prelude:
     else:
         if entry is not None:
             prelude.compactions.append(entry)
+    finally:
+        if started:
+            turn.emit(CompactionEnded("auto", entry))
     return prelude
 
 
@@ -219,6 +231,7 @@ async def _compact_after_overflow(turn: _Turn, builder, prelude: _Prelude) -> bo
 
     first: ProviderError = builder.error
     turn.on_compact("overflow")
+    entry = None
     try:
         entry = await compact(
             turn.session,
@@ -235,6 +248,8 @@ async def _compact_after_overflow(turn: _Turn, builder, prelude: _Prelude) -> bo
             status=first.status,
         )
         return False
+    finally:
+        turn.emit(CompactionEnded("overflow", entry))
     prelude.compactions.append(entry)
     return True
 

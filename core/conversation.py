@@ -2,8 +2,10 @@ r"""One open session as every front end uses it: who runs a turn.
 
 A :class:`Conversation` holds the session, the settings, the model, thinking
 level and system prompt the next message will use, the endpoint, the tool
-registry and the approval callback. It sends, retries, edits, compacts and
-moves, and reports everything that happens as one event stream
+registry, the approval callback and the session tree (read once, then kept in
+step with every append). It sends, retries, edits, compacts, moves between
+branches, summarizes the branch left and forks, and reports everything that
+happens as one event stream
 (:mod:`core.events`) to whoever :meth:`~Conversation.subscribe`\ d: the chat
 screen, print mode and ``--json`` are consumers of the same stream.
 
@@ -14,6 +16,7 @@ message, so trying models leaves no empty sessions or stray entries behind.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,6 +25,7 @@ from core.attachments import Attachment
 from core.context import system_prompt
 from core.entries import THINKING_LEVELS, Entry
 from core.events import (
+    CompactionEnded,
     CompactionStarted,
     EntriesSaved,
     Event,
@@ -33,10 +37,12 @@ from core.messages import user_text
 from core.session import Session
 from core.settings import Settings
 from core.tokens import context_tokens
+from core.tree import SessionTree
 from core.usage import SessionTotals, total_usage
 
 if TYPE_CHECKING:
     from core.agent import AgentResult
+    from core.providers.base import ProviderError
     from core.tools.base import ApproveFn
     from core.tools.registry import ToolRegistry
 
@@ -81,7 +87,9 @@ class Conversation:
         self.approve: ApproveFn | None = None
         """Asked before a tool with side effects runs; None: such calls are denied."""
         self._listeners: list[Listener] = []
-        session.on_append(lambda entries: self._publish(EntriesSaved(tuple(entries))))
+        self._tree: SessionTree | None = None
+        self._tree_lock = asyncio.Lock()
+        session.on_append(self._appended)
         path_model, path_thinking = session.model(default_model, default_thinking)
         self.model = model or path_model
         self.thinking = thinking or path_thinking
@@ -101,6 +109,36 @@ class Conversation:
     def _publish(self, event: Event) -> None:
         for listener in list(self._listeners):
             listener(event)
+
+    def _appended(self, entries: Sequence[Entry]) -> None:
+        if self._tree is not None and entries:
+            for entry in entries:
+                self._tree.add(entry)
+            self._tree.move_leaf(entries[-1].id)
+        self._publish(EntriesSaved(tuple(entries)))
+
+    def _waiting(self, seconds: float, error: ProviderError) -> None:
+        self._publish(Waiting(seconds, error))
+
+    # --- the session tree -------------------------------------------------------
+
+    @property
+    def known_tree(self) -> SessionTree | None:
+        """The tree once :meth:`tree` has read it (kept in step since); None before."""
+        return self._tree
+
+    async def tree(self) -> SessionTree:
+        """The whole session tree: read the first time, then kept in step with
+        every append (and brought up to the current path, which a fan-out may
+        have changed without appending here)."""
+        async with self._tree_lock:
+            session = self.session
+            if self._tree is None:
+                entries = await session.store.entries(session.id) if session.persisted else []
+                labels = await session.labels() if session.persisted else {}
+                self._tree = SessionTree.from_entries(entries, labels, session.leaf_id)
+            self._tree.add_path(session.path)
+            return self._tree
 
     async def load_totals(self) -> None:
         await self.session_totals.load(self.session.store, self.session.id)
@@ -176,15 +214,50 @@ class Conversation:
 
     async def move_to(self, entry_id: str | None) -> bool:
         """Make ``entry_id`` the current position (persisted); True when the move
-        left a branch holding a message of the user's (worth a summary)."""
-        old = self.session.path
-        await self.session.move_leaf(entry_id)
-        kept = {entry.id for entry in self.session.path}
+        left a branch holding a message of the user's (worth a summary: flipping
+        between alternative replies leaves only replies)."""
+        tree = await self.tree()
+        old_leaf = self.session.leaf_id
+        path = None
+        if entry_id is None or entry_id in tree:
+            path = [tree.entry(i) for i in tree.path_to(entry_id)]
+        await self.session.move_leaf(entry_id, path=path)
+        tree.move_leaf(entry_id)
         left = any(
-            e.id not in kept and e.message is not None and e.message.role == "user" for e in old
+            e.message is not None and e.message.role == "user"
+            for e in tree.branch_entries(old_leaf, entry_id)
         )
         self._publish(PositionMoved(entry_id, left))
         return left
+
+    async def summarize_branch(self, old_leaf: str, new_entry: str | None) -> Entry:
+        """Append, at the current position, a summary of the branch left when
+        moving from ``old_leaf`` to ``new_entry``. Raises
+        :class:`~core.branch_summary.BranchSummaryError` (nothing written)."""
+        from core.branch_summary import summarize_branch
+
+        return await summarize_branch(
+            self.session,
+            self.settings,
+            model=self.model,
+            old_leaf_id=old_leaf,
+            new_entry_id=new_entry,
+            api_base=self.api_base,
+            tree=await self.tree(),
+            on_wait=self._waiting,
+        )
+
+    async def fork(
+        self, entry_id: str, first_k: int | None = None, last_n: int | None = None
+    ) -> Session:
+        """A new session holding the path up to ``entry_id`` (optionally only its
+        first ``first_k`` and last ``last_n`` messages); this one is unchanged."""
+        return await self.session.fork(entry_id, first_k, last_n)
+
+    async def set_label(self, entry_id: str, label: str | None) -> None:
+        """Name an entry (None or empty: remove its label)."""
+        await self.session.set_label(entry_id, label or None)
+        (await self.tree()).set_label(entry_id, label or None)
 
     async def compact(self, focus: str | None = None) -> Entry:
         """Summarise the history now (``/compact``). Raises
@@ -194,14 +267,19 @@ class Conversation:
         from core.compactor import compact
 
         self._publish(CompactionStarted("manual"))
-        return await compact(
-            self.session,
-            self.settings,
-            model=self.model,
-            focus=focus,
-            api_base=self.api_base,
-            on_wait=lambda seconds, error: self._publish(Waiting(seconds, error)),
-        )
+        entry = None
+        try:
+            entry = await compact(
+                self.session,
+                self.settings,
+                model=self.model,
+                focus=focus,
+                api_base=self.api_base,
+                on_wait=self._waiting,
+            )
+        finally:
+            self._publish(CompactionEnded("manual", entry))
+        return entry
 
     async def prepare_retry(self, entry_id: str | None = None) -> bool:
         """Move the leaf back before a reply (``entry_id``, else the last one if

@@ -7,7 +7,8 @@ these events; nothing in ``core`` knows who listens. The stream is:
   :class:`ThinkingDelta`, :class:`ToolCallDelta`, :class:`UsageEvent`,
   :class:`Done`, :class:`ErrorEvent` (``core.providers.base``);
 - :class:`Waiting` before a retry, :class:`Notice` for the user,
-  :class:`CompactionStarted` before the conversation is compacted;
+  :class:`CompactionStarted` before the conversation is compacted and
+  :class:`CompactionEnded` after it (written, failed or stopped);
 - :class:`ToolChanged` on every change of a tool call's state (waiting,
   waiting for approval when ``activity.preview`` is set, running, done, error,
   denied);
@@ -57,6 +58,13 @@ class CompactionStarted:
 
 
 @dataclass(frozen=True)
+class CompactionEnded:
+    trigger: str
+    entry: Entry | None
+    """The compaction written; None when it failed or was stopped (nothing written)."""
+
+
+@dataclass(frozen=True)
 class ToolChanged:
     """A tool call changed state; the same ``activity`` object, updated in place,
     comes with every change of one call (``activity.call.id`` names it)."""
@@ -86,6 +94,7 @@ Event = Union[
     Waiting,
     Notice,
     CompactionStarted,
+    CompactionEnded,
     ToolChanged,
     EntriesSaved,
     PositionMoved,

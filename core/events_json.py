@@ -12,6 +12,7 @@ from typing import Any
 
 from core.entries import Entry
 from core.events import (
+    CompactionEnded,
     CompactionStarted,
     EntriesSaved,
     Event,
@@ -61,6 +62,9 @@ def event_json(event: Event) -> dict[str, Any] | None:
         return {"type": "notice", "text": event.text}
     if isinstance(event, CompactionStarted):
         return {"type": "compaction_started", "trigger": event.trigger}
+    if isinstance(event, CompactionEnded):
+        entry_id = event.entry.id if event.entry is not None else None
+        return {"type": "compaction_ended", "trigger": event.trigger, "entry_id": entry_id}
     if isinstance(event, ToolChanged):
         return _tool_json(event)
     if isinstance(event, EntriesSaved):

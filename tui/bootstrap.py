@@ -10,11 +10,15 @@ import os
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.paths import default_config_path, default_db_path
 from core.sanitize import strip_control
 from core.session import Session, SessionError
 from core.settings import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:
+    from core.conversation import Conversation
 
 
 class UsageError(Exception):
@@ -42,6 +46,30 @@ class Launch:
     model: str
     thinking: str
     api_base: str | None
+
+    def conversation(
+        self,
+        session: Session,
+        *,
+        model: str | None = None,
+        thinking: str | None = None,
+        system: str | None = None,
+    ) -> Conversation:
+        """The conversation every mode works with: these defaults, and the command
+        line's explicit choices (``model``, ``thinking``, ``system``), which beat
+        what the session's path says."""
+        from core.conversation import Conversation
+
+        return Conversation(
+            session,
+            self.settings,
+            default_model=self.model,
+            default_thinking=self.thinking,
+            api_base=self.api_base,
+            model=model,
+            thinking=thinking,
+            system=system,
+        )
 
 
 def resolve_launch(args: argparse.Namespace) -> Launch:

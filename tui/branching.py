@@ -3,9 +3,10 @@ and the branch summary offered when the user leaves a branch.
 
 An object the :class:`~tui.screens.chat.ChatScreen` owns (it uses the screen's
 session, chat view, composer and reply worker; the screen imports this module,
-never the other way round). The whole session tree is
-read once (after the chat shows) and then kept in step with what this screen
-writes, so moving between branches never re-reads the session.
+never the other way round). What is not UI is the conversation's
+(:class:`~core.conversation.Conversation`): the session tree (read once, kept
+in step), moving the leaf and whether a branch was left, branch summaries,
+forks and labels. Here: which message is focused, the dialogs, the view.
 
 Decisions:
 
@@ -18,7 +19,8 @@ Decisions:
 - Editing moves nothing until the edit is sent; then the leaf goes to the
   edited message's parent and the new text is appended there.
 - Regenerating does not offer a branch summary (it would sit between the
-  question and its new answer); every other move that leaves a branch does.
+  question and its new answer); every other move that leaves a branch does,
+  once per branch left.
 - Copy (``c``) copies the message's text (a reply's Markdown source); ``C``
   copies its last fenced code block.
 """
@@ -34,7 +36,6 @@ from textual.worker import Worker
 from core.attachments import Attachment
 from core.entries import Entry
 from core.sanitize import strip_control
-from core.session import Session
 from core.tree import SessionTree, preview_text
 from tui.message_text import last_code_block, message_text
 from tui.widgets._context import BranchInfo
@@ -52,27 +53,17 @@ class BranchController:
 
     def __init__(self, screen: ChatScreen) -> None:
         self.screen = screen
-        self.tree: SessionTree | None = None
-        """The session tree once read (:meth:`session_tree`), kept in step since."""
-        self._tree_lock = asyncio.Lock()
         self._undo_leaf: str | None = None
         """Where the leaf was before "branch here", while Esc can still undo it."""
         self._asked_about: set[str] = set()
         """Leaves of branches already offered a summary: asked once per branch left."""
 
-    # --- the tree, kept in step -------------------------------------------------
+    # --- the tree (the conversation's) ---------------------------------------------
 
-    async def session_tree(self) -> SessionTree:
-        """The session's tree, read the first time, then only brought up to date
-        with the current path (what this screen appended since)."""
-        async with self._tree_lock:
-            session = self.screen.session
-            if self.tree is None:
-                entries = await session.store.entries(session.id) if session.persisted else []
-                labels = await session.labels() if session.persisted else {}
-                self.tree = SessionTree.from_entries(entries, labels, session.leaf_id)
-            self.tree.add_path(session.path)
-            return self.tree
+    @property
+    def tree(self) -> SessionTree | None:
+        """The session tree once read (after the chat shows); None before."""
+        return self.screen.conversation.known_tree
 
     def branch_info(self, entry_id: str) -> BranchInfo | None:
         """``◀ i/n ▶`` and the label of a user or assistant message (for the chat view)."""
@@ -95,7 +86,7 @@ class BranchController:
 
     async def _refresh_branches_run(self) -> None:
         """Bring the tree up to date and show alternatives and labels on the mounted rows."""
-        await self.session_tree()
+        await self.screen.conversation.tree()
         self.screen.refresh_title()
         if self.screen.loaded:
             self.screen.chat_view.refresh_branch_info()
@@ -193,20 +184,20 @@ class BranchController:
         """Before an edited message is saved (in the send worker): move to the
         edited one's parent. True when a branch summary comes first: ``send``
         then starts the send again once the summary is made (or declined)."""
-        old_leaf = await self.move_leaf(edited.parent_id)
-        return self.offer_summary(old_leaf, edited.parent_id, then=send)
+        old_leaf, left = await self.move_leaf(edited.parent_id)
+        return self.offer_summary(old_leaf, left, edited.parent_id, then=send)
 
     # --- moving the leaf --------------------------------------------------------------
 
-    async def move_leaf(self, entry_id: str | None, show: str | None = None) -> str | None:
+    async def move_leaf(
+        self, entry_id: str | None, show: str | None = None
+    ) -> tuple[str | None, bool]:
         """Make ``entry_id`` the current position (persisted), show its path
         scrolled to the row of ``show``, and give the input the focus (what is
-        typed next continues from there); returns the previous leaf."""
-        tree = await self.session_tree()
+        typed next continues from there); returns the previous leaf and whether
+        the move left a branch (:meth:`core.conversation.Conversation.move_to`)."""
         old_leaf = self.screen.session.leaf_id
-        path = [tree.entry(i) for i in tree.path_to(entry_id)]
-        await self.screen.session.move_leaf(entry_id, path=path)
-        tree.move_leaf(entry_id)
+        left = await self.screen.conversation.move_to(entry_id)
         await self.screen.chat_view.set_entries(self.screen.session.path)
         self.screen._show_welcome()
         self.screen.call_after_refresh(
@@ -215,7 +206,7 @@ class BranchController:
         if show is not None:
             await self.screen.chat_view.scroll_to_entry(show)
         self.screen.prompt.focus()
-        return old_leaf
+        return old_leaf, left
 
     def move_to(
         self,
@@ -247,12 +238,12 @@ class BranchController:
             return
         if self.editing:
             self.screen.composer.cancel_edit()
-        old_leaf = await self.move_leaf(entry_id, show)
+        old_leaf, left = await self.move_leaf(entry_id, show)
         self._undo_leaf = old_leaf if undoable else None
         self.screen.composer.set_note(f"{undoable} · esc goes back" if undoable else None)
         if then_edit is not None:
             await self.edit(then_edit)
-        self.offer_summary(old_leaf, entry_id)
+        self.offer_summary(old_leaf, left, entry_id)
 
     @property
     def can_undo_branch(self) -> bool:
@@ -269,30 +260,20 @@ class BranchController:
         self.screen.composer.set_note(None)
         await self.move_leaf(old_leaf, old_leaf)
 
-    def _left_branch(self, old_leaf: str | None, new_entry: str | None) -> bool:
-        """Did the move leave a conversation behind: a message of the user's on
-        the old path, after the common ancestor? Flipping between alternative
-        replies leaves only replies, and asks nothing."""
-        tree = self.tree
-        if tree is None or old_leaf is None or old_leaf not in tree:
-            return False
-        if old_leaf in self._asked_about:
-            return False
-        return any(
-            entry.message is not None and entry.message.role == "user"
-            for entry in tree.branch_entries(old_leaf, new_entry)
-        )
-
     def offer_summary(
-        self, old_leaf: str | None, new_entry: str | None, then: Callable[[], Worker] | None = None
+        self,
+        old_leaf: str | None,
+        left: bool,
+        new_entry: str | None,
+        then: Callable[[], Worker] | None = None,
     ) -> bool:
         """Per the ``branch_summary`` setting (ask, always, never), summarize the
-        branch left behind, at the new position, in the reply worker (Esc stops
-        it); ``then`` starts what comes next. False when nothing is offered."""
+        branch left behind (``left``: the move left one), at the new position, in
+        the reply worker (Esc stops it); ``then`` starts what comes next. False
+        when nothing is offered."""
         mode = self.screen.conversation.settings.branch_summary
-        if mode == "never" or not self._left_branch(old_leaf, new_entry):
+        if mode == "never" or not left or old_leaf is None or old_leaf in self._asked_about:
             return False
-        assert old_leaf is not None
         self._asked_about.add(old_leaf)
 
         def answered(summarize: bool | None) -> None:
@@ -331,22 +312,13 @@ class BranchController:
         summarize: bool,
         then: Callable[[], Worker] | None,
     ) -> None:
-        from core.branch_summary import BranchSummaryError, summarize_branch
+        from core.branch_summary import BranchSummaryError
 
         if summarize:
             note = self.screen.composer.note
             self.screen.composer.set_note("⎇ summarizing the branch you left… · esc stops")
-            tree = await self.session_tree()
             try:
-                entry = await summarize_branch(
-                    self.screen.session,
-                    self.screen.conversation.settings,
-                    model=self.screen.conversation.model,
-                    old_leaf_id=old_leaf,
-                    new_entry_id=new_entry,
-                    api_base=self.screen.conversation.api_base,
-                    tree=tree,
-                )
+                entry = await self.screen.conversation.summarize_branch(old_leaf, new_entry)
             except BranchSummaryError as error:
                 self.screen.notify(f"No branch summary: {error}", severity="warning")
             except asyncio.CancelledError:
@@ -357,8 +329,6 @@ class BranchController:
                 self.screen._reply_worker = then()
                 raise
             else:
-                tree.add(entry)
-                tree.move_leaf(entry.id)
                 await self.screen.chat_view.append_entry(entry)
                 self.screen.notify("Branch summary added.")
             finally:
@@ -437,8 +407,7 @@ class BranchController:
         if label is None:
             return
         label = " ".join(strip_control(label).split())
-        await self.screen.session.set_label(entry.id, label or None)
-        (await self.session_tree()).set_label(entry.id, label or None)
+        await self.screen.conversation.set_label(entry.id, label or None)
         self.screen.chat_view.refresh_branch_info()
         self.screen.notify(f"Labelled: {label}" if label else "Label removed.")
 
@@ -478,7 +447,7 @@ class BranchController:
         self, entry_id: str, first_k: int | None = None, last_n: int | None = None
     ) -> None:
         """Open a new session holding the path up to ``entry_id`` (optionally trimmed)."""
-        forked: Session = await self.screen.session.fork(entry_id, first_k, last_n)
+        forked = await self.screen.conversation.fork(entry_id, first_k, last_n)
         self.screen.notify(f"Forked into a new session ({len(forked.path)} entries).")
         self.screen.app.call_later(
             self.screen.app.open_session, forked
@@ -496,7 +465,7 @@ class BranchController:
     async def _open_tree_run(self) -> None:
         from tui.screens.tree import TreeScreen
 
-        tree = await self.session_tree()
+        tree = await self.screen.conversation.tree()
 
         def chosen(entry_id: str | None) -> None:
             if entry_id is None or entry_id == self.screen.session.leaf_id:
@@ -510,23 +479,6 @@ class BranchController:
                 self.move_to(entry_id, entry_id)
 
         self.screen.app.push_screen(TreeScreen(tree), chosen)
-
-    async def command_tree(self, arg: str, text: str) -> bool:
-        self.action_open_tree()
-        return True
-
-    async def command_fork(self, arg: str, text: str) -> bool:
-        """``/fork`` the whole path; ``/fork K N`` only its first K and last N messages."""
-        parts = arg.split()
-        if len(parts) not in (0, 2) or not all(p.isdigit() for p in parts):
-            self.screen.notify("Usage: /fork [FIRST_K LAST_N]", severity="warning")
-            return False
-        if self.screen.session.leaf_id is None:
-            self.screen.notify("Nothing to fork yet.", severity="warning")
-            return False
-        first_k, last_n = (int(parts[0]), int(parts[1])) if parts else (None, None)
-        self.fork(self.screen.session.leaf_id, first_k, last_n)
-        return True
 
 
 def _short(entry: Entry) -> str:

@@ -132,7 +132,7 @@ class CompareActions:
         """Put what the fan-out saved into the totals, the tree and the chat."""
         screen = self.screen
         screen.conversation.session_totals.add(saved)
-        tree = await screen.branches.session_tree()
+        tree = await screen.conversation.tree()
         for entry in sorted(saved, key=lambda e: (e.created_at, e.id)):
             tree.add(entry)
         tree.move_leaf(screen.session.leaf_id)
@@ -153,7 +153,7 @@ class CompareActions:
             return
         self.last = models
         await move_before_reply(self.screen.session, entry.id)
-        (await self.screen.branches.session_tree()).move_leaf(self.screen.session.leaf_id)
+        (await self.screen.conversation.tree()).move_leaf(self.screen.session.leaf_id)
         await self.screen.chat_view.set_entries(self.screen.session.path)
         await self.fan_out(models)
 
@@ -162,7 +162,7 @@ class CompareActions:
     async def open_alternatives(self, entry: Entry) -> None:
         """``alt+v``: the alternatives of the focused message, side by side."""
         screen = self.screen
-        tree = await screen.branches.session_tree()
+        tree = await screen.conversation.tree()
         try:
             comparison = of_alternatives(tree, entry.id, screen.session.leaf_id)
         except ComparisonError as error:
@@ -189,6 +189,6 @@ class CompareActions:
         self.screen.branches.move_to(kept.leaf_id, kept.entry_id)
 
     def label(self, entry_id: str, label: str | None) -> None:
-        tree = self.screen.branches.tree
+        tree = self.screen.conversation.known_tree
         if tree is not None and entry_id in tree:
             self.screen.branches._label(tree.entry(entry_id), label or "")

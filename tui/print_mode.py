@@ -61,15 +61,8 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
     conversation: Conversation | None = None
     try:
         session = await resolve_session(store, args, cwd=os.getcwd())
-        conversation = Conversation(
-            session,
-            launch.settings,
-            default_model=launch.model,
-            default_thinking=launch.thinking,
-            api_base=launch.api_base,
-            model=args.model,
-            thinking=args.thinking,
-            system=args.system,
+        conversation = launch.conversation(
+            session, model=args.model, thinking=args.thinking, system=args.system
         )
         no_key = missing_key(conversation.model, launch.settings, launch.api_base)
         if no_key is not None:

@@ -291,28 +291,26 @@ def _confirm(question: str) -> bool:
 
 
 async def _compact(store, args: argparse.Namespace, launch: Launch) -> int:
-    """Summarize the session's current path now; the next turn sends the summary."""
-    from core.compactor import CompactionError, compact
+    """Summarize the session's current path now; the next turn sends the summary.
+    A consumer of the conversation's events, as the chat and print mode are."""
+    from core.compactor import CompactionError
+    from core.events import Event, Waiting
     from core.session import Session, SessionError
 
     try:
         session = await Session.open(store, args.id)
     except SessionError as error:
         raise UsageError(str(error)) from None
-    model = getattr(args, "model", None) or session.model(launch.model, launch.thinking)[0]
+    conversation = launch.conversation(session, model=getattr(args, "model", None))
 
-    def on_wait(seconds: float, error) -> None:
-        print(f"tangents: {error.message}; retrying in {seconds:.0f} s", file=sys.stderr)
+    def on_event(event: Event) -> None:
+        if isinstance(event, Waiting):
+            message = strip_control(event.error.message)
+            print(f"tangents: {message}; retrying in {event.seconds:.0f} s", file=sys.stderr)
 
+    conversation.subscribe(on_event)
     try:
-        entry = await compact(
-            session,
-            launch.settings,
-            model=model,
-            focus=args.focus,
-            api_base=launch.api_base,
-            on_wait=on_wait,
-        )
+        entry = await conversation.compact(args.focus)
     except CompactionError as error:
         return fail(str(error), 1)
     payload = entry.payload

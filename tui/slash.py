@@ -1,14 +1,16 @@
 """Slash commands: their names, parsing and completion (no Textual here).
 
-The chat screen runs them; this module only knows what they are called, what
-they take, and how a half-typed one completes. A draft that starts with ``//``
-is a message starting with ``/``.
+One table: each command's name, what it takes, what it does and its handler
+(:mod:`tui.slash_handlers`, which the chat screen runs); and how a half-typed
+one completes. A draft that starts with ``//`` is a message starting with ``/``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from tui import slash_handlers as handlers
 
 
 @dataclass(frozen=True)
@@ -17,39 +19,64 @@ class SlashCommand:
     args: str
     """How the arguments are shown in help, e.g. ``[name]``."""
     description: str
+    run: handlers.Handler
+    """What it does: ``await run(chat, arg, draft)``, False when it could not be done."""
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("model", "[name]", "Switch model for the next message (no name: open the picker)"),
     SlashCommand(
-        "system", "[text]", "Set the system prompt for the next message (no text: show it)"
+        "model",
+        "[name]",
+        "Switch model for the next message (no name: open the picker)",
+        handlers.model,
     ),
-    SlashCommand("image", "PATH", "Attach an image file to the next message"),
-    SlashCommand("detach", "", "Remove the images attached to the draft"),
-    SlashCommand("title", "TEXT", "Rename this session"),
     SlashCommand(
-        "compact", "[focus]", "Summarize older messages to free context (focus: what to keep)"
+        "system",
+        "[text]",
+        "Set the system prompt for the next message (no text: show it)",
+        handlers.system,
     ),
-    SlashCommand("sessions", "[query]", "Open the session picker (optionally searching for query)"),
-    SlashCommand("resume", "[query]", "Same as /sessions"),
-    SlashCommand("new", "", "Start a new session"),
+    SlashCommand("image", "PATH", "Attach an image file to the next message", handlers.image),
+    SlashCommand("detach", "", "Remove the images attached to the draft", handlers.detach),
+    SlashCommand("title", "TEXT", "Rename this session", handlers.title),
+    SlashCommand(
+        "compact",
+        "[focus]",
+        "Summarize older messages to free context (focus: what to keep)",
+        handlers.compact,
+    ),
+    SlashCommand(
+        "sessions",
+        "[query]",
+        "Open the session picker (optionally searching for query)",
+        handlers.sessions,
+    ),
+    SlashCommand("resume", "[query]", "Same as /sessions", handlers.sessions),
+    SlashCommand("new", "", "Start a new session", handlers.new),
     SlashCommand(
         "export",
         "FORMAT [PATH]",
         "Save this session as markdown, json, openai, mplp, pi or html (default: a file here)",
+        handlers.export,
     ),
-    SlashCommand("info", "", "Show an overview of this session: branches, tokens, cost, tools"),
-    SlashCommand("tree", "", "Show the session tree (jump to any entry)"),
+    SlashCommand(
+        "info", "", "Show an overview of this session: branches, tokens, cost, tools", handlers.info
+    ),
+    SlashCommand("tree", "", "Show the session tree (jump to any entry)", handlers.tree),
     SlashCommand(
         "compare",
         "[MODEL MODEL…|off]",
         "Send the next message to 2-4 models at once and compare the replies",
+        handlers.compare,
     ),
     SlashCommand(
-        "fork", "[K N]", "Fork the path into a new session (only its first K and last N messages)"
+        "fork",
+        "[K N]",
+        "Fork the path into a new session (only its first K and last N messages)",
+        handlers.fork,
     ),
-    SlashCommand("help", "", "Show keys and commands"),
-    SlashCommand("quit", "", "Quit"),
+    SlashCommand("help", "", "Show keys and commands", handlers.help),
+    SlashCommand("quit", "", "Quit", handlers.quit),
 )
 
 BY_NAME: dict[str, SlashCommand] = {c.name: c for c in COMMANDS}

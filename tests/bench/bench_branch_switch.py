@@ -68,7 +68,7 @@ async def _switch_ms(n: int, branches: int, db: Path) -> tuple[float, float, flo
             screen = app.screen
             while not screen.loaded:
                 await pilot.pause()
-            await screen.branches.session_tree()
+            await screen.conversation.tree()
             await app.workers.wait_for_complete()
             await pilot.pause()
             frames: list[float] = []
@@ -82,7 +82,7 @@ async def _switch_ms(n: int, branches: int, db: Path) -> tuple[float, float, flo
             for index in range(SWITCHES):
                 target = side_leaf if index % 2 == 0 else main_leaf
                 start = time.perf_counter()
-                await screen.move_leaf(target)
+                await screen.branches.move_leaf(target)
                 moved = time.perf_counter()
                 frames.clear()
                 await pilot.pause()
@@ -93,7 +93,7 @@ async def _switch_ms(n: int, branches: int, db: Path) -> tuple[float, float, flo
             for index in range(SWITCHES):
                 target = side_leaf if index % 2 == 0 else main_leaf
                 start = time.perf_counter()
-                live = await screen.branches.session_tree()
+                live = await screen.conversation.tree()
                 await session.move_leaf(target, path=[live.entry(i) for i in live.path_to(target)])
                 data.append((time.perf_counter() - start) * 1000)
         return statistics.median(times), statistics.median(idle), statistics.median(data)

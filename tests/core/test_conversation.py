@@ -1,4 +1,4 @@
-"""The conversation in core: send, retry, edit, move and compact over the fake
+"""The conversation in core: send, retry, edit, move, summarize, fork and compact over the fake
 provider (through the real openai SDK) and a real SQLite file, watched only
 through its event stream, as every front end watches it."""
 
@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 from fake_provider import FakeProvider, Reply, ToolCall
 
+from core.compactor import NothingToCompact
 from core.conversation import Conversation
-from core.entries import Compaction
+from core.entries import BranchSummary, Compaction
 from core.events import (
+    CompactionEnded,
     CompactionStarted,
     EntriesSaved,
     Event,
@@ -183,3 +185,79 @@ async def test_manual_compaction_is_announced_and_saved(
     assert isinstance(entry.payload, Compaction) and "The summary." in entry.payload.summary
     assert events[0] == CompactionStarted("manual")
     assert saved(events) == [("compaction",)]
+    assert events[-1] == CompactionEnded("manual", entry)
+
+
+async def test_a_compaction_that_writes_nothing_still_ends(
+    conversation: Conversation, fake_provider: FakeProvider
+) -> None:
+    fake_provider.script(Reply(text="short"))
+    await conversation.send("short")
+    events = recorder(conversation)
+
+    with pytest.raises(NothingToCompact):
+        await conversation.compact()
+
+    assert events[0] == CompactionStarted("manual")
+    assert events[-1] == CompactionEnded("manual", None)
+    assert saved(events) == []
+
+
+async def test_the_branch_left_is_summarized_where_the_user_went(
+    conversation: Conversation, fake_provider: FakeProvider, store: SqliteStore
+) -> None:
+    fake_provider.script(Reply(text="about cats"), Reply(text="- the user asked about cats"))
+    await conversation.send("tell me about cats")
+    old_leaf = conversation.session.leaf_id
+    question = conversation.session.path[-2]
+    assert old_leaf is not None
+    events = recorder(conversation)
+
+    assert await conversation.move_to(question.parent_id) is True
+    entry = await conversation.summarize_branch(old_leaf, question.parent_id)
+
+    assert isinstance(entry.payload, BranchSummary)
+    assert entry.payload.summary == "- the user asked about cats"
+    assert entry.payload.from_id == question.id
+    assert entry.parent_id == question.parent_id and conversation.session.leaf_id == entry.id
+    assert saved(events) == [("branch_summary",)]
+    summary_request = fake_provider.requests[-1]
+    assert "tell me about cats" in str(summary_request.body["messages"])
+    tree = conversation.known_tree
+    assert tree is not None and entry.id in tree and tree.leaf_id == entry.id
+    stored = {e.id for e in await store.entries(conversation.session.id)}
+    assert {old_leaf, entry.id} <= stored, "the old branch stays beside the summary"
+
+
+async def test_the_tree_is_read_once_and_kept_in_step_with_every_append(
+    conversation: Conversation, fake_provider: FakeProvider
+) -> None:
+    fake_provider.script(Reply(text="one"), Reply(text="two"))
+    first = await conversation.send("q")
+    tree = await conversation.tree()
+    await conversation.retry()
+
+    second = conversation.session.leaf_id
+    assert conversation.known_tree is tree and second in tree and tree.leaf_id == second
+    assert first.final.entry is not None and second is not None
+    assert tree.alternatives(second) == [first.final.entry.id, second]
+    await conversation.set_label(second, "the second")
+    assert tree.labels == {second: "the second"}
+    assert await conversation.session.labels() == {second: "the second"}
+
+
+async def test_fork_copies_the_path_into_a_new_session(
+    conversation: Conversation, fake_provider: FakeProvider
+) -> None:
+    fake_provider.script(*(Reply(text=f"answer {i}") for i in range(3)))
+    for i in range(3):
+        await conversation.send(f"question {i}")
+    leaf = conversation.session.leaf_id
+    assert leaf is not None
+
+    forked = await conversation.fork(leaf, first_k=1, last_n=1)
+
+    # the kept tail starts at the user's message it answers
+    assert [m.text for m in forked.messages()] == ["question 0", "question 2", "answer 2"]
+    assert forked.info.parent_session_id == conversation.session.id
+    assert conversation.session.leaf_id == leaf and len(conversation.session.messages()) == 6

@@ -13,9 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Sequence
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
@@ -27,9 +25,8 @@ from textual.worker import Worker, WorkerState
 
 from core.attachments import Attachment
 from core.conversation import Conversation
-from core.entries import Compaction, Entry
-from core.events import CompactionStarted, EntriesSaved, Event, Notice, Waiting
-from core.providers.base import STREAM_EVENT_TYPES
+from core.entries import Entry
+from core.events import CompactionEnded, CompactionStarted, Event, Notice, Waiting
 from core.sanitize import strip_control
 from core.session import Session, SessionError
 from core.settings import write_state
@@ -327,9 +324,10 @@ class ChatScreen(Screen[None]):
         is the :class:`AgentDisplay`'s): compaction progress and markers, notices."""
         if isinstance(event, CompactionStarted):
             self._compaction_started(event.trigger)
-        elif isinstance(event, STREAM_EVENT_TYPES):
-            if self._compacting:  # a reply streams: an automatic compaction is over
-                self._compaction_ended()
+        elif isinstance(event, CompactionEnded):
+            self._compaction_ended()
+            if event.entry is not None:  # its marker at once
+                self.run_worker(self._show_compaction(event.entry), group="compaction-view")
         elif isinstance(event, Waiting) and self._compacting:
             self.compaction_status.progress = (
                 f"Compacting… retrying in {event.seconds:.0f}s "
@@ -337,8 +335,6 @@ class ChatScreen(Screen[None]):
             )
         elif isinstance(event, Notice):
             self.notify(event.text, severity="warning")
-        elif isinstance(event, EntriesSaved):
-            self._entries_appended(event.entries)
 
     async def _approve(self, call: ToolCallContent, tool: Tool, preview: str) -> Approval:
         """Ask in the approval dialog; a stopped reply closes it."""
@@ -544,12 +540,6 @@ class ChatScreen(Screen[None]):
     def action_open_tree(self) -> None:
         self.branches.action_open_tree()
 
-    async def command_tree(self, arg: str, text: str) -> bool:
-        return await self.branches.command_tree(arg, text)
-
-    async def command_fork(self, arg: str, text: str) -> bool:
-        return await self.branches.command_fork(arg, text)
-
     # --- compare (tui/compare_actions.py) ------------------------------------------
 
     def can_compare_alternatives(self) -> bool:
@@ -573,10 +563,7 @@ class ChatScreen(Screen[None]):
         await self._loaded.wait()
         await self.compare.regenerate(entry)
 
-    async def command_compare(self, arg: str, text: str) -> bool:
-        return await self.compare.command(arg)
-
-    # --- sessions: the picker, new sessions, export ---------------------------------
+    # --- sessions: the picker, new sessions ---------------------------------
 
     def action_sessions(self, query: str = "") -> None:
         if self._refuse_while_replying():
@@ -611,54 +598,6 @@ class ChatScreen(Screen[None]):
             self.notify("A reply is still being written: press Esc to stop it first.")
         return self.replying
 
-    async def command_sessions(self, arg: str, text: str) -> bool:
-        self.action_sessions(arg)
-        return True
-
-    command_resume = command_sessions
-
-    async def command_new(self, arg: str, text: str) -> bool:
-        self.action_new_session()
-        return True
-
-    async def command_export(self, arg: str, text: str) -> bool:
-        """``/export FORMAT [PATH]``; without a path, a new file in the working directory."""
-        from core.formats.export import EXPORT_FORMATS, default_file_name, export_text, free_path
-
-        format, _, target = arg.partition(" ")
-        if format not in EXPORT_FORMATS:
-            self.notify(f"Usage: /export {'|'.join(EXPORT_FORMATS)} [PATH]", severity="warning")
-            return False
-        info = await self.session.store.get_session(self.session.id)
-        if info is None:
-            self.notify("Nothing to export yet: send a message first.", severity="warning")
-            return True
-        path = (
-            Path(target.strip()).expanduser()
-            if target.strip()
-            else free_path(Path.cwd(), default_file_name(info, format))
-        )
-        try:
-            text = await export_text(self.session.store, info, format)
-            await asyncio.to_thread(path.write_text, text, encoding="utf-8")
-        except OSError as error:
-            self.notify(f"Could not export to {path}: {error.strerror or error}", severity="error")
-            return False
-        self.notify(f"Exported this session ({format}) to {path.absolute()}")
-        return True
-
-    async def command_info(self, arg: str, text: str) -> bool:
-        """``/info``: the session's overview in a dialog."""
-        from core.formats.overview import load_overview
-        from tui.screens.info import InfoScreen
-
-        info = await self.session.store.get_session(self.session.id)
-        if info is None:
-            self.notify("Nothing here yet: send a message first.", severity="warning")
-            return True
-        self.app.push_screen(InfoScreen(await load_overview(self.session.store, info)))
-        return True
-
     def action_scroll_up(self) -> None:
         if self.loaded:
             self.chat_view.scroll_page_up()
@@ -670,78 +609,26 @@ class ChatScreen(Screen[None]):
     # --- slash commands -------------------------------------------------------
 
     async def run_command(self, text: str) -> bool:
-        """Run a /command; False when it could not be done (the draft comes back).
-
-        ``/name`` runs the method ``command_name(arg, text)``."""
+        """Run a /command (its handler in :data:`tui.slash.COMMANDS`); False when it
+        could not be done (the draft comes back)."""
         invocation = slash.parse(text)
-        handler = (
-            getattr(self, f"command_{invocation.name}", None)
-            if invocation.name in slash.BY_NAME
-            else None
-        )
-        if handler is None:
+        command = slash.BY_NAME.get(invocation.name)
+        if command is None:
             self.notify(
                 f"Unknown command /{invocation.name}. /help lists them; start with // to send a message beginning with /.",
                 severity="warning",
             )
             return False
-        return await handler(invocation.arg, text)
+        return await command.run(self, invocation.arg, text)
 
-    async def command_image(self, arg: str, text: str) -> bool:
-        if not arg:
-            self.notify("Usage: /image PATH", severity="warning")
-            return False
-        self.composer.attach(Path(arg).expanduser(), restore=text)
-        return True
-
-    async def command_title(self, arg: str, text: str) -> bool:
-        if not arg:
-            self.notify(f"Title: {self.session.title or '(untitled)'}")
-            return True
-        try:
-            await self.session.set_title(arg)
-        except SessionError as error:
-            self.notify(str(error), severity="warning")
-            return False
-        self.refresh_title()
-        self.notify(f"Renamed to: {self.session.title}")
-        return True
-
-    async def command_model(self, arg: str, text: str) -> bool:
-        if arg:
-            self.set_model(arg)
-            self.notify(f"The next message goes to {arg}")
-        else:
-            self.action_pick_model()
-        return True
-
-    async def command_system(self, arg: str, text: str) -> bool:
-        if arg:
-            self.conversation.pending_system = arg
-            self.notify("System prompt set: it applies from the next message.")
-        else:
-            self.notify(f"System prompt: {self.conversation.system or '(none)'}")
-        return True
-
-    async def command_detach(self, arg: str, text: str) -> bool:
-        self.composer.detach()
-        return True
-
-    async def command_help(self, arg: str, text: str) -> bool:
-        self.app.action_help()
-        return True
-
-    async def command_quit(self, arg: str, text: str) -> bool:
-        self.app.exit()
-        return True
-
-    async def command_compact(self, arg: str, text: str) -> bool:
+    def start_compact(self, focus: str | None) -> bool:
+        """``/compact [focus]``, in the reply worker; False while a reply is written."""
         if self.replying:
             self.notify(
                 "A reply is still being written: press Esc to stop it first.", severity="warning"
             )
             return False
-        self._reply_worker = self._compact(arg or None)
+        self._reply_worker = self._compact(focus)
         return True
 
     # --- compaction -----------------------------------------------------------
@@ -753,7 +640,7 @@ class ChatScreen(Screen[None]):
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _compact(self, focus: str | None) -> None:
         """``/compact [focus]``: a reply worker, so Esc stops it and nothing else runs meanwhile.
-        The marker appears through :meth:`_entries_appended`; a failure writes nothing."""
+        The marker appears on :class:`~core.events.CompactionEnded`; a failure writes nothing."""
         from core.compactor import CompactionError, NothingToCompact
 
         await self._loaded.wait()
@@ -782,13 +669,6 @@ class ChatScreen(Screen[None]):
     def _compaction_ended(self) -> None:
         self._compacting = False
         self.compaction_status.progress = ""
-
-    def _entries_appended(self, entries: Sequence[Entry]) -> None:
-        """A compaction appended by ``/compact`` or by a turn: show its marker at once."""
-        for entry in entries:
-            if isinstance(entry.payload, Compaction):
-                self._compaction_ended()
-                self.run_worker(self._show_compaction(entry), group="compaction-view")
 
     async def _show_compaction(self, entry: Entry) -> None:
         await self._loaded.wait()
