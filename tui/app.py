@@ -20,6 +20,7 @@ from tui import keymap
 from tui.bootstrap import Launch
 from tui.screens.chat import ChatScreen
 from tui.screens.help import HelpScreen
+from tui.widgets._textual_private import give_result_callback
 
 if TYPE_CHECKING:
     from core.tools import ToolRegistry
@@ -55,7 +56,7 @@ class TangentsApp(App[None]):
         # Textual gives its default screen no result callback, and switch_screen
         # pops one when another session's chat screen replaces it: give it the
         # empty one switch_screen gives every screen it switches to.
-        screen._push_result_callback(screen, None)
+        give_result_callback(screen)
         return screen
 
     def chat_screen(self) -> ChatScreen:
@@ -175,16 +176,7 @@ def create_app(
     """``model``, ``thinking`` and ``system`` are the command line's explicit
     choices; without them the session's own (or the settings') apply. They
     apply to every session opened in the app."""
-    make_conversation = partial(
-        Conversation,
-        settings=launch.settings,
-        default_model=launch.model,
-        default_thinking=launch.thinking,
-        api_base=launch.api_base,
-        model=model,
-        thinking=thinking,
-        system=system,
-    )
+    make_conversation = partial(launch.conversation, model=model, thinking=thinking, system=system)
     return TangentsApp(
         make_conversation(session), make_conversation=make_conversation, open_picker=open_picker
     )

@@ -11,8 +11,8 @@ Textual only anchors scrolling to the bottom, so the view keeps its place
 itself: each layout pass (``arrange``) notes the first row in view and, when
 rows above it were mounted, unmounted or resized, moves the scroll offset (and
 any running scroll animation) by as much as that row moved, in the same pass,
-so nothing on screen jumps. This relies on Textual internals; Textual is
-pinned to 8.2.
+so nothing on screen jumps. The Textual internals this needs are in
+:mod:`tui.widgets._textual_private`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from textual._animator import SimpleAnimation
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -28,7 +27,6 @@ from textual.geometry import Region, Size
 from textual.layout import DockArrangeResult
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
-from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -37,7 +35,18 @@ from core.messages import Message
 from core.tools.outcome import saved_outcomes
 from tui.widgets._context import BlobLoader, BranchInfoLookup, ImageMode, ViewContext
 from tui.widgets._text import human_count, one_line
+from tui.widgets._textual_private import anchored, following, mark_anchored, shift_scroll
 from tui.widgets._transcript import Transcript
+from tui.widgets._window import (
+    Span,
+    anchor_row,
+    end_window,
+    far_above,
+    far_below,
+    kept_rows,
+    start_window,
+    window_at,
+)
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.markers import BranchSummaryMarker, CompactionMarker, ModelChangeLine, NoteLine
 from tui.widgets.message_widget import MessageWidget
@@ -185,8 +194,7 @@ class ChatView(VerticalScroll):
             self._transcript = Transcript.build(entries)
             total = len(self._transcript)
             await self._replace_window(
-                max(0, total - self.INITIAL_ROWS),
-                total,
+                *end_window(total, self.INITIAL_ROWS),
                 keep_reply=False,
                 shared=self._transcript.shared_rows(old),
             )
@@ -215,9 +223,7 @@ class ChatView(VerticalScroll):
             elif is_user:
                 # The user just sent this: show the end of the path.
                 total = len(self._transcript)
-                await self._replace_window(
-                    max(0, total - self.INITIAL_ROWS), total, keep_reply=True
-                )
+                await self._replace_window(*end_window(total, self.INITIAL_ROWS), keep_reply=True)
             if self._transcript.dim_before != dim_before:
                 self._update_dimming()
             self._update_hint()
@@ -254,8 +260,7 @@ class ChatView(VerticalScroll):
             if not (self._lo <= index < self._hi):
                 if self._reply is not None:
                     return None  # the window cannot move away from a streaming reply
-                lo = max(0, index - 2)
-                hi = min(len(self._transcript), lo + self.INITIAL_ROWS)
+                lo, hi = window_at(index, len(self._transcript), self.INITIAL_ROWS)
                 await self._replace_window(lo, hi, keep_reply=True)
             widget = self._rows[index - self._lo]
         self.release_anchor()
@@ -302,7 +307,7 @@ class ChatView(VerticalScroll):
         if self._lo > 0 and self._reply is None:
             async with self._window_lock:
                 await self._replace_window(
-                    0, min(len(self._transcript), self.INITIAL_ROWS), keep_reply=True
+                    *start_window(len(self._transcript), self.INITIAL_ROWS), keep_reply=True
                 )
         self.release_anchor()
         self.scroll_home(animate=False)
@@ -312,9 +317,7 @@ class ChatView(VerticalScroll):
         if self._hi < len(self._transcript):
             async with self._window_lock:
                 total = len(self._transcript)
-                await self._replace_window(
-                    max(0, total - self.INITIAL_ROWS), total, keep_reply=True
-                )
+                await self._replace_window(*end_window(total, self.INITIAL_ROWS), keep_reply=True)
         self.anchor()
         self._focus_edge(-1)
 
@@ -396,14 +399,15 @@ class ChatView(VerticalScroll):
         """Mount rows ``lo`` to ``hi - 1`` instead of the current ones (call with
         the lock held). Mounted rows below ``shared`` show the same as before
         and stay mounted."""
-        kept_lo, kept_hi = max(lo, self._lo), min(hi, self._hi, shared)
-        kept = self._rows[kept_lo - self._lo : kept_hi - self._lo] if kept_lo < kept_hi else []
+        span = kept_rows(lo, hi, (self._lo, self._hi), shared)
+        kept_lo, kept_hi = span if span is not None else (hi, hi)
+        kept = self._rows[kept_lo - self._lo : kept_hi - self._lo]
         old: list[Widget] = [w for w in self._rows if w not in kept]
         if not keep_reply and self._reply is not None:
             old.append(self._reply)
             self._reply = None
-        above = [self._make_row(index) for index in range(lo, kept_lo if kept else hi)]
-        below = [self._make_row(index) for index in range(kept_hi, hi)] if kept else []
+        above = [self._make_row(index) for index in range(lo, kept_lo)]
+        below = [self._make_row(index) for index in range(kept_hi, hi)]
         self._anchor_widget = None
         with self.app.batch_update():
             if old:
@@ -426,7 +430,7 @@ class ChatView(VerticalScroll):
     async def _jump_to_end_and_mount(self, reply: ReplyView) -> None:
         async with self._window_lock:
             total = len(self._transcript)
-            await self._replace_window(max(0, total - self.INITIAL_ROWS), total, keep_reply=True)
+            await self._replace_window(*end_window(total, self.INITIAL_ROWS), keep_reply=True)
             if reply is self._reply:
                 await self.mount(reply)
         self.anchor()
@@ -521,7 +525,7 @@ class ChatView(VerticalScroll):
 
     async def _trim_following(self) -> None:
         """At the bottom, keep few rows above the view (call with the lock held)."""
-        if self._anchored and not self._anchor_released:
+        if following(self):
             await self._trim(from_top=True, limit=self.FOLLOW_ROWS, screens_above=1)
         else:
             await self._trim(from_top=True)
@@ -536,24 +540,18 @@ class ChatView(VerticalScroll):
             return
         height = self.scrollable_content_region.height
         top, bottom = self.scroll_y - screens_above * height, self.scroll_y + 3 * height
+        spans = [self._span(widget) for widget in self._rows]
         doomed: list[MessageWidget] = []
         if from_top:
-            for widget in self._rows[:excess]:
-                region = self._regions.get(widget)
-                if region is None or region.bottom >= top:
-                    break
-                doomed.append(widget)
+            doomed = self._rows[: far_above(spans, excess, top)]
             if doomed:
                 del self._rows[: len(doomed)]
                 self._lo += len(doomed)
         else:
             if self._reply is not None:
                 return  # never cut the rows between the viewport and a streaming reply
-            for widget in reversed(self._rows[-excess:]):
-                region = self._regions.get(widget)
-                if region is None or region.y <= bottom:
-                    break
-                doomed.append(widget)
+            count = far_below(spans, excess, bottom)
+            doomed = self._rows[len(self._rows) - count :] if count else []
             if doomed:
                 del self._rows[len(self._rows) - len(doomed) :]
                 self._hi -= len(doomed)
@@ -562,14 +560,18 @@ class ChatView(VerticalScroll):
             self._update_hint()
             self._sync_anchor()
 
+    def _span(self, widget: Widget) -> Span | None:
+        region = self._regions.get(widget)
+        return (region.y, region.bottom) if region is not None else None
+
     def _sync_anchor(self) -> None:
         """Follow the bottom only when the window reaches the end of the path."""
         at_end = self._hi == len(self._transcript)
-        if at_end and not self._anchored:
+        if at_end and not anchored(self):
             # Resume following once the user scrolls to the bottom.
-            self._anchored = True
+            mark_anchored(self)
             self.release_anchor()
-        elif not at_end and self._anchored:
+        elif not at_end and anchored(self):
             self.anchor(False)
 
     def _update_visibility(self) -> None:
@@ -589,47 +591,23 @@ class ChatView(VerticalScroll):
         """Move the scroll offset by as much as the first row in view moved since the last pass."""
         regions = {placement.widget: placement.region for placement in result.placements}
         self._regions = regions
-        following = self._anchored and not self._anchor_released
+        is_following = following(self)
         anchor = self._anchor_widget
-        if anchor is not None and not following:
+        if anchor is not None and not is_following:
             region = regions.get(anchor)
             if region is not None and region.y != self._anchor_y:
-                self._shift_scroll(region.y - self._anchor_y)
+                shift_scroll(self, region.y - self._anchor_y)
         # Note the row to hold on to in the next pass: the first that starts in view,
         # or else the one the view starts inside.
         top = round(self.scroll_y)
         # ``size`` is the scrollable area: asking the widget for its region here would
         # make the compositor lay out the whole screen again, inside this layout pass.
         bottom = top + max(1, size.height)
-        chosen: Widget | None = None
-        for placement in result.placements:
-            widget, region = placement.widget, placement.region
-            if widget is self._older_hint or region.bottom <= top:
-                continue
-            if region.y >= bottom:
-                break
-            chosen = widget
-            if region.y >= top:
-                break
-            # A row the view starts inside: keep looking for one that starts in view.
-            if region.bottom >= bottom:
-                break
+        rows = [p for p in result.placements if p.widget is not self._older_hint]
+        index = anchor_row([(p.region.y, p.region.bottom) for p in rows], top, bottom)
+        chosen = rows[index].widget if index is not None else None
         self._anchor_widget = chosen
         self._anchor_y = regions[chosen].y if chosen is not None else 0
-
-    def _shift_scroll(self, delta: int) -> None:
-        """Scroll by ``delta`` rows without a repaint of its own (inside a layout pass)."""
-        scroll_y = max(0.0, self.scroll_y + delta)
-        self.set_reactive(Widget.scroll_y, scroll_y)
-        self.set_reactive(Widget.scroll_target_y, max(0.0, self.scroll_target_y + delta))
-        if self._vertical_scrollbar is not None:
-            self.vertical_scrollbar.set_reactive(ScrollBar.position, scroll_y)
-        animation = self.app.animator._animations.get((id(self), "scroll_y"))
-        if isinstance(animation, SimpleAnimation) and isinstance(animation.end_value, (int, float)):
-            animation.start_value += delta  # type: ignore[operator]
-            animation.end_value += delta
-            if isinstance(animation.final_value, (int, float)):
-                animation.final_value += delta
 
 
 __all__ = ["ChatView", "MessageWidget", "ReplyView"]

@@ -18,6 +18,7 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from tui.widgets._markdown_split import Cut, MarkdownSplitter, split_markdown
 from tui.widgets._text import clean
+from tui.widgets._textual_private import set_markdown_source
 
 
 class MarkdownSegment(Markdown):
@@ -220,7 +221,6 @@ async def _drop_blocks_from(segment: Markdown, finished: str) -> None:
         and all(block.source_range[1] <= first_dropped_line for block in kept)
     ):
         await segment.remove_children(doomed)
-        # Keep the widget's idea of its source in step (private, Textual is pinned).
-        segment._markdown = finished
+        set_markdown_source(segment, finished)
     else:
         await segment.update(finished)

@@ -1,0 +1,79 @@
+"""Every use of Textual's private API, in one place.
+
+Textual offers no public way to move a scroll position inside a layout pass
+(and a running scroll animation with it), to follow the bottom again, to keep
+a Markdown widget's source in step after removing blocks, or to give the
+default screen a result callback. These do, through internals that may change
+in any release: Textual is pinned, and :func:`check_version` (run by a test)
+fails loudly on a version these were not checked against, so an upgrade starts
+by reading this module.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import textual
+from textual._animator import SimpleAnimation
+from textual.scrollbar import ScrollBar
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+    from textual.widgets import Markdown
+
+KNOWN_VERSIONS = ("8.2.",)
+"""Textual releases (prefixes) this module was checked against."""
+
+
+def check_version(version: str = textual.__version__) -> None:
+    """Raise when Textual is a release the private uses here were not checked against."""
+    if not version.startswith(KNOWN_VERSIONS):
+        raise RuntimeError(
+            f"Textual {version} is not one of {', '.join(KNOWN_VERSIONS)}: check every use "
+            f"of its private API in {__name__} (and add the version to KNOWN_VERSIONS)"
+        )
+
+
+def following(widget: Widget) -> bool:
+    """Is the widget anchored to its bottom and still following it?"""
+    return widget._anchored and not widget._anchor_released
+
+
+def anchored(widget: Widget) -> bool:
+    """Was the widget anchored (even if the user has scrolled away since)?"""
+    return widget._anchored
+
+
+def mark_anchored(widget: Widget) -> None:
+    """Anchor without jumping to the bottom: following resumes once the user
+    scrolls there (call :meth:`Widget.release_anchor` after)."""
+    widget._anchored = True
+
+
+def shift_scroll(widget: Widget, delta: int) -> None:
+    """Scroll ``widget`` by ``delta`` rows without a repaint of its own (inside a
+    layout pass), moving its scrollbar and any running scroll animation with it."""
+    scroll_y = max(0.0, widget.scroll_y + delta)
+    widget.set_reactive(Widget.scroll_y, scroll_y)
+    widget.set_reactive(Widget.scroll_target_y, max(0.0, widget.scroll_target_y + delta))
+    if widget._vertical_scrollbar is not None:
+        widget.vertical_scrollbar.set_reactive(ScrollBar.position, scroll_y)
+    animation = widget.app.animator._animations.get((id(widget), "scroll_y"))
+    if isinstance(animation, SimpleAnimation) and isinstance(animation.end_value, (int, float)):
+        animation.start_value += delta  # type: ignore[operator]
+        animation.end_value += delta
+        if isinstance(animation.final_value, (int, float)):
+            animation.final_value += delta
+
+
+def set_markdown_source(markdown: Markdown, source: str) -> None:
+    """Keep a Markdown widget's idea of its source in step after some of its
+    blocks were removed by hand."""
+    markdown._markdown = source
+
+
+def give_result_callback(screen: Screen) -> None:
+    """Give a screen the empty result callback :meth:`App.switch_screen` gives
+    every screen it switches to (Textual gives its default screen none)."""
+    screen._push_result_callback(screen, None)
