@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from core import compaction_prompts as prompts
 from core.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
 from core.context import estimate_tokens, latest_compaction
-from core.entries import BranchSummary, Entry
+from core.entries import BranchSummary, Compaction, Entry
 from core.messages import Message
 from core.settings import CompactionSettings
 
@@ -227,7 +227,8 @@ def prepare(path: Sequence[Entry], cut: CutPoint | None) -> Preparation | None:
         return None
     found = latest_compaction(path)
     start = found[1] if found is not None else 0
-    previous = path[found[0]].payload.summary if found is not None else None  # type: ignore[union-attr]
+    payload = path[found[0]].payload if found is not None else None
+    previous = payload.summary if isinstance(payload, Compaction) else None
     history_end = cut.turn_start_index if cut.split_turn else cut.first_kept_index
     history = _summarizable(path[start:history_end])
     prefix = _summarizable(path[history_end : cut.first_kept_index]) if cut.split_turn else ()

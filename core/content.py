@@ -134,13 +134,14 @@ def block_from_dict(data: dict[str, Any]) -> Block:
             raw_arguments=data.get("raw_arguments", ""),
         )
     if kind == "tool_result":
-        inner = tuple(block_from_dict(c) for c in data.get("content", []))
-        for c in inner:
+        inner: list[TextContent | ImageContent] = []
+        for c in (block_from_dict(c) for c in data.get("content", [])):
             if not isinstance(c, (TextContent, ImageContent)):
                 raise ValueError(f"tool result may hold only text and images, not {c.type}")
+            inner.append(c)
         return ToolResultContent(
             tool_call_id=data["tool_call_id"],
-            content=inner,  # type: ignore[arg-type]
+            content=tuple(inner),
             is_error=bool(data.get("is_error", False)),
         )
     raise ValueError(f"unknown content block type: {kind!r}")

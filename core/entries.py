@@ -79,7 +79,7 @@ class ModelChange:
 
 Payload = Union[Message, Compaction, BranchSummary, ModelChange]
 
-_PAYLOAD_TYPES: dict[str, Any] = {
+_PAYLOAD_TYPES: dict[EntryType, Any] = {
     "message": Message,
     "compaction": Compaction,
     "branch_summary": BranchSummary,
@@ -90,7 +90,7 @@ _PAYLOAD_TYPES: dict[str, Any] = {
 def entry_type_of(payload: Payload) -> EntryType:
     for name, cls in _PAYLOAD_TYPES.items():
         if isinstance(payload, cls):
-            return name  # type: ignore[return-value]
+            return name
     raise TypeError(f"not an entry payload: {type(payload).__name__}")
 
 

@@ -290,7 +290,9 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 
 
 def _skip(text: str, pos: int) -> int:
-    return _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+    match = _SPACE.match(text, pos)
+    assert match is not None  # the pattern matches the empty string too
+    return match.end()
 
 
 def line_of(text: str, path: Iterable[str | int]) -> int | None:

@@ -56,11 +56,11 @@ from core.formats.base import (
 )
 from core.ids import now_iso, uuid7
 from core.images import image_blob
-from core.messages import Message, Usage
+from core.messages import Message, StopReason, Usage
 from core.session import derive_title
 from core.store import Blob, SessionInfo
 
-STOP_REASONS = {
+STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "tool_use": "tool_use",
@@ -303,7 +303,7 @@ class _Importer:
             if error
             else STOP_REASONS.get(stop)
             if isinstance(stop, str)
-            else None,  # type: ignore[arg-type]
+            else None,
             error=error,
         )
 

@@ -119,7 +119,9 @@ def from_openai_messages(
             raise reader.fail(index, f"malformed message ({error})") from None
         parent = entries[-1].id if entries else None
         entries.append(Entry(uuid7(), parent, session_id, "message", now_iso(), message))
-    first_user = next((e.payload.text for e in entries if e.payload.role == "user"), "")  # type: ignore[union-attr]
+    first_user = next(
+        (e.message.text for e in entries if e.message is not None and e.message.role == "user"), ""
+    )
     info = SessionInfo(
         id=session_id,
         title=derive_title(first_user),

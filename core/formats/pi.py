@@ -48,6 +48,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,7 +72,7 @@ from core.formats.base import (
 )
 from core.ids import now_iso, uuid7
 from core.images import image_blob
-from core.messages import Message, Usage
+from core.messages import Message, StopReason, Usage
 from core.session import derive_title
 from core.store import Blob, SessionInfo
 
@@ -89,7 +90,7 @@ THINKING = {
     "high": "high",
     "xhigh": "high",
 }
-STOP_REASONS = {
+STOP_REASONS: dict[str, StopReason] = {
     "stop": "stop",
     "length": "length",
     "toolUse": "tool_use",
@@ -512,6 +513,7 @@ class _Importer:
             inner = self.blocks(
                 message.get("content"), record, ("text", "image"), extras, allow_string=True
             )
+            # blocks() was told to accept text and image blocks only
             block = ToolResultContent(call_id, tuple(inner), bool(message.get("isError", False)))  # type: ignore[arg-type]
             return _with_meta(
                 Message(role="tool_result", content=(block,)),
@@ -554,7 +556,7 @@ class _Importer:
                 model=self.model_name(provider, message.get("model")),
                 provider=provider if isinstance(provider, str) else None,
                 usage=_usage(usage) if isinstance(usage, dict) else None,
-                stop_reason=STOP_REASONS[stop] if stop is not None else None,  # type: ignore[arg-type]
+                stop_reason=STOP_REASONS[stop] if stop is not None else None,
                 error=error if isinstance(error, str) else None,
             ),
             message,
@@ -694,7 +696,7 @@ def _not_finite(data: Any) -> list[str]:
     return [k for k, v in data.items() if not isinstance(v, dict) and not _finite(v)]
 
 
-def _lookup(table: dict[str, str], value: Any) -> str | None:
+def _lookup(table: Mapping[str, str], value: Any) -> str | None:
     return table.get(value) if isinstance(value, str) else None
 
 
