@@ -25,7 +25,8 @@ show it (see tests/fixtures/claude/README.md). One JSON object a line:
 
 The leaf is the last main-chain (not sidechain) message of the file, where
 Claude Code resumes. Every entry gets a fresh id; Claude Code's fields with
-no Tangents equivalent are kept in ``meta["claude"]``. A line that is not
+no Tangents equivalent are kept in ``meta["claude"]``. Claude Code records
+tokens, not costs: replies are priced from litellm's table, with a note. A line that is not
 JSON, or a message of the wrong shape, is a :class:`FormatError` naming the
 line.
 """
@@ -57,6 +58,7 @@ from core.formats.base import (
 from core.ids import now_iso, uuid7
 from core.images import image_blob
 from core.messages import Message, Usage
+from core.providers.cost import cost_for, prices_for
 from core.session import derive_title
 from core.store import Blob, SessionInfo
 
@@ -400,6 +402,7 @@ class _Importer:
     def session(
         self, entries: list[Entry], leaf: str, cut: int, sidechains: int
     ) -> ImportedSession:
+        entries, priced = _priced(entries)
         notes = self.json_reader.notes()
         if sidechains:
             notes.append(
@@ -419,6 +422,11 @@ class _Importer:
             total = sum(self.dropped_blocks.values())
             kinds = ", ".join(sorted(self.dropped_blocks))
             notes.append(f"left out {total} content block{'s' if total != 1 else ''} ({kinds})")
+        if priced:
+            notes.append(
+                f"priced {priced} repl{'ies' if priced != 1 else 'y'} from litellm's price table"
+                " (Claude Code records tokens, not costs)"
+            )
         ids = {e.message.meta.get("claude", {}).get("uuid") for e in entries if e.message}
         title = next((s for s, leaf_uuid in self.summaries if leaf_uuid in ids), None)
         if title is None and self.summaries:
@@ -481,6 +489,20 @@ def _merge_meta(meta: dict[str, Any], uuid: str) -> dict[str, Any]:
     claude = dict(meta.get("claude", {}))
     claude["merged_uuids"] = [*claude.get("merged_uuids", []), uuid]
     return {**meta, "claude": claude}
+
+
+def _priced(entries: list[Entry]) -> tuple[list[Entry], int]:
+    """``entries`` with each reply's cost from litellm's price table, as
+    Tangents prices its own replies, and how many were priced."""
+    out, priced = [], 0
+    for entry in entries:
+        message = entry.message
+        if message and message.usage and message.model and prices_for(message.model):
+            usage = cost_for(message.model, message.usage)
+            entry = replace(entry, payload=message.with_(usage=usage))
+            priced += 1
+        out.append(entry)
+    return out, priced
 
 
 def _usage(data: dict[str, Any]) -> Usage:
