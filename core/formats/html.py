@@ -305,7 +305,7 @@ nav li.on-path button { color: var(--fg); }
 nav li.current button { background: #dbe6f6; font-weight: 600; }
 nav li.end button::after { content: " ●"; color: var(--accent); }
 nav button:hover, nav button:focus { background: #e6e9ee; }
-main { flex: 1; max-width: 900px; margin: 0 auto; padding: 16px 24px 64px; }
+main { flex: 1; min-width: 0; max-width: 900px; margin: 0 auto; padding: 16px 24px 64px; }
 main > h1 { font-size: 22px; margin: 8px 0 0; }
 main > .meta { color: var(--muted); margin: 0 0 16px; font-size: 13px; }
 .entry { background: var(--bot); border: 1px solid var(--line); border-radius: 8px;
@@ -328,7 +328,8 @@ pre { background: #f6f8fa; padding: 8px; border-radius: 6px; overflow: auto;
   white-space: pre-wrap; overflow-wrap: anywhere; }
 .md pre { white-space: pre; }
 code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; }
-.md table { border-collapse: collapse; } .md td, .md th { border: 1px solid var(--line); padding: 2px 6px; }
+.md { overflow-wrap: anywhere; }
+.md table { border-collapse: collapse; display: block; overflow-x: auto; } .md td, .md th { border: 1px solid var(--line); padding: 2px 6px; }
 img { max-width: 100%; height: auto; image-rendering: auto; border: 1px solid var(--line); }
 .note { color: var(--muted); font-style: italic; margin: 4px 0; }
 .error { color: #cc0000; }
