@@ -16,6 +16,8 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
+from core.context import build_context
+from core.entries import Compaction
 from core.formats import FormatError, detect_format, parse_import
 from core.providers.cost import prices_for
 from tests.formats.helpers import FIXTURES
@@ -209,3 +211,19 @@ def test_a_file_starting_with_bookkeeping_lines_is_detected() -> None:
     )
     assert detect_format(text) == "claude"
     assert parse_import(text).info.title == "Choosing trees for a sunny garden"
+
+
+def test_a_compaction_is_a_compaction() -> None:
+    """Claude Code's compact boundary and summary line become one compaction:
+    continuing in Tangents sends the summary and what follows, not the
+    conversation Claude Code compacted away."""
+    imported = _import("compacted.jsonl")
+    path = path_to(imported.entries, imported.info.leaf_id)
+    compaction = next(e.payload for e in path if isinstance(e.payload, Compaction))
+    assert compaction.tokens_before == 155000 and compaction.first_kept_id is None
+    assert compaction.summary.endswith("The user plans an orchard; apples were advised.")
+    sent = build_context(path, "anthropic/claude-sonnet-4-5").messages
+    assert [m.role for m in sent] == ["user", "user", "assistant"]
+    assert "apples were advised" in sent[0].text
+    assert [m.text for m in sent[1:]] == ["Which apple variety?", "Try Cox's Orange Pippin."]
+    assert imported.counts()["compactions"] == 1
