@@ -29,9 +29,9 @@ show it (see tests/fixtures/claude/README.md). One JSON object a line:
 The leaf is the last main-chain (not sidechain) message of the file, where
 Claude Code resumes. Every entry gets a fresh id; Claude Code's fields with
 no Tangents equivalent are kept in ``meta["claude"]``. Claude Code records
-tokens, not costs: replies are priced from litellm's table, with a note. A line that is not
-JSON, or a message of the wrong shape, is a :class:`FormatError` naming the
-line.
+tokens, not costs: replies are priced from litellm's table, with a note. A
+line that is not JSON, or a message of the wrong shape, is a
+:class:`FormatError` naming the line.
 """
 
 from __future__ import annotations

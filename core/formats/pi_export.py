@@ -238,9 +238,9 @@ def _tangents_fields(message: Message) -> dict[str, Any]:
     """Every field of the Tangents message but its role and content (pi's
     form loses some: the client that answered, no usage, an ``interrupted``
     stop, meta, a tool call's arguments as the model wrote them), so a
-    Tangents import gives back the very message. pi's own
-    fields a pi import kept in ``meta["pi"]`` are written into pi's message
-    instead; ``"pi": true`` says they were there."""
+    Tangents import gives back the very message. pi's own fields a pi import
+    kept in ``meta["pi"]`` are written into pi's message instead; ``"pi":
+    true`` says they were there."""
     fields = message.to_dict()
     del fields["role"], fields["content"]
     meta = fields.pop("meta", {})
