@@ -37,6 +37,8 @@ from core.messages import Message
 from core.store import Blob, SessionInfo
 
 SNIPPET = 48
+HINT_CHARS = 60
+"""Longest argument shown beside a folded tool call's name."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 """Bidi embeddings, overrides and isolates: shown as ``[U+202E]`` so text
@@ -197,7 +199,7 @@ def _message(
             arguments = json.dumps(block.arguments, indent=2, ensure_ascii=False)
             parts.append(
                 _details(
-                    f"Tool call: {block.name}",
+                    f"Tool call: {block.name}{_call_hint(block.arguments)}",
                     f"<pre>{escape(arguments)}</pre>",
                     "tool-call",
                 )
@@ -226,6 +228,16 @@ def _message(
     if message.role == "system":
         body = _details("System prompt", body, "system")
     return message.role.replace("_", "-"), who, body
+
+
+def _call_hint(arguments: Mapping[str, Any]) -> str:
+    """`` · `` and the call's first text argument, shortened to one line (a
+    path, a command), so a folded call says what it does."""
+    text = next((v for v in arguments.values() if isinstance(v, str) and v.strip()), "")
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    if not line:
+        return ""
+    return " · " + (line if len(line) <= HINT_CHARS else line[: HINT_CHARS - 1] + "…")
 
 
 def _details(summary: str, body: str, kind: str) -> str:

@@ -40,6 +40,8 @@ def test_the_page_is_self_contained() -> None:
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "</textarea>" not in page
+    # A folded tool call says what it does: its name and first text argument.
+    assert "<summary>Tool call: read_file · notes.md</summary>" in page
 
 
 async def test_branches_and_alternatives_in_a_real_browser(tmp_path: Path) -> None:
