@@ -15,6 +15,9 @@ show it (see tests/fixtures/claude/README.md). One JSON object a line:
 - ``system`` lines (notices, ``compact_boundary``) become notes that are
   shown and never sent; a line whose ``parentUuid`` is null but names a
   ``logicalParentUuid`` hangs from that.
+- A user line with ``isCompactSummary`` (the summary Claude Code goes on
+  from after a ``compact_boundary``) becomes a compaction keeping nothing
+  before it, with the boundary's ``preTokens``.
 - ``summary`` lines (``summary``, ``leafUuid``) title the session.
 - Sidechain (sub-agent) lines are kept as their own branch: a sidechain that
   starts without a parent in the file hangs from the main-chain entry
@@ -25,9 +28,10 @@ show it (see tests/fixtures/claude/README.md). One JSON object a line:
 
 The leaf is the last main-chain (not sidechain) message of the file, where
 Claude Code resumes. Every entry gets a fresh id; Claude Code's fields with
-no Tangents equivalent are kept in ``meta["claude"]``. A line that is not
-JSON, or a message of the wrong shape, is a :class:`FormatError` naming the
-line.
+no Tangents equivalent are kept in ``meta["claude"]``. Claude Code records
+tokens, not costs: replies are priced from litellm's table, with a note. A
+line that is not JSON, or a message of the wrong shape, is a
+:class:`FormatError` naming the line.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.entries import Entry
+from core.entries import Compaction, Entry
 from core.formats.base import (
     FormatError,
     ImportedSession,
@@ -57,6 +61,7 @@ from core.formats.base import (
 from core.ids import now_iso, uuid7
 from core.images import image_blob
 from core.messages import Message, StopReason, Usage
+from core.providers.cost import cost_for, prices_for
 from core.session import derive_title
 from core.store import Blob, SessionInfo
 
@@ -107,6 +112,8 @@ class _Importer:
         self.cwd: str | None = None
         self.last_created: str | None = None
         self.json_reader = JsonReader()
+        self.tokens_before: dict[str, int] = {}
+        """A compact boundary's uuid -> the tokens Claude Code had before it."""
 
     def run(self) -> ImportedSession:
         lines = self.read()
@@ -228,6 +235,9 @@ class _Importer:
             if text is None:
                 self.skipped["system (empty)"] += 1
                 return None
+            compacted = data.get("compactMetadata")
+            if isinstance(compacted, dict):
+                self.tokens_before[line.uuid] = _count(compacted.get("preTokens"))
             note = Message(
                 role="custom",
                 content=(TextContent(text),),
@@ -245,6 +255,13 @@ class _Importer:
             message_id = message.get("id") if isinstance(message.get("id"), str) else None
             return _Built(entry, entry, message_id)
         results, blocks = self.user_blocks(line, message.get("content"))
+        if data.get("isCompactSummary") is True and blocks and not results:
+            summary = "\n".join(b.text for b in blocks if isinstance(b, TextContent))
+            tokens = self.tokens_before.get(line.parent or "", 0)
+            # Nothing before it is kept: Claude Code goes on from the summary alone.
+            compaction = Compaction(summary, None, tokens, {"claude": self.meta(line)})
+            entry = Entry(uuid7(), parent_id, self.session_id, "compaction", created, compaction)
+            return _Built(entry, entry)
         if not results and not blocks:
             self.skipped["user (empty)"] += 1
             return None
@@ -400,6 +417,7 @@ class _Importer:
     def session(
         self, entries: list[Entry], leaf: str, cut: int, sidechains: int
     ) -> ImportedSession:
+        entries, priced = _priced(entries)
         notes = self.json_reader.notes()
         if sidechains:
             notes.append(
@@ -419,6 +437,11 @@ class _Importer:
             total = sum(self.dropped_blocks.values())
             kinds = ", ".join(sorted(self.dropped_blocks))
             notes.append(f"left out {total} content block{'s' if total != 1 else ''} ({kinds})")
+        if priced:
+            notes.append(
+                f"priced {priced} repl{'ies' if priced != 1 else 'y'} from litellm's price table"
+                " (Claude Code records tokens, not costs)"
+            )
         ids = {e.message.meta.get("claude", {}).get("uuid") for e in entries if e.message}
         title = next((s for s, leaf_uuid in self.summaries if leaf_uuid in ids), None)
         if title is None and self.summaries:
@@ -483,15 +506,30 @@ def _merge_meta(meta: dict[str, Any], uuid: str) -> dict[str, Any]:
     return {**meta, "claude": claude}
 
 
-def _usage(data: dict[str, Any]) -> Usage:
-    def number(key: str) -> int:
-        value = data.get(key, 0)
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
-        return int(value) if ok and abs(value) < 1e18 else 0
+def _priced(entries: list[Entry]) -> tuple[list[Entry], int]:
+    """``entries`` with each reply's cost from litellm's price table, as
+    Tangents prices its own replies, and how many were priced."""
+    out, priced = [], 0
+    for entry in entries:
+        message = entry.message
+        if message and message.usage and message.model and prices_for(message.model):
+            usage = cost_for(message.model, message.usage)
+            entry = replace(entry, payload=message.with_(usage=usage))
+            priced += 1
+        out.append(entry)
+    return out, priced
 
+
+def _count(value: Any) -> int:
+    """A token count, 0 when it is not a sane number."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+    return int(value) if ok and abs(value) < 1e18 else 0
+
+
+def _usage(data: dict[str, Any]) -> Usage:
     return Usage(
-        input_tokens=number("input_tokens"),
-        output_tokens=number("output_tokens"),
-        cache_read_tokens=number("cache_read_input_tokens"),
-        cache_write_tokens=number("cache_creation_input_tokens"),
+        input_tokens=_count(data.get("input_tokens")),
+        output_tokens=_count(data.get("output_tokens")),
+        cache_read_tokens=_count(data.get("cache_read_input_tokens")),
+        cache_write_tokens=_count(data.get("cache_creation_input_tokens")),
     )

@@ -37,6 +37,8 @@ from core.messages import Message
 from core.store import Blob, SessionInfo
 
 SNIPPET = 48
+HINT_CHARS = 60
+"""Longest argument shown beside a folded tool call's name."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 """Bidi embeddings, overrides and isolates: shown as ``[U+202E]`` so text
@@ -197,7 +199,7 @@ def _message(
             arguments = json.dumps(block.arguments, indent=2, ensure_ascii=False)
             parts.append(
                 _details(
-                    f"Tool call: {block.name}",
+                    f"Tool call: {block.name}{_call_hint(block.arguments)}",
                     f"<pre>{escape(arguments)}</pre>",
                     "tool-call",
                 )
@@ -226,6 +228,16 @@ def _message(
     if message.role == "system":
         body = _details("System prompt", body, "system")
     return message.role.replace("_", "-"), who, body
+
+
+def _call_hint(arguments: Mapping[str, Any]) -> str:
+    """`` · `` and the call's first text argument, shortened to one line (a
+    path, a command), so a folded call says what it does."""
+    text = next((v for v in arguments.values() if isinstance(v, str) and v.strip()), "")
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    if not line:
+        return ""
+    return " · " + (line if len(line) <= HINT_CHARS else line[: HINT_CHARS - 1] + "…")
 
 
 def _details(summary: str, body: str, kind: str) -> str:
@@ -305,7 +317,7 @@ nav li.on-path button { color: var(--fg); }
 nav li.current button { background: #dbe6f6; font-weight: 600; }
 nav li.end button::after { content: " ●"; color: var(--accent); }
 nav button:hover, nav button:focus { background: #e6e9ee; }
-main { flex: 1; max-width: 900px; margin: 0 auto; padding: 16px 24px 64px; }
+main { flex: 1; min-width: 0; max-width: 900px; margin: 0 auto; padding: 16px 24px 64px; }
 main > h1 { font-size: 22px; margin: 8px 0 0; }
 main > .meta { color: var(--muted); margin: 0 0 16px; font-size: 13px; }
 .entry { background: var(--bot); border: 1px solid var(--line); border-radius: 8px;
@@ -328,7 +340,8 @@ pre { background: #f6f8fa; padding: 8px; border-radius: 6px; overflow: auto;
   white-space: pre-wrap; overflow-wrap: anywhere; }
 .md pre { white-space: pre; }
 code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; }
-.md table { border-collapse: collapse; } .md td, .md th { border: 1px solid var(--line); padding: 2px 6px; }
+.md { overflow-wrap: anywhere; }
+.md table { border-collapse: collapse; display: block; overflow-x: auto; } .md td, .md th { border: 1px solid var(--line); padding: 2px 6px; }
 img { max-width: 100%; height: auto; image-rendering: auto; border: 1px solid var(--line); }
 .note { color: var(--muted); font-style: italic; margin: 4px 0; }
 .error { color: #cc0000; }

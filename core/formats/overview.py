@@ -200,10 +200,13 @@ def overview_text(overview: Overview) -> str:
             u = row.usage
             replies = f"{row.replies} repl{'y' if row.replies == 1 else 'ies'}"
             lines.append(f"     {row.model}: {replies}, ${u.cost:.4f}")
+            # Two short lines: the overview fits an 80-column /info dialog.
             lines.append(
                 f"       input {u.input_tokens:,} · output {u.output_tokens:,}"
-                f" · cache read {u.cache_read_tokens:,} · cache write {u.cache_write_tokens:,}"
                 f" · reasoning {u.reasoning_tokens:,}"
+            )
+            lines.append(
+                f"       cache read {u.cache_read_tokens:,} · cache write {u.cache_write_tokens:,}"
             )
     if overview.tool_calls:
         calls = ", ".join(f"{name} {n}" for name, n in overview.tool_calls.items())

@@ -29,7 +29,8 @@ Entries become Tangents entries:
   and entry types this importer does not know (a later pi's) are skipped
   and counted in the notes. These are not part of the Tangents tree: their
   children hang from their nearest kept ancestor. A Tangents export's own
-  ``custom`` entries (:mod:`core.formats.pi_export`) are read back.
+  ``custom`` entries (:mod:`core.formats.pi_export`) are read back, and so is
+  the ``tangents`` field beside its messages (the Tangents fields pi's lose).
 
 A file without its header is a fragment of a session: entries whose parent
 is not in it start the tree, and what points before it (a compaction's kept
@@ -49,7 +50,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.content import (
@@ -82,6 +83,9 @@ TANGENTS_CUSTOM_TYPE = "tangents"
 messages pi has no place for (they carry the Tangents message)."""
 TANGENTS_POSITION_TYPE = "tangents-position"
 """``customType`` of the entry that closes a Tangents export below its leaf."""
+TANGENTS_FIELDS = "tangents"
+"""A Tangents export's field beside a message entry's ``message``: what pi's
+fields cannot say (meta, the client that answered, no usage, ``interrupted``)."""
 THINKING = {
     "off": "off",
     "minimal": "low",
@@ -133,6 +137,9 @@ class _Importer:
         self.repairs: list[str] = []
         self.fragment = False
         self.last_created: str | None = None
+        self.later: set[str] = set()
+        """Entries a branch summary names before the file reaches them (a
+        Tangents export writes the current branch last): resolved at the end."""
 
     # --- reading lines -------------------------------------------------------
 
@@ -167,6 +174,7 @@ class _Importer:
             states[record.id] = state
             if entry is not None:
                 entries.append(entry)
+        entries = [self.resolved(entry, states) for entry in entries]
         if not entries:
             raise FormatError(header.line, "the file holds no messages to import")
         leaf = states[records[-1].id].kept
@@ -296,7 +304,7 @@ class _Importer:
             message = data.get("message")
             if not isinstance(message, dict):
                 raise FormatError(record.line, "a message entry needs a message object")
-            payload = self.message(message, record)
+            payload = self.restored(self.message(message, record), record)
             if payload.role == "assistant" and payload.model:
                 model = payload.model
         elif kind == "custom_message":
@@ -435,8 +443,19 @@ class _Importer:
         if origin not in (None, "root") and not (self.fragment and origin not in by_id):
             if not isinstance(origin, str) or origin not in by_id:
                 raise FormatError(record.line, f"fromId {origin!r} points to no entry in the file")
-            from_id = states[origin].kept if origin in states else None
+            if origin in states:
+                from_id = states[origin].kept
+            else:  # resolved once every entry has its Tangents id
+                from_id = origin
+                self.later.add(origin)
         return BranchSummary(from_id=from_id, summary=summary)
+
+    def resolved(self, entry: Entry, states: dict[str, _State]) -> Entry:
+        """``entry`` with a branch summary's origin later in the file translated."""
+        payload = entry.payload
+        if isinstance(payload, BranchSummary) and payload.from_id in self.later:
+            return replace(entry, payload=replace(payload, from_id=states[payload.from_id].kept))
+        return entry
 
     def label(
         self,
@@ -460,6 +479,37 @@ class _Importer:
             self.labels[entry_id] = label
         else:
             self.labels.pop(entry_id, None)
+
+    def restored(self, message: Message, record: _Record) -> Message:
+        """``message`` as the Tangents export it came from had it (its
+        ``tangents`` field), or as read when there is none."""
+        fields = record.data.get(TANGENTS_FIELDS)
+        if fields is None:
+            return message
+        if not isinstance(fields, dict):
+            raise FormatError(record.line, f"{TANGENTS_FIELDS} must be an object")
+        kept = {k: v for k, v in fields.items() if k not in ("pi", "rawArguments")}
+        try:
+            original = Message.from_dict({**kept, "role": message.role})
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise FormatError(record.line, f"malformed {TANGENTS_FIELDS} ({error})") from None
+        meta = original.meta
+        if fields.get("pi") and "pi" in message.meta:
+            meta = {**meta, "pi": message.meta["pi"]}
+        content = list(message.content)
+        calls = [i for i, block in enumerate(content) if isinstance(block, ToolCallContent)]
+        raw = fields.get("rawArguments", [])
+        if (
+            not isinstance(raw, list)
+            or len(raw) != len(calls)
+            or not all(isinstance(r, str) for r in raw)
+        ):
+            raise FormatError(
+                record.line, f"{TANGENTS_FIELDS}.rawArguments must be one text a call"
+            )
+        for index, text in zip(calls, raw, strict=True):
+            content[index] = replace(content[index], raw_arguments=text)
+        return replace(original, content=tuple(content), meta=meta)
 
     def tangents_message(self, data: dict[str, Any], record: _Record) -> Message:
         """A message a Tangents export carried in a ``custom`` entry, with its images."""

@@ -17,7 +17,9 @@ Entries map to pi's own:
   from ``provider/model``; ``usage`` with costs; ``stopReason``;
   ``errorMessage``), ``toolResult`` (``toolCallId``, ``toolName`` found from
   its call, text and images, ``isError``). Fields a pi import kept in
-  ``meta["pi"]`` are written back.
+  ``meta["pi"]`` are written back. Beside the message, a ``tangents`` field
+  (which pi ignores) carries what pi's fields lose, so a Tangents import
+  gives back the very message (see :func:`_tangents_fields`).
 - ``compaction`` (``summary``, ``firstKeptEntryId``, ``tokensBefore``,
   ``details``), ``branch_summary`` (``fromId``, ``"root"`` for none),
   ``model_change`` (``provider``/``modelId``, plus ``thinkingLevel``, which
@@ -49,7 +51,12 @@ from core.content import (
     ToolResultContent,
 )
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
-from core.formats.pi import PI_VERSION, TANGENTS_CUSTOM_TYPE, TANGENTS_POSITION_TYPE
+from core.formats.pi import (
+    PI_VERSION,
+    TANGENTS_CUSTOM_TYPE,
+    TANGENTS_FIELDS,
+    TANGENTS_POSITION_TYPE,
+)
 from core.messages import Message, Usage
 from core.store import Blob, SessionInfo
 
@@ -224,7 +231,28 @@ def _entry_fields(
         if images:
             data["images"] = images
         return {"type": "custom", "customType": TANGENTS_CUSTOM_TYPE, "data": data}
-    return {"type": "message", "message": message}
+    return {"type": "message", "message": message, TANGENTS_FIELDS: _tangents_fields(payload)}
+
+
+def _tangents_fields(message: Message) -> dict[str, Any]:
+    """Every field of the Tangents message but its role and content (pi's
+    form loses some: the client that answered, no usage, an ``interrupted``
+    stop, meta, a tool call's arguments as the model wrote them), so a
+    Tangents import gives back the very message. pi's own fields a pi import
+    kept in ``meta["pi"]`` are written into pi's message instead; ``"pi":
+    true`` says they were there."""
+    fields = message.to_dict()
+    del fields["role"], fields["content"]
+    meta = fields.pop("meta", {})
+    if "pi" in meta:
+        fields["pi"] = True
+        meta = {k: v for k, v in meta.items() if k != "pi"}
+    if meta:
+        fields["meta"] = meta
+    raw = [block.raw_arguments for block in message.content if isinstance(block, ToolCallContent)]
+    if raw:  # the calls' JSON as the model sent it (pi keeps it parsed only)
+        fields["rawArguments"] = raw
+    return fields
 
 
 def _message(

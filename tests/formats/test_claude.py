@@ -16,7 +16,10 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
+from core.context import build_context
+from core.entries import Compaction
 from core.formats import FormatError, detect_format, parse_import
+from core.providers.cost import prices_for
 from tests.formats.helpers import FIXTURES
 from tests.formats.tree_shape import path_to
 
@@ -48,7 +51,25 @@ def test_linear_session() -> None:
     assert (usage.input_tokens, usage.output_tokens) == (12, 40)
     assert (usage.cache_read_tokens, usage.cache_write_tokens) == (1500, 300)
     assert reply.meta["claude"]["uuid"] == "a1000002-0000-4000-8000-000000000002"
-    assert imported.notes == ("skipped 1 line (file-history-snapshot 1)",)
+    assert imported.notes == (
+        "skipped 1 line (file-history-snapshot 1)",
+        "priced 2 replies from litellm's price table (Claude Code records tokens, not costs)",
+    )
+
+
+def test_replies_are_priced_as_tangents_prices_its_own() -> None:
+    """Claude Code writes no cost: the overview's cost per model would be $0."""
+    imported = _import("linear.jsonl")
+    reply = path_to(imported.entries, imported.info.leaf_id)[1].message
+    prices = prices_for(reply.model)
+    assert prices is not None
+    expected = (
+        12 * prices["input_cost_per_token"]
+        + 40 * prices["output_cost_per_token"]
+        + 1500 * prices["cache_read_input_token_cost"]
+        + 300 * prices["cache_creation_input_token_cost"]
+    )
+    assert reply.usage.cost == pytest.approx(expected) and expected > 0
 
 
 def test_tool_calls_thinking_and_an_image() -> None:
@@ -88,7 +109,10 @@ def test_tool_calls_thinking_and_an_image() -> None:
     assert boundary.text == "Conversation compacted"
     assert thanks.text == "Thanks!"
     assert imported.info.title == "What is in this picture, and what does notes.txt say?"
-    assert imported.notes == ("skipped 1 line (queue-operation 1)",)
+    assert imported.notes == (
+        "skipped 1 line (queue-operation 1)",
+        "priced 2 replies from litellm's price table (Claude Code records tokens, not costs)",
+    )
 
 
 def test_sidechain_is_its_own_branch() -> None:
@@ -110,6 +134,7 @@ def test_sidechain_is_its_own_branch() -> None:
     assert imported.counts()["branches"] == 2
     assert imported.notes == (
         "kept 1 sub-agent (sidechain) run as branches from where they started",
+        "priced 4 replies from litellm's price table (Claude Code records tokens, not costs)",
     )
 
 
@@ -186,3 +211,19 @@ def test_a_file_starting_with_bookkeeping_lines_is_detected() -> None:
     )
     assert detect_format(text) == "claude"
     assert parse_import(text).info.title == "Choosing trees for a sunny garden"
+
+
+def test_a_compaction_is_a_compaction() -> None:
+    """Claude Code's compact boundary and summary line become one compaction:
+    continuing in Tangents sends the summary and what follows, not the
+    conversation Claude Code compacted away."""
+    imported = _import("compacted.jsonl")
+    path = path_to(imported.entries, imported.info.leaf_id)
+    compaction = next(e.payload for e in path if isinstance(e.payload, Compaction))
+    assert compaction.tokens_before == 155000 and compaction.first_kept_id is None
+    assert compaction.summary.endswith("The user plans an orchard; apples were advised.")
+    sent = build_context(path, "anthropic/claude-sonnet-4-5").messages
+    assert [m.role for m in sent] == ["user", "user", "assistant"]
+    assert "apples were advised" in sent[0].text
+    assert [m.text for m in sent[1:]] == ["Which apple variety?", "Try Cox's Orange Pippin."]
+    assert imported.counts()["compactions"] == 1

@@ -40,6 +40,8 @@ def test_the_page_is_self_contained() -> None:
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "</textarea>" not in page
+    # A folded tool call says what it does: its name and first text argument.
+    assert "<summary>Tool call: read_file · notes.md</summary>" in page
 
 
 async def test_branches_and_alternatives_in_a_real_browser(tmp_path: Path) -> None:
@@ -120,3 +122,40 @@ async def test_hostile_text_is_shown_never_run(tmp_path: Path) -> None:
         assert await page.evaluate("document.title") == '<b onmouseover="x">Title</b>'
         assert await page.evaluate("document.querySelectorAll('svg, textarea, b, i').length") == 0
         assert "rm -rf ~ [U+202E]# nothing to see" in chat and "\u202e" not in chat
+
+
+async def test_long_lines_scroll_in_their_block_not_the_page(tmp_path: Path) -> None:
+    """A long code line, a long word and a wide table stay inside the chat
+    column (the code block scrolls by itself); the page never scrolls sideways."""
+    sample = sample_session()
+    wide = (
+        "```\n"
+        + "x = 1; " * 120
+        + "\n```\n\n"
+        + "/very/long/" * 40
+        + "path\n\n"
+        + "| "
+        + " | ".join(f"column{n}" for n in range(40))
+        + " |\n"
+        + "|"
+        + "---|" * 40
+        + "\n"
+    )
+    entry = Entry(
+        "019a0000-0000-7000-8000-000000000200",
+        sample.info.leaf_id,
+        sample.info.id,
+        "message",
+        "2026-03-01T10:02:00.000000Z",
+        Message(role="assistant", content=(TextContent(wide),)),
+    )
+    info = replace(sample.info, leaf_id=entry.id)
+    page_text = to_html(info, [*sample.entries, entry], sample.labels, sample.blobs)
+    file = _write(tmp_path, page_text)
+    async with open_page(file, tmp_path / "profile") as page:
+        assert "x = 1;" in await page.evaluate(CHAT)
+        assert await page.evaluate(
+            "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+        )
+        code = f"document.querySelector('#e-' + {entry.id!r} + ' pre')"
+        assert await page.evaluate(f"{code}.scrollWidth > {code}.clientWidth")

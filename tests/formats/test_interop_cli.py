@@ -20,7 +20,8 @@ def test_claude_import_then_pi_export_and_back(tmp_path: Path) -> None:
     assert report["format"] == "claude" and report["branches"] == 2
     assert report["title"] == "Finding frost-hardy trees with a sub-agent"
     assert report["notes"] == [
-        "kept 1 sub-agent (sidechain) run as branches from where they started"
+        "kept 1 sub-agent (sidechain) run as branches from where they started",
+        "priced 4 replies from litellm's price table (Claude Code records tokens, not costs)",
     ]
     exported = run("--db", db, "sessions", "export", report["id"], "--format", "pi")
     assert exported.returncode == 0, exported.stderr

@@ -86,7 +86,10 @@ def test_show_text(db: Path) -> None:
     assert f"{sample.ids['compaction']}  1,234 tokens before" in text
     assert f"{sample.ids['u3']}  pines" in text
     assert "     anthropic/claude-x: 5 replies, $0.0099\n" in text
-    assert "       input 300 · output 60 · cache read 150 · cache write 30 · reasoning 15\n" in text
+    assert (
+        "       input 300 · output 60 · reasoning 15\n       cache read 150 · cache write 30\n"
+        in text
+    )
     assert "     total: 6 replies, $0.0111\n" in text
     assert "tool calls 1: read_file 1" in text
 

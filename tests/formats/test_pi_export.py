@@ -21,7 +21,7 @@ from storage import SqliteStore
 from tests.formats.helpers import PI_LOCAL, PI_REAL
 from tests.formats.sample import sample_session
 from tests.formats.test_tangents_json import sessions
-from tests.formats.tree_shape import describe, path_to, shape
+from tests.formats.tree_shape import describe, path_to, same_entries, shape
 
 
 def without_images(info, entries, labels):
@@ -150,6 +150,9 @@ async def test_round_trip_through_pi_gives_the_same_tree(tmp_path: Path) -> None
         info = await second.get_session(imported.info.id)
         entries = await second.entries(info.id)
         assert shape(entries) == shape(sample.entries)
+        # Tangents' own record is unchanged but for the ids: every message field
+        # (the client that answered, a missing usage, an interrupted stop, meta).
+        assert same_entries(sample.entries, entries) == []
         assert [describe(e) for e in path_to(entries, info.leaf_id)] == [
             describe(e) for e in path_to(sample.entries, sample.info.leaf_id)
         ]
@@ -184,6 +187,7 @@ def test_any_tree_survives_the_round_trip(session) -> None:
     text = to_pi_jsonl(info, entries, labels, {})
     imported = parse_import(text, "pi")
     assert shape(imported.entries) == shape(entries)
+    assert same_entries(entries, imported.entries) == []
     assert [describe(e) for e in path_to(imported.entries, imported.info.leaf_id)] == [
         describe(e) for e in path_to(entries, info.leaf_id)
     ]
@@ -244,3 +248,18 @@ def test_fields_a_pi_import_kept_are_written_back() -> None:
         line["message"] for line in lines if line.get("message", {}).get("role") == "assistant"
     )
     assert assistant["api"]  # pi's own field, kept by the import
+
+
+def test_a_branch_summary_naming_an_entry_written_after_it_keeps_its_origin() -> None:
+    """With the leaf on branch A, branch B (and its summary of A) is written
+    first: the summary's ``fromId`` names an entry further down the file."""
+    sample = sample_session()
+    info = replace(sample.info, leaf_id=sample.ids["a3"])
+    text = to_pi_jsonl(info, sample.entries, sample.labels, sample.blobs)
+    lines = [line["id"] for line in _lines(text)[1:]]
+    assert lines.index(sample.ids["bs"]) < lines.index(sample.ids["u2"])
+    imported = from_pi_jsonl(text)
+    assert same_entries(sample.entries, imported.entries) == []
+    summary = next(e for e in imported.entries if e.type == "branch_summary")
+    origin = next(e for e in imported.entries if e.id == summary.payload.from_id)
+    assert origin.message is not None and origin.message.text == "And birches?"

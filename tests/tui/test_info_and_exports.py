@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from core.formats.overview import overview_text
+from core.paths import default_db_path
+from storage import SqliteStore
+from tests.formats.sample import sample_session
 from tests.tui.helpers import notifications, running, screen_text, send, settle
 from tests.tui.sessions_seed import seed
 from tui.screens.chat import ChatScreen
@@ -37,6 +41,32 @@ async def test_info_shows_the_overview_and_closes_on_escape() -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(pilot.app.screen, ChatScreen)
+
+
+async def test_info_at_80_columns_shows_every_word() -> None:
+    """A line wider than the dialog (the tokens of a model) wraps; nothing is cut off."""
+    sample = sample_session()
+    store = await SqliteStore.open(default_db_path())
+    try:
+        await store.import_session(
+            sample.info, sample.entries, sample.labels, list(sample.blobs.values())
+        )
+    finally:
+        await store.close()
+    async with running(["--model", "demo", "--session", sample.info.id], size=(80, 24)) as pilot:
+        await send(pilot, "/info")
+        info = pilot.app.screen
+        assert isinstance(info, InfoScreen)
+        body = info.query_one("#info-body")
+        shown = []
+        while True:
+            shown += screen_text(pilot).split()
+            if body.scroll_y >= body.max_scroll_y:
+                break
+            body.scroll_page_down(animate=False)
+            await settle(pilot)
+    missing = [word for word in overview_text(info.overview).split() if word not in shown]
+    assert missing == []
 
 
 async def test_export_pi_and_html_write_the_whole_tree(

@@ -32,7 +32,7 @@ class InfoScreen(ModalScreen[None]):
         background: $surface;
     }
     #info-text {
-        width: auto;
+        width: 1fr;
     }
     """
     BINDINGS = keymap.bindings("dialog")
