@@ -1,0 +1,36 @@
+"""The shape the code keeps (issue 15): front ends stay thin consumers of the
+conversation, and core passes small objects rather than long argument lists."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_PARAMETERS = 8
+PRINT_MODE_MAX_LINES = 150
+
+
+def parameter_counts(package: str) -> dict[str, int]:
+    """``path:line name`` -> parameters (self and cls not counted, *args and **kwargs counted)."""
+    counts: dict[str, int] = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args
+                names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+                count = len([n for n in names if n not in ("self", "cls")])
+                count += (args.vararg is not None) + (args.kwarg is not None)
+                counts[f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"] = count
+    return counts
+
+
+def test_no_function_in_core_takes_more_than_eight_parameters() -> None:
+    counts = parameter_counts("core")
+    assert len(counts) > 500, "the scan found core's functions"
+    assert {name: n for name, n in counts.items() if n > MAX_PARAMETERS} == {}
+
+
+def test_print_mode_stays_a_short_consumer() -> None:
+    lines = (ROOT / "tui" / "print_mode.py").read_text(encoding="utf-8").count("\n")
+    assert lines <= PRINT_MODE_MAX_LINES
