@@ -34,6 +34,7 @@ from core import __version__
 from core.content import ImageContent, TextContent
 from core.images import image_blob, image_content
 from core.settings import McpServer
+from core.store import Blob
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_problem
 from core.tools.env import EnvPolicy
 from core.tools.mcp_stdio import StdioProcess, stdio_transport
@@ -393,14 +394,18 @@ async def _image(
     data: str, mime_type: str, ctx: ToolContext, label: str
 ) -> TextContent | ImageContent:
     try:
-        raw = base64.b64decode(data, validate=False)
-        blob = image_blob(raw, label)
+        # Decoding up to 50 megapixels takes a while: not on the event loop.
+        blob = await asyncio.to_thread(_decoded_blob, data, label)
     except ValueError as error:
         return TextContent(f"[image from {label} omitted: {error}]")
     if ctx.store is None:
         return TextContent(f"[image omitted: {blob.media_type} {blob.width}x{blob.height}]")
     await ctx.store.put_blob(blob)
     return image_content(blob)
+
+
+def _decoded_blob(data: str, label: str) -> Blob:
+    return image_blob(base64.b64decode(data, validate=False), label)
 
 
 class McpManager:
