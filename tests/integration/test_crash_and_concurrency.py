@@ -58,6 +58,22 @@ def check_database(db: Path) -> sqlite3.Connection:
     return conn
 
 
+def killed_at_random(args: list[str], rng: random.Random, upto: float) -> tuple[int, str]:
+    """Run ``tangents ARGS`` in its own session and SIGKILL it after a random
+    time up to ``upto`` seconds unless it has ended: (exit code, stderr)."""
+    process = subprocess.Popen(
+        tangents_command() + args,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    time.sleep(rng.uniform(0.0, upto))
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+    _, err = process.communicate(timeout=30)
+    return process.returncode, err.decode(errors="replace")
+
+
 def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(
     tmp_path: Path,
 ) -> None:
@@ -70,18 +86,9 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(
         assert i < 4 * KILLS + 20, (killed, len(completed))
         i += 1
         prompt = f"exchange number {i}"
-        process = subprocess.Popen(
-            tangents_command() + ["--db", str(db), "-m", "demo", "-c", "-p", prompt],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        time.sleep(rng.uniform(0.0, 2.6))
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            killed += 1
-        process.wait(30)
-        if process.returncode == 0:
+        code, _ = killed_at_random(["--db", str(db), "-m", "demo", "-c", "-p", prompt], rng, 2.6)
+        killed += code == -signal.SIGKILL
+        if code == 0:
             completed.append(prompt)
         if db.exists():
             conn = check_database(db)
@@ -98,9 +105,9 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(
     check_database(db).close()
 
 
-def test_print_mode_processes_on_one_database(tmp_path: Path) -> None:
-    db = tmp_path / "shared.db"
-    processes = [
+def start_writers(db: Path) -> list[subprocess.Popen[str]]:
+    """:data:`WRITERS` print-mode processes at once, each saving a session on ``db``."""
+    return [
         subprocess.Popen(
             tangents_command() + ["--db", str(db), "-m", "demo", "-p", f"writer {n}"],
             stdout=subprocess.PIPE,
@@ -109,10 +116,18 @@ def test_print_mode_processes_on_one_database(tmp_path: Path) -> None:
         )
         for n in range(WRITERS)
     ]
-    for process in processes:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err
+
+
+def writers_done(writers: list[subprocess.Popen[str]]) -> None:
+    for writer in writers:
+        out, err = writer.communicate(timeout=120)
+        assert writer.returncode == 0, err
         assert out.strip()
+
+
+def test_print_mode_processes_on_one_database(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    writers_done(start_writers(db))
     listed = sessions(db)
     assert sorted(s["title"] for s in listed) == sorted(f"writer {n}" for n in range(WRITERS))
     assert all(s["message_count"] == 2 for s in listed)
@@ -132,23 +147,11 @@ def test_sigkill_while_compacting_leaves_the_session_whole(tmp_path: Path) -> No
             asked = run("--db", str(db), "-m", "demo", "-c", "-p", f"question number {n}")
             assert asked.returncode == 0, asked.stderr
         [session] = sessions(db)
-        process = subprocess.Popen(
-            tangents_command()
-            + ["--db", str(db), "sessions", "compact", session["id"]]
-            + ["-m", "demo"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        time.sleep(rng.uniform(0.0, 1.2))
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            killed += 1
-        _, err = process.communicate(timeout=30)
-        if process.returncode == 0:
-            compacted += 1
-        else:
-            assert process.returncode == -signal.SIGKILL or b"nothing to compact" in err, err
+        compact = ["--db", str(db), "sessions", "compact", session["id"], "-m", "demo"]
+        code, err = killed_at_random(compact, rng, 1.2)
+        killed += code == -signal.SIGKILL
+        compacted += code == 0
+        assert code in (0, -signal.SIGKILL) or "nothing to compact" in err, err
         conn = check_database(db)
         rows = conn.execute("SELECT type, payload FROM entries").fetchall()
         conn.close()
@@ -171,22 +174,12 @@ def test_writers_beside_the_app_on_one_database(tmp_path: Path) -> None:
     app = Pty(tangents_command() + ["--db", str(db), "-m", "demo"], env)
     try:
         app.read_until(b"Message (enter sends")
-        writers = [
-            subprocess.Popen(
-                tangents_command() + ["--db", str(db), "-m", "demo", "-p", f"writer {n}"],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for n in range(WRITERS)
-        ]
+        writers = start_writers(db)
         app.write(b"from the app")
         app.read_until(b"from the app")
         app.write(b"\r")
         app.read_until(b"Demo reply 1", timeout=120)
-        for writer in writers:
-            _, err = writer.communicate(timeout=120)
-            assert writer.returncode == 0, err
+        writers_done(writers)
         app.write(b"\x11")  # ctrl+q
         assert app.wait(30) == 0, bytes(app.output[-2000:])
     finally:
