@@ -33,6 +33,7 @@ from typing import Any, Literal
 from core import __version__
 from core.content import ImageContent, TextContent
 from core.images import image_blob, image_content
+from core.providers.sdk import loaded
 from core.settings import McpServer
 from core.store import Blob
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_problem
@@ -54,12 +55,6 @@ McpState = Literal["stopped", "starting", "running", "failed", "crashed"]
 
 class McpStartError(Exception):
     """A server could not start; the message says which and why."""
-
-
-def _load_client() -> None:
-    """Import what a connection uses of the ``mcp`` package."""
-    import mcp.shared.message  # noqa: F401
-    from mcp import Client  # noqa: F401
 
 
 def _leaf(error: BaseException) -> BaseException:
@@ -179,7 +174,7 @@ class McpConnection:
         """The task that holds the connection open until ``stop`` is set."""
         try:
             # Over a second of imports: in a thread, so the app keeps drawing.
-            await asyncio.to_thread(_load_client)
+            await loaded("mcp")
             from mcp import Client
             from mcp.types import Implementation
 
