@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from core.content import TextContent
 from core.context import Context, build_context, current_model, system_prompt
-from core.entries import Entry, ModelChange, Payload
+from core.entries import Compaction, Entry, ModelChange, Payload
 from core.ids import now_iso, uuid7
 from core.messages import Message
 from core.store import SessionInfo, SessionStore
@@ -139,12 +139,11 @@ class Session:
 
     async def append_many(self, payloads: Sequence[Payload]) -> list[Entry]:
         """Append a chain under the leaf in one transaction and move the leaf to its end."""
-        parent = self.leaf_id
-        entries: list[Entry] = []
-        for payload in payloads:
-            entry = Entry.new(self.id, parent, payload)
-            entries.append(entry)
-            parent = entry.id
+        return await self._append_chain(_chain(self.id, self.leaf_id, payloads))
+
+    async def _append_chain(self, entries: list[Entry]) -> list[Entry]:
+        """Save ``entries`` (a chain under the leaf) and move the leaf to its end."""
+        parent = entries[-1].id if entries else self.leaf_id
         title = self._derived_title(entries)
         info = replace(
             self.info,
@@ -250,11 +249,34 @@ class Session:
             self.store, cwd=self.info.cwd, parent_session_id=self.id, parent_entry_id=entry_id
         )
         if source:
-            await forked.append_many([e.payload for e in source])
+            await forked._append_chain(_copies(forked.id, source))
         if self.info.title:
             await forked.store.set_title(forked.id, f"{self.info.title} (fork)", by_user=False)
             forked.info = replace(forked.info, title=f"{self.info.title} (fork)")
         return forked
+
+
+def _chain(session_id: str, parent: str | None, payloads: Sequence[Payload]) -> list[Entry]:
+    """New entries for ``payloads``, each the child of the one before."""
+    entries: list[Entry] = []
+    for payload in payloads:
+        entries.append(Entry.new(session_id, parent, payload))
+        parent = entries[-1].id
+    return entries
+
+
+def _copies(session_id: str, path: Sequence[Entry]) -> list[Entry]:
+    """``path`` as a new chain in another session; a compaction keeps from the
+    copy of its first kept entry (from nothing before it when that was left out)."""
+    new_ids: dict[str, str] = {}
+    copies: list[Entry] = []
+    for entry in path:
+        payload = entry.payload
+        if isinstance(payload, Compaction) and payload.first_kept_id is not None:
+            payload = replace(payload, first_kept_id=new_ids.get(payload.first_kept_id))
+        copies.append(Entry.new(session_id, copies[-1].id if copies else None, payload))
+        new_ids[entry.id] = copies[-1].id
+    return copies
 
 
 def _trim(path: list[Entry], first_k: int, last_n: int) -> list[Entry]:

@@ -56,8 +56,8 @@ class ToolSettings:
     """Variables tools and MCP servers may see although they look like keys
     (see core.tools.env for what is hidden)."""
     mcp_ready_wait: float = 2.0
-    """Seconds a reply waits for MCP servers still starting; tools of a server
-    not ready by then are offered from a later reply."""
+    """Seconds after a server was started (at launch) that a reply may wait for
+    it; tools of a server not ready by then are offered from a later reply."""
 
 
 @dataclass(frozen=True)

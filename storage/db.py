@@ -55,13 +55,13 @@ async def open_database(path: Path) -> aiosqlite.Connection:
     except OSError as exc:
         raise StorageError(path, exc.strerror or str(exc)) from exc
     except sqlite3.DatabaseError as exc:
-        raise StorageError(path, str(exc)) from exc
+        raise StorageError.from_sqlite(path, exc) from exc
     try:
         await conn._execute(_configure, conn._conn, path)
     except BaseException as exc:
         await conn.close()
         if isinstance(exc, sqlite3.DatabaseError):
-            raise StorageError(path, str(exc)) from exc
+            raise StorageError.from_sqlite(path, exc) from exc
         raise
     for suffix in ("-wal", "-shm"):
         with suppress(FileNotFoundError, PermissionError):
@@ -110,7 +110,7 @@ def _inspect(path: Path) -> None:
     try:
         check(conn, path)
     except sqlite3.DatabaseError as exc:
-        raise StorageError(path, str(exc)) from exc
+        raise StorageError.from_sqlite(path, exc) from exc
     finally:
         conn.close()
 

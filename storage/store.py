@@ -52,7 +52,7 @@ class SqliteStore:
         except (sqlite3.IntegrityError, sqlite3.ProgrammingError):
             raise
         except sqlite3.DatabaseError as exc:
-            raise StorageError(self.db_path, str(exc)) from exc
+            raise StorageError.from_sqlite(self.db_path, exc) from exc
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
         return await self._run(write, fn, *args)

@@ -10,6 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests have no per-example deadline: these machines are shared, and a
+# deadline is a timing assertion (an example slowed by the neighbours fails).
+settings.register_profile("shared-machine", deadline=None)
+settings.load_profile("shared-machine")
 
 # ``import fake_provider`` works from any test directory, whatever the import mode.
 sys.path.insert(0, str(Path(__file__).parent))

@@ -71,12 +71,13 @@ class TangentsApp(App[None]):
             self.set_keymap(dict(self.keymap_overrides))
         if self.open_picker and isinstance(self.screen, ChatScreen):
             self.screen.action_sessions()
-        self.call_after_refresh(self.warm_up_provider)
+        self.call_after_refresh(self.warm_up)
 
-    def warm_up_provider(self) -> None:
+    def warm_up(self) -> None:
         """After the first frame: start loading, in the background, the SDK the
         first request will need (a request that comes sooner awaits it without
-        blocking the loop)."""
+        blocking the loop), and start the MCP servers, so that they are ready
+        by the time the first message is written."""
         from core.providers.registry import warm_up
         from core.target import resolve_target
 
@@ -84,6 +85,8 @@ class TangentsApp(App[None]):
         warm_up(
             resolve_target(conversation.model, conversation.settings, conversation.api_base).model
         )
+        if conversation.settings.mcp_servers:
+            self.tool_registry.start_servers()
 
     async def on_event(self, event: events.Event) -> None:
         if (
@@ -121,7 +124,8 @@ class TangentsApp(App[None]):
     @property
     def tool_registry(self) -> ToolRegistry:
         """The tools the model may call, one registry for the app's lifetime. Made
-        at the first reply; its MCP servers start when tools are first listed."""
+        at launch when MCP servers are configured (they start then), else at the
+        first reply."""
         if self._tools is None:
             from core.tools import ToolRegistry
 

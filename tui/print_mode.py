@@ -55,6 +55,8 @@ def run_print_mode(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
+    from core.providers.registry import warm_up
+    from core.target import resolve_target
     from core.tools import ToolRegistry
 
     store = await open_store(launch.db_path)
@@ -71,6 +73,10 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         printer = JsonLines(out, session.id) if args.json_events else TextPrinter(out)
         conversation.subscribe(printer)
         conversation.tools = ToolRegistry.default(launch.settings, cwd=os.getcwd())
+        # MCP servers and the provider's SDK start together: the reply's wait
+        # for servers still starting overlaps with loading the SDK.
+        conversation.tools.start_servers()
+        warm_up(resolve_target(conversation.model, launch.settings, launch.api_base).model)
         conversation.approve = print_mode_approval(conversation.tools, args.allow_tools)
 
         loop = asyncio.get_running_loop()

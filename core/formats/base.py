@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from core.entries import BranchSummary, Compaction, Entry
+from core.entries import Entry
 from core.images import image_blob
 from core.store import Blob, SessionInfo
 
@@ -92,15 +92,6 @@ def parent_first(entries: Sequence[Entry]) -> list[Entry]:
         stuck = next(iter(waiting.values()))[0]
         raise TreeError(stuck.id, "its parent links form a cycle")
     return out
-
-
-def referenced_ids(payload: Any) -> tuple[str | None, ...]:
-    """The entry ids an entry's payload points at (besides its parent)."""
-    if isinstance(payload, Compaction):
-        return (payload.first_kept_id,)
-    if isinstance(payload, BranchSummary):
-        return (payload.from_id,)
-    return ()
 
 
 def format_timestamp(moment: datetime) -> str:

@@ -121,6 +121,7 @@ class _Reader:
         labels = self.labels(document.get("labels", {}), ids)
         blobs = self.blobs(document.get("blobs", []))
         entries = self.images_matched(entries, blobs)
+        entries = self.kept_entries_found(entries, ids)
         try:
             ordered = parent_first(entries)
         except TreeError as error:
@@ -260,6 +261,22 @@ class _Reader:
                     f"{_describe(*stated)} but holds {_describe(*found)}; corrected"
                 )
             out.append(blob)
+        return out
+
+    def kept_entries_found(self, entries: list[Entry], ids: set[str]) -> list[Entry]:
+        """A compaction whose first kept entry is not in the file keeps nothing
+        from before it (what the context builder makes of it anyway), with a note."""
+        out = []
+        for index, entry in enumerate(entries):
+            payload = entry.payload
+            if isinstance(payload, Compaction) and payload.first_kept_id not in (None, *ids):
+                line = line_of(self.text, ["entries", index, "payload", "first_kept_id"])
+                self.notes.append(
+                    f"line {line}: the compaction keeps entries from {payload.first_kept_id!r}, "
+                    "which is not in the file; it keeps nothing from before it"
+                )
+                entry = replace(entry, payload=replace(payload, first_kept_id=None))
+            out.append(entry)
         return out
 
     def images_matched(self, entries: list[Entry], blobs: list[Blob]) -> list[Entry]:

@@ -1,4 +1,4 @@
-"""The provider SDKs, imported in a background thread.
+"""The provider SDKs (and the ``mcp`` package), imported in a background thread.
 
 The SDKs take from half a second (openai) to seconds (litellm) to import,
 which on the event loop would freeze a UI. :func:`preload` starts an import
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from types import ModuleType
 
-SDKS = ("openai", "anthropic", "litellm")
+SDKS = ("openai", "anthropic", "litellm", "mcp")
 _LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 _DELAY_ENV = "TANGENTS_SDK_IMPORT_DELAY"
 
@@ -44,7 +44,8 @@ its first request (lazily imported parts, schemas), done off the loop."""
 
 
 def preload(name: str, prepare: Prepare | None = None) -> Future[ModuleType]:
-    """Start importing SDK ``name`` in a daemon thread (once); its future."""
+    """Start importing SDK ``name`` in a daemon thread (once); its future. A
+    daemon thread: a program that ends while it imports does not wait for it."""
     if name not in SDKS:
         raise ValueError(f"unknown SDK: {name!r}")
     with _lock:

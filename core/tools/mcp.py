@@ -1,7 +1,8 @@
 """MCP servers as tool sources, through the ``mcp`` package's client.
 
-Each ``[[mcp_servers]]`` entry is started on demand, the first time tools are
-listed for a request (:meth:`McpManager.ensure_started`): a ``command`` (with
+Each ``[[mcp_servers]]`` entry is started in the background when the front end
+starts (:meth:`McpManager.start`), or else the first time tools are listed for
+a request (:meth:`McpManager.ensure_started`): a ``command`` (with
 ``args`` and ``env``) is run as a subprocess speaking stdio, a ``url`` is
 reached over streamable HTTP. Its tools join the built-ins as ``server.tool``
 (sent to providers as ``server__tool``, see core.tools.registry), always with
@@ -32,7 +33,9 @@ from typing import Any, Literal
 from core import __version__
 from core.content import ImageContent, TextContent
 from core.images import image_blob, image_content
+from core.providers.sdk import loaded
 from core.settings import McpServer
+from core.store import Blob
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_problem
 from core.tools.env import EnvPolicy
 from core.tools.mcp_stdio import StdioProcess, stdio_transport
@@ -170,6 +173,8 @@ class McpConnection:
     async def _own(self, ready: asyncio.Future[list[Any]], stop: asyncio.Event) -> None:
         """The task that holds the connection open until ``stop`` is set."""
         try:
+            # Over a second of imports: in a thread, so the app keeps drawing.
+            await loaded("mcp")
             from mcp import Client
             from mcp.types import Implementation
 
@@ -384,14 +389,18 @@ async def _image(
     data: str, mime_type: str, ctx: ToolContext, label: str
 ) -> TextContent | ImageContent:
     try:
-        raw = base64.b64decode(data, validate=False)
-        blob = image_blob(raw, label)
+        # Decoding up to 50 megapixels takes a while: not on the event loop.
+        blob = await asyncio.to_thread(_decoded_blob, data, label)
     except ValueError as error:
         return TextContent(f"[image from {label} omitted: {error}]")
     if ctx.store is None:
         return TextContent(f"[image omitted: {blob.media_type} {blob.width}x{blob.height}]")
     await ctx.store.put_blob(blob)
     return image_content(blob)
+
+
+def _decoded_blob(data: str, label: str) -> Blob:
+    return image_blob(base64.b64decode(data, validate=False), label)
 
 
 class McpManager:
@@ -403,19 +412,38 @@ class McpManager:
     ) -> None:
         self.connections = [McpConnection(server, cwd, env_policy) for server in servers]
         self._starting: dict[McpConnection, asyncio.Task[None]] = {}
+        self._started_at: dict[McpConnection, float] = {}
+        """When each server still starting was started (the loop's clock)."""
         self._told_waiting: set[str] = set()
+
+    def start(self) -> None:
+        """Start, in the background, the servers never started or crashed since."""
+        loop = asyncio.get_running_loop()
+        for connection in self.connections:
+            if connection.state in ("stopped", "crashed") and connection not in self._starting:
+                self._starting[connection] = loop.create_task(
+                    connection.start(), name=f"mcp-start:{connection.name}"
+                )
+                self._started_at[connection] = loop.time()
+
+    def wait_left(self, wait: float) -> float:
+        """Seconds until every server still starting has had ``wait`` seconds
+        since it was started (0 when none is starting)."""
+        if not self._starting:
+            return 0.0
+        now = asyncio.get_running_loop().time()
+        return max(0.0, max(self._started_at[c] for c in self._starting) + wait - now)
 
     async def ensure_started(self, wait: float = 0.0) -> list[str]:
         """Start servers never started or crashed since, in the background; wait
-        at most ``wait`` seconds for those still starting. Notices for servers
-        that failed, are still starting (once), or wrote garbage."""
-        for connection in self.connections:
-            if connection.state in ("stopped", "crashed") and connection not in self._starting:
-                self._starting[connection] = asyncio.create_task(
-                    connection.start(), name=f"mcp-start:{connection.name}"
-                )
-        if self._starting and wait > 0:
-            await asyncio.wait(set(self._starting.values()), timeout=wait)
+        for those still starting until each has had ``wait`` seconds since it
+        was started (so a server started at launch delays nothing once that
+        time is over). Notices for servers that failed, are still starting
+        (once), or wrote garbage."""
+        self.start()
+        left = self.wait_left(wait)
+        if left > 0:
+            await asyncio.wait(set(self._starting.values()), timeout=left)
         notices: list[str] = []
         for connection, task in list(self._starting.items()):
             if not task.done():
@@ -427,6 +455,7 @@ class McpManager:
                     )
                 continue
             del self._starting[connection]
+            del self._started_at[connection]
             self._told_waiting.discard(connection.name)
             error = None if task.cancelled() else task.exception()
             if task.cancelled() or error is not None:
@@ -453,6 +482,7 @@ class McpManager:
         for connection in self.connections:
             if name is None or connection.name == name:
                 task = self._starting.pop(connection, None)
+                self._started_at.pop(connection, None)
                 if task is not None:
                     task.cancel()
                     await asyncio.wait({task}, timeout=STOP_DEADLINE + 1)
@@ -466,6 +496,7 @@ class McpManager:
         ``deadline`` seconds; what is still running then is killed."""
         starting = list(self._starting.values())
         self._starting.clear()
+        self._started_at.clear()
         for task in starting:
             task.cancel()
         closing = [asyncio.ensure_future(c.close(deadline)) for c in self.connections]

@@ -111,12 +111,26 @@ class ToolRegistry:
 
     # --- what is offered ---------------------------------------------------------------
 
+    def start_servers(self) -> None:
+        """Start the MCP servers in the background now (front ends call this at
+        launch), so that their start-up overlaps with everything before the
+        first request."""
+        if self._mcp is not None:
+            self._mcp.start()
+
+    def mcp_wait_left(self) -> float:
+        """Seconds a request made now would wait for MCP servers still starting."""
+        return self._mcp.wait_left(self.mcp_ready_wait) if self._mcp is not None else 0.0
+
     async def prepare(self, wait: float | None = None) -> list[str]:
         """Start MCP servers not started yet (or crashed since) in the background
-        and wait at most ``wait`` seconds (default :attr:`mcp_ready_wait`) for
-        those still starting: call before listing tools for a request. A server
-        not ready by then is offered from a later request, so a slow or silent
-        one never holds up a reply. Returns notices to show the user."""
+        and wait for those still starting until each has had ``wait`` seconds
+        (default :attr:`mcp_ready_wait`) since it was started: call before
+        listing tools for a request. A server not ready by then is offered from
+        a later request, so a slow or silent one holds up a reply only when it
+        was started less than ``wait`` seconds before (and not at all when
+        :meth:`start_servers` ran at launch and that time has passed). Returns
+        notices to show the user."""
         if self._mcp is None:
             return []
         return await self._mcp.ensure_started(self.mcp_ready_wait if wait is None else wait)

@@ -12,7 +12,7 @@ from fake_provider import Reply
 from core.branch_summary import BranchSummaryError, summarize_branch
 from core.chat import run_turn
 from core.content import TextContent
-from core.entries import BranchSummary
+from core.entries import BranchSummary, Compaction
 from core.messages import Message
 from core.session import Session
 from core.settings import Settings
@@ -87,6 +87,24 @@ async def test_fork_whole_path_and_trimmed(store: SqliteStore) -> None:
     assert reopened.info.parent_session_id == session.id
     # the source session is untouched
     assert len(await store.entries(session.id)) == 6
+
+
+async def test_a_fork_keeps_what_a_compaction_on_its_path_keeps(store: SqliteStore) -> None:
+    """The copied compaction keeps from the copy of its first kept entry: the
+    fork's context is the source's (it lost the kept messages before)."""
+    session, (q1, a1, q2, a2) = await conversation(store, "q1", "a1", "q2", "a2")
+    await session.append(Compaction("they said q1 and a1", q2.id, 100))
+    await session.append_many([msg("q3"), msg("a3", "assistant")])
+
+    fork = await Session.open(store, (await session.fork(session.leaf_id)).id)
+
+    texts = [[b.text for b in m.content] for m in fork.context("demo").messages]
+    assert texts == [[b.text for b in m.content] for m in session.context("demo").messages]
+    assert ["q2"] in texts and ["a2"] in texts
+    [compaction] = [e for e in fork.path if isinstance(e.payload, Compaction)]
+    assert compaction.payload.first_kept_id == next(
+        e.id for e in fork.path if e.message and e.message.text == "q2"
+    )
 
 
 @pytest.fixture

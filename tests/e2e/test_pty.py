@@ -61,18 +61,35 @@ class Pty:
                 raise AssertionError(
                     f"{marker!r} not written; the tail of the output: {bytes(self.output[-2000:])!r}"
                 )
-            ready, _, _ = select.select([self.master], [], [], min(remaining, 0.2))
-            if ready:
-                try:
-                    chunk = os.read(self.master, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                self.output += chunk
+            if not self._read(min(remaining, 0.2)):
+                break
+
+    def _read(self, timeout: float) -> bool:
+        """Keep what the program wrote within ``timeout``; False once the terminal is closed."""
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return True
+        try:
+            chunk = os.read(self.master, 65536)
+        except OSError:
+            return False
+        self.output += chunk
+        return bool(chunk)
 
     def write(self, data: bytes) -> None:
         os.write(self.master, data)
+
+    def wait(self, timeout: float) -> int:
+        """Wait for the program to exit, reading what it writes meanwhile (as a
+        terminal does: a program whose terminal is not read blocks writing)."""
+        deadline = time.monotonic() + timeout
+        while self.process.poll() is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise subprocess.TimeoutExpired(self.process.args, timeout)
+            if not self._read(min(remaining, 0.2)):
+                return self.process.wait(remaining)
+        return self.process.returncode
 
     def close(self) -> None:
         if self.process.poll() is None:

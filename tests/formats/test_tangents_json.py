@@ -36,8 +36,9 @@ def sessions(draw, max_entries: int = 12) -> tuple[SessionInfo, list[Entry], dic
     for i in range(draw(st.integers(1, max_entries))):
         payload = draw(payloads)
         earlier = [e.id for e in entries]
-        if isinstance(payload, Compaction) and earlier:
-            payload = replace(payload, first_kept_id=draw(st.sampled_from(earlier)))
+        if isinstance(payload, Compaction):
+            kept = draw(st.sampled_from(earlier)) if earlier else None
+            payload = replace(payload, first_kept_id=kept)
         if isinstance(payload, BranchSummary) and earlier:
             payload = replace(payload, from_id=draw(st.sampled_from(earlier + [None])))
         parent = draw(st.sampled_from([None] + earlier)) if earlier else None
@@ -289,6 +290,27 @@ def test_parent_that_points_nowhere_names_the_entry_line() -> None:
     error = _refused(text)
     assert error.line == _line_of(text, '"parent_id": "nowhere"')
     assert error.reason == "entries[1].parent_id: 'nowhere' points to no entry in the file"
+
+
+def test_a_compaction_keeping_an_entry_not_in_the_file_keeps_nothing_before_it() -> None:
+    """The kept tail of a compaction whose first kept entry does not exist starts
+    after the compaction (as the context builder read it anyway), with a note."""
+    session_id = uuid7()
+    root = Entry.new(session_id, None, Message("user", (TextContent("hello"),)))
+    compaction = Entry.new(session_id, root.id, Compaction("summary", "gone", 10))
+    after = Entry.new(session_id, compaction.id, Message("user", (TextContent("next"),)))
+    info = SessionInfo(session_id, "t", root.created_at, after.created_at, leaf_id=after.id)
+    text = json.dumps(to_json_document(info, [root, compaction, after], {}), indent=2)
+
+    imported = from_json_text(text)
+
+    kept = imported.entries[1].payload
+    assert isinstance(kept, Compaction) and kept.first_kept_id is None
+    line = _line_of(text, '"first_kept_id": "gone"')
+    assert imported.notes == (
+        f"line {line}: the compaction keeps entries "
+        "from 'gone', which is not in the file; it keeps nothing from before it",
+    )
 
 
 def test_unknown_entry_type() -> None:

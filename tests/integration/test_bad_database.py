@@ -66,10 +66,10 @@ COMMANDS = (
 )
 
 
-def refused(db: Path, import_file: Path, reason: str) -> None:
+def refused(db: Path, import_file: Path, reason: str, commands=COMMANDS) -> None:
     """Every command refuses ``db`` with one line and exit code 2, leaving it as it was."""
     before = digest(db)
-    for command in COMMANDS:
+    for command in commands:
         args = [str(import_file) if a == "IMPORT" else a for a in command]
         result = run("--db", str(db), *args)
         assert result.returncode == 2, (command, result.stdout, result.stderr)
@@ -104,6 +104,26 @@ def test_a_database_with_corrupted_pages_is_refused_in_one_line(tmp_path, openai
     db = make_valid(tmp_path)
     corrupt_tables(db, "sessions", "entries")
     refused(db, openai_file, "database disk image is malformed")
+
+
+def test_a_damaged_search_index_is_refused_as_malformed(tmp_path, openai_file) -> None:
+    """Pages of the full-text index overwritten: what reads or writes it is
+    refused (SQLite says "vtable constructor failed", an error of the
+    corrupt kind); the sessions list, which does not read it, still works."""
+    db = make_valid(tmp_path)
+    corrupt_tables(db, "entries_fts_data", "entries_fts_idx", "entries_fts_config")
+    refused(
+        db,
+        openai_file,
+        "database disk image is malformed (vtable constructor failed: entries_fts)",
+        [
+            ["-p", "hi", "-m", "demo"],
+            ["sessions", "import", "IMPORT"],
+            ["sessions", "search", "hi"],
+        ],
+    )
+    listed = run("--db", str(db), "sessions", "list")
+    assert listed.returncode == 0 and "hello" in listed.stdout, listed.stderr
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """Durability: SIGKILL at random moments (while a reply streams, while a tool
-and an MCP server run), and several writers on one database.
+and an MCP server run, while a session is compacted), and several writers on
+one database, with the app open on it too.
 
 Quick by default; ``TANGENTS_LONG_TESTS=1`` runs the long setting (at least
 100 SIGKILLs in the first test, more writers, more kills during tools).
@@ -30,6 +31,8 @@ KILLS = 100 if LONG else 6
 """SIGKILLs while replies stream."""
 TOOL_KILLS = 30 if LONG else 3
 """SIGKILLs while a command and an MCP server run."""
+COMPACT_KILLS = 20 if LONG else 3
+"""SIGKILLs while a session is compacted."""
 WRITERS = 16 if LONG else 2
 """Print-mode processes writing to one database at once."""
 HOSTILE = str(Path(__file__).parents[1] / "tools" / "hostile_server.py")
@@ -55,6 +58,22 @@ def check_database(db: Path) -> sqlite3.Connection:
     return conn
 
 
+def killed_at_random(args: list[str], rng: random.Random, upto: float) -> tuple[int, str]:
+    """Run ``tangents ARGS`` in its own session and SIGKILL it after a random
+    time up to ``upto`` seconds unless it has ended: (exit code, stderr)."""
+    process = subprocess.Popen(
+        tangents_command() + args,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    time.sleep(rng.uniform(0.0, upto))
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+    _, err = process.communicate(timeout=30)
+    return process.returncode, err.decode(errors="replace")
+
+
 def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(
     tmp_path: Path,
 ) -> None:
@@ -67,18 +86,9 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(
         assert i < 4 * KILLS + 20, (killed, len(completed))
         i += 1
         prompt = f"exchange number {i}"
-        process = subprocess.Popen(
-            tangents_command() + ["--db", str(db), "-m", "demo", "-c", "-p", prompt],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        time.sleep(rng.uniform(0.0, 2.6))
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            killed += 1
-        process.wait(30)
-        if process.returncode == 0:
+        code, _ = killed_at_random(["--db", str(db), "-m", "demo", "-c", "-p", prompt], rng, 2.6)
+        killed += code == -signal.SIGKILL
+        if code == 0:
             completed.append(prompt)
         if db.exists():
             conn = check_database(db)
@@ -95,9 +105,9 @@ def test_sigkill_at_random_moments_never_corrupts_or_loses_completed_exchanges(
     check_database(db).close()
 
 
-def test_print_mode_processes_on_one_database(tmp_path: Path) -> None:
-    db = tmp_path / "shared.db"
-    processes = [
+def start_writers(db: Path) -> list[subprocess.Popen[str]]:
+    """:data:`WRITERS` print-mode processes at once, each saving a session on ``db``."""
+    return [
         subprocess.Popen(
             tangents_command() + ["--db", str(db), "-m", "demo", "-p", f"writer {n}"],
             stdout=subprocess.PIPE,
@@ -106,13 +116,76 @@ def test_print_mode_processes_on_one_database(tmp_path: Path) -> None:
         )
         for n in range(WRITERS)
     ]
-    for process in processes:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err
+
+
+def writers_done(writers: list[subprocess.Popen[str]]) -> None:
+    for writer in writers:
+        out, err = writer.communicate(timeout=120)
+        assert writer.returncode == 0, err
         assert out.strip()
+
+
+def test_print_mode_processes_on_one_database(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    writers_done(start_writers(db))
     listed = sessions(db)
     assert sorted(s["title"] for s in listed) == sorted(f"writer {n}" for n in range(WRITERS))
     assert all(s["message_count"] == 2 for s in listed)
+    check_database(db).close()
+
+
+def test_sigkill_while_compacting_leaves_the_session_whole(tmp_path: Path) -> None:
+    """``sessions compact`` killed at random moments: each compaction is there
+    whole or not at all, no message is lost, and the session goes on."""
+    db = tmp_path / "compact.db"
+    rng = random.Random(20261125)
+    killed = compacted = 0
+    for i in range(4 * COMPACT_KILLS + 10):
+        if killed >= COMPACT_KILLS and compacted:
+            break
+        for n in (2 * i, 2 * i + 1):  # something new to compact
+            asked = run("--db", str(db), "-m", "demo", "-c", "-p", f"question number {n}")
+            assert asked.returncode == 0, asked.stderr
+        [session] = sessions(db)
+        compact = ["--db", str(db), "sessions", "compact", session["id"], "-m", "demo"]
+        code, err = killed_at_random(compact, rng, 1.2)
+        killed += code == -signal.SIGKILL
+        compacted += code == 0
+        assert code in (0, -signal.SIGKILL) or "nothing to compact" in err, err
+        conn = check_database(db)
+        rows = conn.execute("SELECT type, payload FROM entries").fetchall()
+        conn.close()
+        summaries = [json.loads(p)["summary"] for t, p in rows if t == "compaction"]
+        assert len(summaries) >= compacted and all(summaries), "a compaction is whole"
+        texts = " ".join(p for t, p in rows if t == "message")
+        assert all(f"question number {n}" in texts for n in range(2 * i + 2)), "message lost"
+    assert killed >= COMPACT_KILLS and compacted, (killed, compacted)
+    result = run("--db", str(db), "-m", "demo", "-c", "-p", "still alive?")
+    assert result.returncode == 0, result.stderr
+
+
+def test_writers_beside_the_app_on_one_database(tmp_path: Path) -> None:
+    """The app open on a database while print-mode processes write to it: the
+    app's message is saved, every writer's session is there."""
+    from tests.e2e.test_pty import Pty
+
+    db = tmp_path / "shared.db"
+    env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    app = Pty(tangents_command() + ["--db", str(db), "-m", "demo"], env)
+    try:
+        app.read_until(b"Message (enter sends")
+        writers = start_writers(db)
+        app.write(b"from the app")
+        app.read_until(b"from the app")
+        app.write(b"\r")
+        app.read_until(b"Demo reply 1", timeout=120)
+        writers_done(writers)
+        app.write(b"\x11")  # ctrl+q
+        assert app.wait(30) == 0, bytes(app.output[-2000:])
+    finally:
+        app.close()
+    titles = sorted(s["title"] for s in sessions(db))
+    assert titles == sorted(["from the app", *(f"writer {n}" for n in range(WRITERS))])
     check_database(db).close()
 
 

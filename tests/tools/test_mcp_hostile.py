@@ -219,7 +219,7 @@ def test_quitting_the_app_stops_a_server_that_never_answers(
         else:
             pty.process.send_signal(signal.SIGTERM)
         try:
-            pty.process.wait(EXIT_WITHIN)
+            pty.wait(EXIT_WITHIN)
         except subprocess.TimeoutExpired:
             raise AssertionError(f"the app did not exit after {how}") from None
         assert b"Traceback" not in bytes(pty.output)

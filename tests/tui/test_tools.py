@@ -362,6 +362,53 @@ async def test_mcp_servers_start_at_first_use_ask_for_approval_and_stop_on_exit(
     assert registry.mcp_status() == [("echo", "stopped", None)], "stopped when the app exited"
 
 
+async def test_escape_stops_a_catastrophic_search(fake_provider, fake_args, work) -> None:
+    """``search_text`` runs without approval, so a file the model reads can ask
+    for a pattern Python's ``re`` would spin on for hours: Esc still works and
+    the search process is gone."""
+    import core.tools.builtin as builtin
+    from tests.tools.test_search_hostile import EVIL, children_running
+
+    (work / "evil.txt").write_text("a" * 40 + "b\n")
+    fake_provider.script(Reply(tool_calls=[ToolCall("search_text", {"pattern": EVIL})]))
+    async with running(fake_args) as pilot:
+        await ask(pilot, "Search it")
+        await wait_until(lambda: children_running(builtin.SEARCH_WORKER) != [])
+        await pilot.press("escape")
+        await settle(pilot)
+
+        assert not pilot.app.screen.replying
+        [(_, state, _, result, is_error, _)] = card_view(pilot)
+        assert state == "error" and is_error and "cancelled" in result
+        assert children_running(builtin.SEARCH_WORKER) == []
+
+
+async def test_mcp_servers_start_at_launch_and_a_silent_one_delays_no_reply(
+    fake_provider, fake_args, work, tmp_path
+) -> None:
+    """A server configured at launch starts with the app, before anything is
+    typed; once its ready wait is over, a reply does not wait for it."""
+    from tests.tools.procs import still_alive, wait_for_pids
+
+    hostile = Path(__file__).parents[1] / "tools" / "hostile_server.py"
+    pidfile = tmp_path / "hang.pids"
+    config = tmp_path / "hang.toml"
+    config.write_text(
+        "[tools]\nmcp_ready_wait = 0.5\n[[mcp_servers]]\n"
+        f'name = "hang"\ncommand = "{sys.executable}"\nargs = ["{hostile}", "hang", "{pidfile}"]\n'
+    )
+    async with running([*fake_args, "--config", str(config)]) as pilot:
+        registry = app_of(pilot).tool_registry
+        pids = await asyncio.to_thread(wait_for_pids, pidfile)
+        assert registry.mcp_status() == [("hang", "starting", None)], "started at launch"
+        await wait_until(lambda: registry.mcp_wait_left() == 0)
+
+        await send(pilot, "hello")
+        assert fake_provider.requests, "the reply was asked for"
+        assert "still starting" in " ".join(notifications(pilot))
+    assert still_alive(pids, 10.0) == [], "stopped when the app exited"
+
+
 async def test_a_reply_stopped_while_asking_closes_the_dialog(
     fake_provider, fake_args, work, asked
 ) -> None:
