@@ -32,6 +32,7 @@ from core.events import (
 from core.messages import user_text
 from core.session import Session
 from core.settings import Settings
+from core.target import api_base_for, savable_base_url
 from core.tokens import context_tokens
 from core.usage import SessionTotals, total_usage
 
@@ -70,12 +71,12 @@ class Conversation:
         thinking: str | None = None,
         system: str | None = None,
     ) -> None:
-        """``model``/``thinking``/``system`` are explicit choices (command-line
-        flags) that beat what the session's path says; the defaults do not.
-        :attr:`tools` and :attr:`approve` are the front end's to set."""
+        """``model``/``thinking``/``system`` and ``api_base`` are explicit choices
+        (command-line flags) that beat what the session's path says; the defaults
+        do not. :attr:`tools` and :attr:`approve` are the front end's to set."""
         self.session = session
         self.settings = settings
-        self.api_base = api_base
+        self.explicit_api_base = api_base
         self.tools: ToolRegistry | None = None
         """Offered to the model; None: it answers without tools."""
         self.approve: ApproveFn | None = None
@@ -106,6 +107,16 @@ class Conversation:
         await self.session_totals.load(self.session.store, self.session.id)
 
     @property
+    def api_base(self) -> str | None:
+        """Where the current model's requests go (:func:`~core.target.api_base_for`)."""
+        return api_base_for(self.session.path, self.model, self.explicit_api_base, self.settings)
+
+    def _model_change(self):
+        return self.session.model_change_for(
+            self.model, self.thinking, savable_base_url(self.api_base)
+        )
+
+    @property
     def system(self) -> str | None:
         """The system prompt the next request will carry."""
         return self.pending_system or system_prompt(self.session.path)
@@ -133,7 +144,7 @@ class Conversation:
             await self.session.store.put_blob(attachment.blob)
         preamble = [
             self.session.system_change_for(self.pending_system),
-            self.session.model_change_for(self.model, self.thinking),
+            self._model_change(),
         ]
         message = user_text(text, tuple(a.content for a in attachments))
         entries = await self.session.append_many([p for p in preamble if p is not None] + [message])
@@ -219,7 +230,7 @@ class Conversation:
         last = next((e.message for e in reversed(self.session.path) if e.message is not None), None)
         if last is None or last.role not in ("user", "tool_result"):
             return False
-        change = self.session.model_change_for(self.model, self.thinking)
+        change = self._model_change()
         if change is not None:
             await self.session.append(change)
         return True

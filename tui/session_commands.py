@@ -294,6 +294,7 @@ async def _compact(store, args: argparse.Namespace, launch: Launch) -> int:
     """Summarize the session's current path now; the next turn sends the summary."""
     from core.compactor import CompactionError, compact
     from core.session import Session, SessionError
+    from core.target import api_base_for
 
     try:
         session = await Session.open(store, args.id)
@@ -310,7 +311,7 @@ async def _compact(store, args: argparse.Namespace, launch: Launch) -> int:
             launch.settings,
             model=model,
             focus=args.focus,
-            api_base=launch.api_base,
+            api_base=api_base_for(session.path, model, launch.api_base, launch.settings),
             on_wait=on_wait,
         )
     except CompactionError as error:
