@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.context import Context
+from core.context import Context, estimated_tokens
 from core.entries import Entry
 from core.events import CompactionStarted, Emit, Waiting, ignore
 from core.messages import Message
@@ -130,6 +130,7 @@ async def _ask(
         api_key=target.api_key,
         images=images,
         tools=tuple(tools),
+        near_window=3 * estimated_tokens(context.messages) >= prelude.window,
     )
     provider = get_provider(target.model)
     builder = MessageBuilder(model=context.model, provider=provider.name)
@@ -171,6 +172,7 @@ class _Prelude:
 
     model: str
     token_budget: int
+    window: int
     compactions: list[Entry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -179,11 +181,12 @@ async def _compact_if_needed(turn: _Turn) -> _Prelude:
     """Automatic compaction when the context is over window - reserve. A failed
     compaction does not stop the turn: the context builder's safety net drops
     the oldest turns instead, and a note says so."""
-    from core.compactor import CompactionError, maybe_compact, token_budget
+    from core.compactor import CompactionError, budget, maybe_compact
 
     session, settings = turn.session, turn.settings
     path_model = session.model(turn.model, turn.thinking)[0]
-    prelude = _Prelude(model=path_model, token_budget=token_budget(path_model, settings))
+    limits = budget(path_model, settings)
+    prelude = _Prelude(path_model, limits.threshold, limits.window)
     try:
         entry = await maybe_compact(
             session,

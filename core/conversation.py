@@ -14,8 +14,9 @@ message, so trying models leaves no empty sessions or stray entries behind.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.attachments import Attachment
@@ -28,13 +29,16 @@ from core.events import (
     PositionMoved,
     TurnEnded,
     Waiting,
+    WindowLearned,
 )
 from core.messages import user_text
 from core.session import Session
 from core.settings import Settings
+from core.store import LearnedWindow
 from core.target import api_base_for, savable_base_url
 from core.tokens import context_tokens
 from core.usage import SessionTotals, total_usage
+from core.window_learning import learn_window
 
 if TYPE_CHECKING:
     from core.agent import AgentResult
@@ -87,6 +91,7 @@ class Conversation:
         self.model = model or path_model
         self.thinking = thinking or path_thinking
         self.pending_system = system or (None if session.path else settings.system)
+        self._learning: dict[tuple[str, str | None], asyncio.Task[LearnedWindow | None]] = {}
         self.session_totals = SessionTotals()
         """Usage of every branch: :meth:`load_totals` once, then every append adds to it."""
         session.on_append(self.session_totals.add)
@@ -130,6 +135,28 @@ class Conversation:
         self.thinking = THINKING_LEVELS[(index + 1) % len(THINKING_LEVELS)]
         return self.thinking
 
+    # --- the model's window --------------------------------------------------------
+
+    async def learn_window(self) -> None:
+        """Ask the model's endpoint for its window when nothing else knows it
+        (:mod:`core.window_learning`: once per endpoint and model, remembered in
+        the database); on an answer :attr:`settings` say it and
+        :class:`WindowLearned` is published. Every request waits for this."""
+        key = (self.model, self.api_base)
+        task = self._learning.get(key)
+        if task is None:
+            task = asyncio.ensure_future(
+                learn_window(self.session.store, self.model, self.settings, self.api_base)
+            )
+            self._learning[key] = task
+        learned = await asyncio.shield(task)
+        if learned is None or not learned.tokens:
+            return
+        if self.settings.context_windows.get(learned.model) != learned.tokens:
+            windows = {**self.settings.context_windows, learned.model: learned.tokens}
+            self.settings = replace(self.settings, context_windows=windows)
+            self._publish(WindowLearned(learned.model, learned.tokens, learned.source))
+
     # --- turns ------------------------------------------------------------------
 
     async def send(self, text: str, attachments: Sequence[Attachment] = ()) -> AgentResult:
@@ -157,6 +184,7 @@ class Conversation:
         the model is done. Cancelling saves what arrived, then re-raises."""
         from core.agent import run_agent
 
+        await self.learn_window()
         result = await run_agent(
             self.session,
             self.settings,
@@ -204,6 +232,7 @@ class Conversation:
         fails; either way nothing is written."""
         from core.compactor import compact
 
+        await self.learn_window()
         self._publish(CompactionStarted("manual"))
         return await compact(
             self.session,

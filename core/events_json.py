@@ -20,6 +20,7 @@ from core.events import (
     ToolChanged,
     TurnEnded,
     Waiting,
+    WindowLearned,
 )
 from core.messages import Usage
 from core.providers.base import (
@@ -61,6 +62,13 @@ def event_json(event: Event) -> dict[str, Any] | None:
         return {"type": "notice", "text": event.text}
     if isinstance(event, CompactionStarted):
         return {"type": "compaction_started", "trigger": event.trigger}
+    if isinstance(event, WindowLearned):
+        return {
+            "type": "window_learned",
+            "model": event.model,
+            "tokens": event.tokens,
+            "source": event.source,
+        }
     if isinstance(event, ToolChanged):
         return _tool_json(event)
     if isinstance(event, EntriesSaved):
