@@ -5,7 +5,6 @@ fake provider imitating each local server over HTTP (tests/fake_local_server.py)
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from fake_local_server import LocalServer
 from core.entries import Compaction
 from core.providers import registry
 from tests.fake_provider import FakeProvider
-from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle
+from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, wait_for
 from tui.widgets.footer import StatusFooter
 
 WORDS = "the garden by the sea has cats and a long wall of old stones "
@@ -39,14 +38,6 @@ async def send_pasted(pilot, text: str) -> None:
     pilot.app.screen.prompt.insert(text)
     await pilot.press("enter")
     await settle(pilot)
-
-
-async def wait_for(condition, pilot, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "timed out"
-        await pilot.pause(0.05)
 
 
 @pytest.fixture
