@@ -8,10 +8,11 @@ appended to the session, so what was streamed is never lost.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.context import Context
+from core.context import Context, estimated_tokens, system_prompt
 from core.entries import Entry
 from core.events import CompactionEnded, CompactionStarted, Emit, Waiting, ignore
 from core.messages import Message
@@ -70,7 +71,7 @@ async def run_turn(
     says the context is too long, once more (``CompactionStarted("overflow")``)
     before one retry. Each ends with :class:`~core.events.CompactionEnded`.
     """
-    turn = _Turn(session, settings, model, thinking, api_base, emit)
+    turn = _Turn(session, settings, model, thinking, api_base, emit, _overhead(session, tools))
     prelude = await _compact_if_needed(turn)
     result = await _ask(turn, prelude, tools, defer_tool_calls)
     if result is None:  # compacted after an overflow: once more
@@ -89,6 +90,8 @@ class _Turn:
     thinking: str
     api_base: str | None
     emit: Emit
+    overhead: int
+    """Tokens of the window the system prompt and the tool definitions take."""
 
     def on_wait(self, seconds: float, error: ProviderError) -> None:
         self.emit(Waiting(seconds, error))
@@ -132,6 +135,8 @@ async def _ask(
         api_key=target.api_key,
         images=images,
         tools=tuple(tools),
+        near_window=3 * estimated_tokens(context.messages)
+        >= prelude.window,  # both net of overhead
     )
     provider = get_provider(target.model)
     builder = MessageBuilder(model=context.model, provider=provider.name)
@@ -167,12 +172,21 @@ async def _ask(
 # --- compaction around a turn ------------------------------------------------
 
 
+def _overhead(session: Session, tools: Sequence[ToolSpec]) -> int:
+    """What every request carries besides the messages, in estimated tokens
+    (~4 characters a token, as the messages are estimated)."""
+    system = system_prompt(session.path) or ""
+    specs = json.dumps([[t.name, t.description, t.parameters] for t in tools])
+    return (len(system) + (len(specs) if tools else 0)) // 4
+
+
 @dataclass
 class _Prelude:
     """What happened before the request: compactions, notes, the token budget."""
 
     model: str
     token_budget: int
+    window: int
     compactions: list[Entry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -181,11 +195,12 @@ async def _compact_if_needed(turn: _Turn) -> _Prelude:
     """Automatic compaction when the context is over window - reserve. A failed
     compaction does not stop the turn: the context builder's safety net drops
     the oldest turns instead, and a note says so."""
-    from core.compactor import CompactionError, maybe_compact, token_budget
+    from core.compactor import CompactionError, budget, maybe_compact
 
     session, settings = turn.session, turn.settings
     path_model = session.model(turn.model, turn.thinking)[0]
-    prelude = _Prelude(model=path_model, token_budget=token_budget(path_model, settings))
+    limits = budget(path_model, settings, turn.overhead)
+    prelude = _Prelude(path_model, limits.threshold, limits.window)
     started: list[str] = []
     entry = None
 
@@ -201,6 +216,7 @@ async def _compact_if_needed(turn: _Turn) -> _Prelude:
             api_base=turn.api_base,
             on_compact=on_compact,
             on_wait=turn.on_wait,
+            overhead=turn.overhead,
         )
     except CompactionError as error:
         prelude.notes.append(f"automatic compaction failed: {error}")
@@ -240,6 +256,7 @@ async def _compact_after_overflow(turn: _Turn, builder, prelude: _Prelude) -> bo
             api_base=turn.api_base,
             trigger="overflow",
             on_wait=turn.on_wait,
+            overhead=turn.overhead,
         )
     except CompactionError as error:
         builder.error = ProviderError(

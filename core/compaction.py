@@ -51,13 +51,21 @@ class Budget:
         return self.window - self.reserve_tokens
 
 
+RESERVE_FRACTION = 4
+"""``reserve_tokens`` is at most a quarter of the window: compaction starts at
+three quarters of a small window (16k of an 8k model would leave nothing)."""
+KEEP_FRACTION = 3
+"""``keep_recent_tokens`` is at most a third of the window, so a compacted
+context (summary and kept tail) is well under the threshold."""
+
+
 def budget_for(window: int, settings: CompactionSettings) -> Budget:
-    """Settings made to fit small windows: the reserve takes at most half the
-    window (16k of an 8k model would leave nothing), and the kept tail at most
-    half of what remains, so a compacted context is well under the threshold."""
+    """The settings are caps that scale with the window: for a window W,
+    compaction starts at W - min(reserve_tokens, W/4) and keeps at most
+    min(keep_recent_tokens, W/3) of recent conversation."""
     window = max(1, window)
-    reserve = max(0, min(settings.reserve_tokens, window // 2))
-    keep = max(0, min(settings.keep_recent_tokens, (window - reserve) // 2))
+    reserve = max(0, min(settings.reserve_tokens, window // RESERVE_FRACTION))
+    keep = max(0, min(settings.keep_recent_tokens, window // KEEP_FRACTION))
     return Budget(window=window, reserve_tokens=reserve, keep_recent_tokens=keep)
 
 

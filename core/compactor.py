@@ -40,14 +40,12 @@ class NothingToCompact(CompactionError):
     """The path has nothing before its kept tail (or was just compacted)."""
 
 
-def budget(model: str, settings: Settings) -> Budget:
-    """Window, reserve and kept tail for ``model`` under ``settings``."""
-    return plan.budget_for(context_window(model, settings.context_windows), settings.compaction)
-
-
-def token_budget(model: str, settings: Settings) -> int:
-    """What a request may hold: window - reserve (the context builder's safety net)."""
-    return budget(model, settings).threshold
+def budget(model: str, settings: Settings, overhead: int = 0) -> Budget:
+    """Window, reserve and kept tail for ``model`` under ``settings``, for the
+    messages of a request whose system prompt and tool definitions take
+    ``overhead`` tokens of the window (at most half of it is given to them)."""
+    window = context_window(model, settings.context_windows)
+    return plan.budget_for(max(window // 2, window - overhead), settings.compaction)
 
 
 async def compact(
@@ -59,6 +57,7 @@ async def compact(
     api_base: str | None = None,
     trigger: Trigger = "manual",
     on_wait: OnWait | None = None,
+    overhead: int = 0,
 ) -> Entry:
     """Summarize the session's path up to its cut point and append a
     ``compaction`` entry at the leaf. ``model`` is the conversation's model
@@ -69,11 +68,12 @@ async def compact(
     failed); nothing is written then.
     """
     path = session.path
-    limits = budget(model, settings)
+    limits = budget(model, settings, overhead)
     keep = limits.keep_recent_tokens
     if trigger == "overflow":
-        # The provider's window is smaller than we thought: keep less.
-        keep = min(keep, context_tokens(path, model, exact=False) // 2)
+        # The provider's window is smaller than we thought: keep at most half
+        # of the messages it refused (its usage counted the overhead too).
+        keep = min(keep, max(0, context_tokens(path, model, exact=False) - overhead) // 2)
     preparation = plan.prepare_compaction(path, keep, manual=trigger != "auto")
     if preparation is None:
         raise NothingToCompact(
@@ -104,6 +104,7 @@ async def maybe_compact(
     api_base: str | None = None,
     on_compact: Callable[[str], None] | None = None,
     on_wait: OnWait | None = None,
+    overhead: int = 0,
 ) -> Entry | None:
     """Compact when automatic compaction is on and the context is over
     ``window - reserve_tokens``; None when nothing was done.
@@ -117,7 +118,7 @@ async def maybe_compact(
     path = session.path
     if not path or isinstance(path[-1].payload, Compaction):
         return None
-    limits = budget(model, settings)
+    limits = budget(model, settings, overhead)
     # The provider's reported usage counts what it was sent, which may be less
     # than the path (thinking left out, or turns the safety net dropped): the
     # safety net's own estimate of the path counts too, so compaction runs

@@ -87,6 +87,15 @@ def current_model(
     return default_model, default_thinking
 
 
+def saved_endpoint(path: Sequence[Entry], model: str) -> str | None:
+    """The base URL the latest model change saved for ``model``, if it was used at one."""
+    for entry in reversed(path):
+        payload = entry.payload
+        if isinstance(payload, ModelChange) and payload.model == model:
+            return payload.api_base
+    return None
+
+
 def system_prompt(path: Sequence[Entry]) -> str | None:
     """The latest system message on the path."""
     for entry in reversed(path):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.attachments import Attachment
@@ -32,13 +32,17 @@ from core.events import (
     PositionMoved,
     TurnEnded,
     Waiting,
+    WindowLearned,
 )
 from core.messages import user_text
 from core.session import Session
 from core.settings import Settings
+from core.store import LearnedWindow
+from core.target import api_base_for, savable_base_url
 from core.tokens import context_tokens
 from core.tree import SessionTree
 from core.usage import SessionTotals, total_usage
+from core.window_learning import learn_window
 
 if TYPE_CHECKING:
     from core.agent import AgentResult
@@ -76,12 +80,12 @@ class Conversation:
         thinking: str | None = None,
         system: str | None = None,
     ) -> None:
-        """``model``/``thinking``/``system`` are explicit choices (command-line
-        flags) that beat what the session's path says; the defaults do not.
-        :attr:`tools` and :attr:`approve` are the front end's to set."""
+        """``model``/``thinking``/``system`` and ``api_base`` are explicit choices
+        (command-line flags) that beat what the session's path says; the defaults
+        do not. :attr:`tools` and :attr:`approve` are the front end's to set."""
         self.session = session
         self.settings = settings
-        self.api_base = api_base
+        self.explicit_api_base = api_base
         self.tools: ToolRegistry | None = None
         """Offered to the model; None: it answers without tools."""
         self.approve: ApproveFn | None = None
@@ -94,6 +98,7 @@ class Conversation:
         self.model = model or path_model
         self.thinking = thinking or path_thinking
         self.pending_system = system or (None if session.path else settings.system)
+        self._learning: dict[tuple[str, str | None], asyncio.Task[LearnedWindow | None]] = {}
         self.session_totals = SessionTotals()
         """Usage of every branch: :meth:`load_totals` once, then every append adds to it."""
         session.on_append(self.session_totals.add)
@@ -144,6 +149,16 @@ class Conversation:
         await self.session_totals.load(self.session.store, self.session.id)
 
     @property
+    def api_base(self) -> str | None:
+        """Where the current model's requests go (:func:`~core.target.api_base_for`)."""
+        return api_base_for(self.session.path, self.model, self.explicit_api_base, self.settings)
+
+    def _model_change(self):
+        return self.session.model_change_for(
+            self.model, self.thinking, savable_base_url(self.api_base)
+        )
+
+    @property
     def system(self) -> str | None:
         """The system prompt the next request will carry."""
         return self.pending_system or system_prompt(self.session.path)
@@ -156,6 +171,28 @@ class Conversation:
         index = THINKING_LEVELS.index(self.thinking) if self.thinking in THINKING_LEVELS else 0
         self.thinking = THINKING_LEVELS[(index + 1) % len(THINKING_LEVELS)]
         return self.thinking
+
+    # --- the model's window --------------------------------------------------------
+
+    async def learn_window(self) -> None:
+        """Ask the model's endpoint for its window when nothing else knows it
+        (:mod:`core.window_learning`: once per endpoint and model, remembered in
+        the database); on an answer :attr:`settings` say it and
+        :class:`WindowLearned` is published. Every request waits for this."""
+        key = (self.model, self.api_base)
+        task = self._learning.get(key)
+        if task is None:
+            task = asyncio.ensure_future(
+                learn_window(self.session.store, self.model, self.settings, self.api_base)
+            )
+            self._learning[key] = task
+        learned = await asyncio.shield(task)
+        if learned is None or not learned.tokens:
+            return
+        if self.settings.context_windows.get(learned.model) != learned.tokens:
+            windows = {**self.settings.context_windows, learned.model: learned.tokens}
+            self.settings = replace(self.settings, context_windows=windows)
+            self._publish(WindowLearned(learned.model, learned.tokens, learned.source))
 
     # --- turns ------------------------------------------------------------------
 
@@ -171,7 +208,7 @@ class Conversation:
             await self.session.store.put_blob(attachment.blob)
         preamble = [
             self.session.system_change_for(self.pending_system),
-            self.session.model_change_for(self.model, self.thinking),
+            self._model_change(),
         ]
         message = user_text(text, tuple(a.content for a in attachments))
         entries = await self.session.append_many([p for p in preamble if p is not None] + [message])
@@ -184,6 +221,7 @@ class Conversation:
         the model is done. Cancelling saves what arrived, then re-raises."""
         from core.agent import run_agent
 
+        await self.learn_window()
         result = await run_agent(
             self.session,
             self.settings,
@@ -266,6 +304,7 @@ class Conversation:
         fails; either way nothing is written."""
         from core.compactor import compact
 
+        await self.learn_window()
         self._publish(CompactionStarted("manual"))
         entry = None
         try:
@@ -297,7 +336,7 @@ class Conversation:
         last = next((e.message for e in reversed(self.session.path) if e.message is not None), None)
         if last is None or last.role not in ("user", "tool_result"):
             return False
-        change = self.session.model_change_for(self.model, self.thinking)
+        change = self._model_change()
         if change is not None:
             await self.session.append(change)
         return True

@@ -64,17 +64,28 @@ class BranchSummary:
 class ModelChange:
     model: str
     thinking: str = "off"
+    api_base: str | None = None
+    """The endpoint the model was used at (``--api-base``; a base URL, never a
+    key), so a continued session goes back to it."""
 
     def __post_init__(self) -> None:
         if self.thinking not in THINKING_LEVELS:
             raise ValueError(f"unknown thinking level: {self.thinking!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"model": self.model, "thinking": self.thinking}
+        data: dict[str, Any] = {"model": self.model, "thinking": self.thinking}
+        if self.api_base:
+            data["api_base"] = self.api_base
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelChange:
-        return cls(model=data["model"], thinking=data.get("thinking", "off"))
+        api_base = data.get("api_base")
+        return cls(
+            model=data["model"],
+            thinking=data.get("thinking", "off"),
+            api_base=api_base if isinstance(api_base, str) and api_base else None,
+        )
 
 
 Payload = Union[Message, Compaction, BranchSummary, ModelChange]

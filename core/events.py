@@ -7,8 +7,9 @@ these events; nothing in ``core`` knows who listens. The stream is:
   :class:`ThinkingDelta`, :class:`ToolCallDelta`, :class:`UsageEvent`,
   :class:`Done`, :class:`ErrorEvent` (``core.providers.base``);
 - :class:`Waiting` before a retry, :class:`Notice` for the user,
-  :class:`CompactionStarted` before the conversation is compacted and
-  :class:`CompactionEnded` after it (written, failed or stopped);
+  :class:`CompactionStarted` before the conversation is compacted,
+  :class:`CompactionEnded` after it (written, failed or stopped),
+  :class:`WindowLearned` when the model's server said how large its window is;
 - :class:`ToolChanged` on every change of a tool call's state (waiting,
   waiting for approval when ``activity.preview`` is set, running, done, error,
   denied);
@@ -65,6 +66,17 @@ class CompactionEnded:
 
 
 @dataclass(frozen=True)
+class WindowLearned:
+    """The model's endpoint said how large its context window is (the
+    conversation's settings now say so too)."""
+
+    model: str
+    tokens: int
+    source: str
+    """``vllm``, ``llama.cpp``, ``ollama`` or ``lm-studio``."""
+
+
+@dataclass(frozen=True)
 class ToolChanged:
     """A tool call changed state; the same ``activity`` object, updated in place,
     comes with every change of one call (``activity.call.id`` names it)."""
@@ -95,6 +107,7 @@ Event = Union[
     Notice,
     CompactionStarted,
     CompactionEnded,
+    WindowLearned,
     ToolChanged,
     EntriesSaved,
     PositionMoved,

@@ -21,6 +21,7 @@ from core.events import (
     ToolChanged,
     TurnEnded,
     Waiting,
+    WindowLearned,
 )
 from core.messages import Usage
 from core.providers.base import (
@@ -65,6 +66,13 @@ def event_json(event: Event) -> dict[str, Any] | None:
     if isinstance(event, CompactionEnded):
         entry_id = event.entry.id if event.entry is not None else None
         return {"type": "compaction_ended", "trigger": event.trigger, "entry_id": entry_id}
+    if isinstance(event, WindowLearned):
+        return {
+            "type": "window_learned",
+            "model": event.model,
+            "tokens": event.tokens,
+            "source": event.source,
+        }
     if isinstance(event, ToolChanged):
         return _tool_json(event)
     if isinstance(event, EntriesSaved):

@@ -185,14 +185,16 @@ class Session:
                 return derive_title(message.text)
         return None
 
-    def model_change_for(self, model: str, thinking: str) -> ModelChange | None:
-        """The entry to append so the path uses ``model``/``thinking``; None if it already does."""
+    def model_change_for(
+        self, model: str, thinking: str, api_base: str | None = None
+    ) -> ModelChange | None:
+        """The entry to append so the path uses ``model``/``thinking`` (at the base
+        URL ``api_base``, as already made savable); None if it already does."""
+        wanted = ModelChange(model=model, thinking=thinking, api_base=api_base)
         for entry in reversed(self._path):
             if isinstance(entry.payload, ModelChange):
-                if (entry.payload.model, entry.payload.thinking) == (model, thinking):
-                    return None
-                break
-        return ModelChange(model=model, thinking=thinking)
+                return None if entry.payload == wanted else wanted
+        return wanted
 
     def system_change_for(self, system: str | None) -> Message | None:
         """The system message to append so the path uses ``system``; None if it already does."""

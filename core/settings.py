@@ -65,9 +65,11 @@ class CompactionSettings:
     enabled: bool = True
     """Compact automatically when the context exceeds window - reserve_tokens."""
     reserve_tokens: int = 16384
-    """Room kept free for the reply and the next message."""
+    """Room kept free for the reply and the next message; at most a quarter of
+    the model's window."""
     keep_recent_tokens: int = 20000
-    """About this much recent conversation stays verbatim."""
+    """About this much recent conversation stays verbatim; at most a third of
+    the model's window."""
     compaction_model: str | None = None
     """A cheaper model for summaries; the conversation's model when unset."""
 

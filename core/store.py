@@ -107,6 +107,19 @@ class Blob:
     data: bytes = field(repr=False)
 
 
+@dataclass(frozen=True)
+class LearnedWindow:
+    """A model's context window as its endpoint reported it."""
+
+    endpoint: str
+    model: str
+    tokens: int
+    """0: the endpoint was asked and nothing answered."""
+    source: str
+    """What said it (``vllm``, ``llama.cpp``, ``ollama``, ``lm-studio``) or ``none``."""
+    learned_at: str
+
+
 class ConflictError(ValueError):
     """An id to be inserted is already in the database (a session imported twice)."""
 
@@ -186,5 +199,11 @@ class SessionStore(Protocol):
         self, query: str, limit: int = 100, include_archived: bool = False
     ) -> list[SessionMatch]:
         """Sessions whose title or messages match ``query``, best first."""
+
+    async def learned_window(self, endpoint: str, model: str) -> LearnedWindow | None:
+        """What ``endpoint`` last said about ``model``'s window, if it was asked."""
+
+    async def save_learned_window(self, learned: LearnedWindow) -> None:
+        """Remember (or replace) what an endpoint said about a model's window."""
 
     async def close(self) -> None: ...

@@ -137,12 +137,28 @@ def blob_shas(payload: object) -> set[str]:
     return found
 
 
+def m004_learned_windows(conn: sqlite3.Connection) -> None:
+    # What an endpoint said about a model's context window, and when: asked
+    # once, not on every start. tokens 0: nothing answered.
+    conn.execute(
+        """CREATE TABLE learned_windows (
+            endpoint TEXT NOT NULL,
+            model TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            source TEXT NOT NULL,
+            learned_at TEXT NOT NULL,
+            PRIMARY KEY (endpoint, model)
+        )"""
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_initial", m001_initial),
     ("m002_title_search", m002_title_search),
     ("m003_entry_blobs", m003_entry_blobs),
+    ("m004_learned_windows", m004_learned_windows),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

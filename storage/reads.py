@@ -8,7 +8,14 @@ from operator import itemgetter
 
 from core.entries import Entry
 from core.messages import Usage
-from core.store import Blob, SearchHit, SessionInfo, SessionMatch, SessionSummary
+from core.store import (
+    Blob,
+    LearnedWindow,
+    SearchHit,
+    SessionInfo,
+    SessionMatch,
+    SessionSummary,
+)
 from storage.fts import HIGHLIGHT_END, HIGHLIGHT_START, match_query
 from storage.rows import (
     ENTRY_COLUMNS,
@@ -130,6 +137,14 @@ def children(conn: sqlite3.Connection, entry_id: str | None, session_id: str) ->
 def labels(conn: sqlite3.Connection, session_id: str) -> dict[str, str]:
     rows = conn.execute("SELECT entry_id, label FROM labels WHERE session_id = ?", (session_id,))
     return dict(rows.fetchall())
+
+
+def learned_window(conn: sqlite3.Connection, endpoint: str, model: str) -> LearnedWindow | None:
+    row = conn.execute(
+        "SELECT tokens, source, learned_at FROM learned_windows WHERE endpoint = ? AND model = ?",
+        (endpoint, model),
+    ).fetchone()
+    return LearnedWindow(endpoint, model, row[0], row[1], row[2]) if row else None
 
 
 def get_blob(conn: sqlite3.Connection, sha256: str) -> Blob | None:

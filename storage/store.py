@@ -25,7 +25,14 @@ import aiosqlite
 
 from core.entries import Entry
 from core.messages import Usage
-from core.store import Blob, SearchHit, SessionInfo, SessionMatch, SessionSummary
+from core.store import (
+    Blob,
+    LearnedWindow,
+    SearchHit,
+    SessionInfo,
+    SessionMatch,
+    SessionSummary,
+)
 from storage import reads, writes
 from storage.db import open_database, write
 from storage.errors import StorageError
@@ -155,3 +162,11 @@ class SqliteStore:
         self, query: str, limit: int = 100, include_archived: bool = False
     ) -> list[SessionMatch]:
         return await self._run(reads.search_sessions, query, limit, include_archived)
+
+    # What endpoints said about their models
+
+    async def learned_window(self, endpoint: str, model: str) -> LearnedWindow | None:
+        return await self._run(reads.learned_window, endpoint, model)
+
+    async def save_learned_window(self, learned: LearnedWindow) -> None:
+        await self._write(writes.save_learned_window, learned)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from core.entries import Entry
 from core.ids import now_iso
-from core.store import Blob, ConflictError, SessionInfo
+from core.store import Blob, ConflictError, LearnedWindow, SessionInfo
 from storage.fts import searchable_text
 from storage.rows import ENTRY_COLUMNS, entry_row
 
@@ -243,3 +243,12 @@ def _check_leaf(conn: sqlite3.Connection, session_id: str, leaf_id: str | None) 
 def _require(cursor: sqlite3.Cursor, session_id: str) -> None:
     if cursor.rowcount == 0:
         raise KeyError(f"no session {session_id}")
+
+
+def save_learned_window(conn: sqlite3.Connection, learned: LearnedWindow) -> None:
+    conn.execute(
+        "INSERT INTO learned_windows (endpoint, model, tokens, source, learned_at)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (endpoint, model) DO UPDATE SET"
+        " tokens = excluded.tokens, source = excluded.source, learned_at = excluded.learned_at",
+        (learned.endpoint, learned.model, learned.tokens, learned.source, learned.learned_at),
+    )

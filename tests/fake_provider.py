@@ -18,6 +18,7 @@ echoes ``"echo: <last user text>"``.
 In tests use the ``fake_provider`` fixture (tests/conftest.py). As a process::
 
     python tests/fake_provider.py --port-file PATH [--script JSONFILE] [--chunk-delay S]
+        [--local vllm|llama.cpp|llama-cpp-python|ollama|lm-studio --window TOKENS]
 
 writes its port to PATH and serves until killed. The script file is a JSON list
 of items such as ``{"type": "reply", "text": "hi"}``, ``{"type": "fail",
@@ -30,6 +31,10 @@ dataclasses below, a nested ``"reply"`` is a reply object. An item with
 (:meth:`FakeProvider.script_for`). A running server also accepts
 more items at ``POST /_fake/script`` and lists what it received at
 ``GET /_fake/requests``.
+
+With ``local=LocalServer(kind, window)`` (``--local KIND --window N``) it also
+imitates a local server with a small window: it reports the window where that
+server does and refuses longer prompts in its words (tests/fake_local_server.py).
 """
 
 from __future__ import annotations
@@ -48,6 +53,11 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from aiohttp import web
+
+try:
+    from fake_local_server import KINDS, LocalServer
+except ImportError:  # imported as tests.fake_provider
+    from tests.fake_local_server import KINDS, LocalServer
 
 if __name__ != "__main__":
     # One module whichever way a test imports it (``fake_provider`` via the path
@@ -506,10 +516,18 @@ class FakeProvider:
     """The fake server. ``start()`` runs it on its own thread and event loop, so
     it serves sync and async tests alike and outlives any one test loop."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, chunk_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        chunk_delay: float = 0.0,
+        local: LocalServer | None = None,
+    ) -> None:
         self.host = host
         self.port = port
         self.chunk_delay = chunk_delay
+        self.local = local
+        """A small-window model served as that local server does (tests/fake_local_server.py)."""
         self.requests: list[RecordedRequest] = []
         self._queue: deque[ScriptItem] = deque()
         self._by_model: dict[str, deque[ScriptItem]] = {}
@@ -563,6 +581,9 @@ class FakeProvider:
         app.router.add_post("/v1/messages", self._handle)
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_post("/chat/completions", self._handle)
+        for path in ("/v1/models", "/models", "/props", "/api/ps", "/api/v0/models/{name}"):
+            app.router.add_get(path, self._local_info)
+        app.router.add_post("/api/show", self._local_info)
         app.router.add_post("/_fake/script", self._control_script)
         app.router.add_get("/_fake/requests", self._control_requests)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
@@ -633,6 +654,12 @@ class FakeProvider:
     async def _control_requests(self, request: web.Request) -> web.Response:
         return web.json_response([r.to_dict() for r in self.requests])
 
+    async def _local_info(self, request: web.Request) -> web.Response:
+        answer = self.local.info(request.path) if self.local is not None else None
+        if answer is None:
+            return web.json_response({"error": "not found"}, status=404)
+        return web.json_response(answer)
+
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         task = asyncio.current_task()
         assert task is not None
@@ -659,6 +686,14 @@ class FakeProvider:
         wire = _Anthropic if request.path == "/v1/messages" else _OpenAI
         if not isinstance(body, dict):
             return web.json_response(wire.error_body(400, "body is not a JSON object"), status=400)
+        refusal = self.local.refusal(body) if self.local is not None else None
+        if refusal == "end":  # llama-cpp-python: the stream starts and just ends
+            response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await response.prepare(request)
+            await response.write_eof()
+            return response
+        if isinstance(refusal, tuple):
+            return web.json_response(refusal[1], status=refusal[0])
         item = self._next_item(body.get("model"))
         if isinstance(item, Fail):
             return self._fail(item, wire, request)
@@ -683,6 +718,8 @@ class FakeProvider:
         if isinstance(item, (Stall, Drop, StreamError)) and item.reply is not None:
             return item.reply
         text = f"echo: {wire.last_user_text(body)}"
+        if self.local is not None:  # a small model: short answers, short summaries
+            text = text[: self.local.reply_chars]
         if isinstance(item, (Stall, Drop, StreamError)):
             text += " " + " ".join(f"word{i}" for i in range(40))
         return Reply(text=text)
@@ -747,7 +784,8 @@ class FakeProvider:
 
 
 async def _main(args: argparse.Namespace) -> None:
-    server = FakeProvider(host=args.host, port=args.port, chunk_delay=args.chunk_delay)
+    local = LocalServer(args.local, args.window) if args.local else None
+    server = FakeProvider(host=args.host, port=args.port, chunk_delay=args.chunk_delay, local=local)
     if args.script:
         with open(args.script, encoding="utf-8") as f:
             server.script_json(json.load(f))
@@ -773,6 +811,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--chunk-delay", type=float, default=0.0, help="seconds between stream chunks"
     )
+    parser.add_argument(
+        "--local", choices=KINDS, help="serve a small-window model as this local server does"
+    )
+    parser.add_argument("--window", type=int, default=4096, help="its window, in tokens")
     asyncio.run(_main(parser.parse_args(argv)))
 
 

@@ -46,6 +46,7 @@ class Launch:
     model: str
     thinking: str
     api_base: str | None
+    """``--api-base`` when given (else the session's saved endpoint or the settings' apply)."""
 
     def conversation(
         self,
@@ -88,8 +89,7 @@ def resolve_launch(args: argparse.Namespace) -> Launch:
     db_path = Path(db).expanduser() if db else default_db_path()
     model = getattr(args, "model", None) or settings.default_model()
     thinking = getattr(args, "thinking", None) or settings.thinking
-    api_base = getattr(args, "api_base", None) or settings.api_base
-    return Launch(settings, db_path, model, thinking, api_base)
+    return Launch(settings, db_path, model, thinking, getattr(args, "api_base", None))
 
 
 async def open_store(db_path: Path):

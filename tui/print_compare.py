@@ -129,7 +129,7 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str, models: li
                 launch.settings,
                 models,
                 thinking=thinking,
-                api_base=launch.api_base,
+                api_base=launch.api_base or launch.settings.api_base,
                 on_event=writer.feed,
             )
         except asyncio.CancelledError:

@@ -66,7 +66,7 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         conversation = launch.conversation(
             session, model=args.model, thinking=args.thinking, system=args.system
         )
-        no_key = missing_key(conversation.model, launch.settings, launch.api_base)
+        no_key = missing_key(conversation.model, launch.settings, conversation.api_base)
         if no_key is not None:
             return fail(no_key, 2)  # before anything is written
         out = PipeSafeStdout()

@@ -3,11 +3,15 @@
 Headings per message (with the model and, when the turn did not finish, the
 stop reason: aborted, interrupted, error), thinking in a collapsed
 ``<details>``, tool calls and results in fences longer than any backtick run
-they contain, compactions and branch summaries as their own sections.
+they contain, compactions and branch summaries as their own sections with the
+summary quoted. The messages' own headings are nested under the message's
+(``# Title`` in a reply becomes ``### Title``), so they never stand level with
+``## User``; code blocks are left as they are.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from core.content import (
@@ -31,13 +35,61 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+HEADING_SHIFT = 2
+"""A message's own ``#`` is written as ``###``: under its ``## User`` / ``## Assistant``."""
+_ATX = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_NOT_A_PARAGRAPH = re.compile(r"^\s*(?:[-*+>|]|\d+[.)])(?:\s|$)")
+
+
+def nest_headings(text: str) -> str:
+    """``text`` with its Markdown headings (ATX and setext) moved
+    :data:`HEADING_SHIFT` levels down (at most level 6), outside code fences."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = None
+            out.append(line)
+            continue
+        if opening:
+            fence = opening.group(1)
+            out.append(line)
+            continue
+        underline = _SETEXT.match(line)
+        previous = out[-1] if out else ""
+        if (
+            underline
+            and previous.strip()
+            and not _ATX.match(previous)
+            and not (_NOT_A_PARAGRAPH.match(previous))
+        ):
+            level = 1 if underline.group(1)[0] == "=" else 2
+            out[-1] = "#" * min(6, level + HEADING_SHIFT) + " " + previous.strip()
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            level = min(6, len(atx.group(2)) + HEADING_SHIFT)
+            line = atx.group(1) + "#" * level + line[atx.end() :]
+        out.append(line)
+    return "\n".join(out)
+
+
+def quoted(text: str) -> str:
+    """``text`` as a Markdown block quote."""
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
 def _message_markdown(message: Message) -> list[str]:
     parts: list[str] = []
     for block in message.content:
         if isinstance(block, TextContent):
-            parts.append(block.text)
+            parts.append(nest_headings(block.text))
         elif isinstance(block, ThinkingContent):
-            body = "[redacted thinking]" if block.redacted else block.text
+            body = "[redacted thinking]" if block.redacted else nest_headings(block.text)
             parts.append("<details><summary>Thinking</summary>\n\n" + body + "\n\n</details>")
         elif isinstance(block, ToolCallContent):
             args = block.raw_arguments or "{}"
@@ -90,10 +142,10 @@ def to_markdown(info: SessionInfo, path: Sequence[Entry]) -> str:
             lines.extend(part + "\n" for part in _message_markdown(payload))
         elif isinstance(payload, Compaction):
             lines.append(f"## Compaction ({payload.tokens_before} tokens summarized)\n")
-            lines.append(payload.summary + "\n")
+            lines.append(quoted(payload.summary) + "\n")
         elif isinstance(payload, BranchSummary):
             lines.append("## Branch summary\n")
-            lines.append(payload.summary + "\n")
+            lines.append(quoted(payload.summary) + "\n")
         elif isinstance(payload, ModelChange):
             lines.append(f"*Model: {payload.model}, thinking: {payload.thinking}*\n")
     return "\n".join(lines).rstrip() + "\n"

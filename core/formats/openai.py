@@ -1,22 +1,24 @@
 """OpenAI chat-completions ``messages``: export of the current branch, import
 of a conversation as a linear session.
 
-Export is a faithful transcript, not a request: every user, assistant,
-system and tool message on the branch in order (so the system prompt comes
-first when it was set first), assistant ``tool_calls``, one ``role: tool``
-message per result. Branch summaries become the user message the model saw;
-compactions (the compacted messages are all there), custom notes, model
-changes and thinking are left out, as chat-completions has no place for them.
-Images go as data URLs when their bytes are at hand, else as a text note;
-images a tool returned follow its tool messages in one user message (tool
-messages hold only text). A tool error's text starts with ``Error:``.
+Export is the ``messages`` array the next request on the branch would send,
+built by the same context builder and conversion as the request: the system
+prompt first, a compaction's summary (as the user message the model sees) in
+place of what it replaced, branch summaries as the model sees them, custom
+notes, model changes and thinking left out, unfinished tool calls answered,
+consecutive roles as they are sent. Images within the image budget go as data
+URLs (as sent) when their bytes are at hand; older ones as the note the model
+gets. Images a tool returned follow its tool messages in one user message
+(tool messages hold only text). A tool error's text starts with ``Error:``.
 
 Import takes an array of messages (or an object with a ``messages`` array,
 like a request body) and chains them: ``system``/``developer``, ``user``,
 ``assistant`` (text, ``tool_calls``, ``reasoning_content`` as thinking) and
-``tool`` (each must answer an earlier tool call). Data-URL images are stored;
-remote image URLs become a text note. Fields Tangents has no place for are
-kept in the message's ``meta["openai"]``.
+``tool`` (each must answer an earlier tool call). A user message that is a
+compaction's or a branch's summary as exported becomes that entry again (and
+never the session's title). Data-URL images are stored; remote image URLs
+become a text note. Fields Tangents has no place for are kept in the
+message's ``meta["openai"]``.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.context import BRANCH_PREFIX
-from core.entries import BranchSummary, Entry
+from core.context import BRANCH_PREFIX, SUMMARY_PREFIX, build_context
+from core.entries import BranchSummary, Compaction, Entry
 from core.formats.base import (
     FormatError,
     ImportedSession,
@@ -44,7 +46,7 @@ from core.formats.base import (
     line_of,
     tool_arguments,
 )
-from core.ids import now_iso, uuid7
+from core.ids import uuid7
 from core.messages import Message
 from core.providers.openai_format import convert
 from core.session import derive_title
@@ -54,24 +56,17 @@ from core.store import Blob, SessionInfo
 
 
 def to_openai_messages(
-    path: Sequence[Entry], blobs: Mapping[str, Blob] | None = None
+    path: Sequence[Entry], blobs: Mapping[str, Blob] | None = None, *, image_budget: int = 3
 ) -> list[dict[str, Any]]:
-    """The branch ending at the path's last entry as chat-completions messages.
+    """What the next request on the branch ending at the path's last entry sends.
 
     ``blobs`` maps an image's sha256 to its blob; images without bytes become
     a text note.
     """
-    messages: list[Message] = []
-    for entry in path:
-        payload = entry.payload
-        if isinstance(payload, BranchSummary):
-            messages.append(
-                Message(role="user", content=(TextContent(BRANCH_PREFIX + payload.summary),))
-            )
-        elif isinstance(payload, Message) and payload.role != "custom":
-            messages.append(payload)
+    context = build_context(path, "", image_budget=image_budget)
     images = {sha: blob.data for sha, blob in (blobs or {}).items()}
-    return convert(messages, images, raw_arguments=True)
+    system = [{"role": "system", "content": context.system}] if context.system else []
+    return system + convert(context.messages, images, raw_arguments=True)
 
 
 # --- import -----------------------------------------------------------------
@@ -118,7 +113,7 @@ def from_openai_messages(
         except (TypeError, ValueError, AttributeError) as error:  # a value of an unexpected shape
             raise reader.fail(index, f"malformed message ({error})") from None
         parent = entries[-1].id if entries else None
-        entries.append(Entry(uuid7(), parent, session_id, "message", now_iso(), message))
+        entries.append(Entry.new(session_id, parent, _summary_of(message)))
     first_user = next(
         (e.message.text for e in entries if e.message is not None and e.message.role == "user"), ""
     )
@@ -132,6 +127,17 @@ def from_openai_messages(
     return ImportedSession(
         "openai", info, tuple(entries), {}, tuple(blobs.values()), tuple(json_reader.notes())
     )
+
+
+def _summary_of(message: Message) -> Message | Compaction | BranchSummary:
+    """The compaction or branch summary an exported user message carries, else the message."""
+    if message.role == "user" and len(message.content) == 1:
+        text = message.text
+        if text.startswith(SUMMARY_PREFIX):
+            return Compaction(text[len(SUMMARY_PREFIX) :], None)
+        if text.startswith(BRANCH_PREFIX):
+            return BranchSummary(None, text[len(BRANCH_PREFIX) :])
+    return message
 
 
 class _Reader:

@@ -32,6 +32,11 @@ class ChatRequest:
     """Image bytes by sha256, for every :class:`ImageContent` in ``messages``
     (the caller loads them from the blob table). An image whose bytes are
     missing is sent as a short text note instead of pixels."""
+    near_window: bool = False
+    """The request is estimated at a third of the model's window or more (the
+    window may be a guess twice too large): a stream that then ends before a
+    word is the server refusing a context too long for it (llama-cpp-python's
+    server does that), not a lost connection."""
 
 
 # --- stream events ---------------------------------------------------------

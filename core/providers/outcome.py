@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from core.messages import StopReason, Usage
-from core.providers.base import Done, ErrorEvent, ProviderError, StreamEvent, UsageEvent
+from core.providers.base import (
+    ChatRequest,
+    Done,
+    ErrorEvent,
+    ProviderError,
+    StreamEvent,
+    UsageEvent,
+)
+
+ENDED_EARLY = "the stream ended without a stop reason"
 
 
 def final_events(
@@ -20,7 +29,7 @@ def final_events(
     """
     events: list[StreamEvent] = [UsageEvent(usage)] if usage is not None else []
     if error is None and stop_reason is None:
-        error = ProviderError("connection", "the stream ended without a stop reason")
+        error = ProviderError("connection", ENDED_EARLY)
     if error is None:
         events.append(Done(stop_reason))  # type: ignore[arg-type]  # not None here
     elif error.kind == "connection" and has_content:
@@ -28,3 +37,14 @@ def final_events(
     else:
         events.append(ErrorEvent(error))
     return events
+
+
+def as_overflow(error: ProviderError, request: ChatRequest) -> ProviderError:
+    """A stream that ended before a word after a request near the model's window
+    is taken as the server's way of saying the context is too long."""
+    if request.near_window and error.kind == "connection" and error.detail == ENDED_EARLY:
+        return ProviderError(
+            "context_overflow",
+            "the server ended the stream before a word, after a request near the context window",
+        )
+    return error

@@ -26,6 +26,7 @@ from core.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from core.providers.outcome import as_overflow
 
 OnWait = Callable[[float, ProviderError], "Awaitable[None] | None"]
 _STARTS = (TextDelta, ThinkingDelta, ToolCallDelta, Done, ErrorEvent)
@@ -69,6 +70,8 @@ async def stream_with_retry(
         async with aclosing(stream) as events:
             async for event in events:
                 if not started:
+                    if isinstance(event, ErrorEvent):
+                        event = ErrorEvent(as_overflow(event.error, request))
                     if (
                         isinstance(event, ErrorEvent)
                         and event.error.retryable

@@ -103,8 +103,11 @@ def test_turn_prefix_prompt_and_merge() -> None:
     ("window", "reserve", "keep", "expected"),
     [
         (200_000, 16_384, 20_000, Budget(200_000, 16_384, 20_000)),
-        (32_768, 16_384, 20_000, Budget(32_768, 16_384, 8_192)),  # the demo: a tail that fits
-        (8_192, 16_384, 20_000, Budget(8_192, 4_096, 2_048)),  # a small local model
+        # the caps scale with the window: a quarter reserved, at most a third kept
+        (32_768, 16_384, 20_000, Budget(32_768, 8_192, 10_922)),  # the demo
+        (8_192, 16_384, 20_000, Budget(8_192, 2_048, 2_730)),  # a small local model
+        (4_096, 16_384, 20_000, Budget(4_096, 1_024, 1_365)),  # SmolLM2 on llama.cpp
+        (3_000, 16_384, 20_000, Budget(3_000, 750, 1_000)),
     ],
 )
 def test_budget_fits_small_windows(window, reserve, keep, expected) -> None:

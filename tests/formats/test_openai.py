@@ -18,7 +18,7 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.context import BRANCH_PREFIX
+from core.context import BRANCH_PREFIX, SUMMARY_PREFIX
 from core.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
 from core.formats import FormatError, detect_format, parse_import
 from core.formats.openai import from_openai_messages, to_openai_messages
@@ -58,7 +58,8 @@ MISSING = ImageContent("image/jpeg", "f" * 64, 800, 600)
 DATA_URL = "data:image/png;base64," + base64.b64encode(BLOB.data).decode()
 
 
-def test_export_is_a_faithful_transcript_of_the_branch() -> None:
+def test_export_is_what_the_next_request_sends() -> None:
+    """From issue #14: the summaries were dropped (three user messages in a row)."""
     path = _path(
         Message("system", (TextContent("Be brief."),)),
         ModelChange("openai/gpt-x", "high"),
@@ -88,13 +89,11 @@ def test_export_is_a_faithful_transcript_of_the_branch() -> None:
     out = to_openai_messages(path, {BLOB.sha256: BLOB})
     assert out == [
         {"role": "system", "content": "Be brief."},
-        {
+        {"role": "user", "content": SUMMARY_PREFIX + "summary"},
+        {  # the image is sent once, where it was seen last (the image budget)
             "role": "user",
-            "content": [
-                {"type": "text", "text": "What is this?"},
-                {"type": "image_url", "image_url": {"url": DATA_URL}},
-                {"type": "text", "text": "[image unavailable: image/jpeg 800x600]"},
-            ],
+            "content": "What is this?\n[image omitted: image/png 4x3]\n"
+            "[image unavailable: image/jpeg 800x600]",
         },
         {
             "role": "assistant",
@@ -123,13 +122,42 @@ def test_export_is_a_faithful_transcript_of_the_branch() -> None:
         {"role": "assistant", "content": "A dark picture."},
     ]
     without_bytes = to_openai_messages(path)
-    assert without_bytes[1]["content"] == (
-        "What is this?\n[image unavailable: image/png 4x3]\n[image unavailable: image/jpeg 800x600]"
-    )
-    assert without_bytes[4]["content"] == "Error: no\n[image unavailable: image/png 4x3]"
-    assert without_bytes[5]["role"] == "user" and without_bytes[5]["content"].startswith(
+    assert without_bytes[2] == out[2]
+    assert without_bytes[5]["content"] == "Error: no\n[image unavailable: image/png 4x3]"
+    assert without_bytes[6]["role"] == "user" and without_bytes[6]["content"].startswith(
         BRANCH_PREFIX
     )
+
+
+def test_summaries_come_back_as_summaries_and_never_as_the_title() -> None:
+    """From issue #14: a branch summary, re-imported, became the session title."""
+    path = _path(
+        Message("user", (TextContent("first question"),)),
+        Message("assistant", (TextContent("first answer"),)),
+        Compaction("what happened", "e3", 100),
+        Message("user", (TextContent("kept question"),)),
+        Message("assistant", (TextContent("kept answer"),)),
+        BranchSummary(None, "went elsewhere"),
+        Message("user", (TextContent("and now?"),)),
+    )
+    out = to_openai_messages(path)
+    assert [m["content"] for m in out] == [
+        SUMMARY_PREFIX + "what happened",
+        "kept question",
+        "kept answer",
+        BRANCH_PREFIX + "went elsewhere",
+        "and now?",
+    ]
+    imported = from_openai_messages(json.loads(json.dumps(out)))
+    assert [e.type for e in imported.entries] == [
+        "compaction",
+        "message",
+        "message",
+        "branch_summary",
+        "message",
+    ]
+    assert imported.info.title == "kept question"
+    assert to_openai_messages(list(imported.entries)) == out
 
 
 def test_import_maps_roles_tool_calls_results_and_images() -> None:

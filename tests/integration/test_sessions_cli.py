@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core.context import BRANCH_PREFIX
 from tests.formats.helpers import PI_LOCAL, PI_REAL, mplp_errors
 from tests.integration.cli import run, sessions
 
@@ -145,7 +146,9 @@ def test_openai_export_carries_images_and_imports_back(db: Path, tmp_path: Path)
     path = tmp_path / "chat.json"
     path.write_text(json.dumps(messages))
     imported = import_json(db, path)
-    assert imported["format"] == "openai" and imported["messages"] == len(messages)
+    summaries = [m for m in messages if str(m["content"]).startswith(BRANCH_PREFIX)]
+    assert len(summaries) == 1, "the branch summary, as the model sees it"
+    assert imported["format"] == "openai" and imported["messages"] == len(messages) - 1
     assert imported["branches"] == 1 and imported["images"] == 2
     assert json.loads(export(db, imported["id"], "openai")) == messages
 

@@ -47,6 +47,15 @@ async def settle(pilot: Pilot, timeout: float = 30.0) -> None:
     await pilot.pause()
 
 
+async def wait_for(condition, pilot: Pilot, timeout: float = 10.0) -> None:
+    """Pause until ``condition()`` holds (fails after ``timeout`` seconds)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "timed out"
+        await pilot.pause(0.05)
+
+
 async def type_text(pilot: Pilot, text: str) -> None:
     """Type as a user would: one key per character."""
     await pilot.press(*[ch if ch != " " else "space" for ch in text])

@@ -3,7 +3,6 @@ meanwhile, Esc, and the marker. Real SQLite, the fake provider over HTTP."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from tests.tui.helpers import (
     send,
     settle,
     type_text,
+    wait_for,
 )
 from tui.widgets.compaction_status import CompactionStatus
 from tui.widgets.footer import StatusFooter
@@ -66,14 +66,6 @@ async def three_turns(pilot, fake_provider) -> None:
     detail = " about the parser" * 12
     for text in ("first question" + detail, "second question" + detail, "third question"):
         await send(pilot, text)
-
-
-async def wait_for(condition, pilot, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "timed out"
-        await pilot.pause(0.05)
 
 
 async def test_compact_sends_the_summary_and_kept_tail_next(fake_provider, fake_args) -> None:

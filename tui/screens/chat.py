@@ -26,7 +26,14 @@ from textual.worker import Worker, WorkerState
 from core.attachments import Attachment
 from core.conversation import Conversation
 from core.entries import Entry
-from core.events import CompactionEnded, CompactionStarted, Event, Notice, Waiting
+from core.events import (
+    CompactionEnded,
+    CompactionStarted,
+    Event,
+    Notice,
+    Waiting,
+    WindowLearned,
+)
 from core.sanitize import strip_control
 from core.session import Session, SessionError
 from core.settings import write_state
@@ -206,6 +213,14 @@ class ChatScreen(Screen[None]):
     def _window_found(self, model: str, window: int | None) -> None:
         self.windows[model] = window
         self.refresh_footer()
+        if window is None:
+            self._learn_window()
+
+    @work(group="learn-window", exit_on_error=False)
+    async def _learn_window(self) -> None:
+        """Ask the model's server (a local one) for its window; the answer comes
+        back as :class:`WindowLearned`."""
+        await self.conversation.learn_window()
 
     # --- sending -----------------------------------------------------------
 
@@ -335,6 +350,9 @@ class ChatScreen(Screen[None]):
             )
         elif isinstance(event, Notice):
             self.notify(event.text, severity="warning")
+        elif isinstance(event, WindowLearned):
+            self.windows[event.model] = event.tokens
+            self.refresh_footer()
 
     async def _approve(self, call: ToolCallContent, tool: Tool, preview: str) -> Approval:
         """Ask in the approval dialog; a stopped reply closes it."""

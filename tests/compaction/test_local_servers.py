@@ -1,0 +1,140 @@
+"""Local servers with small windows, as a user meets them (issue #14).
+
+The fake provider imitates each server (tests/fake_local_server.py): where it
+says its window, and how it refuses a prompt over it. Everything goes through
+the real openai SDK, a real SQLite file and the conversation every front end
+uses. Settings are the defaults: nothing tells Tangents the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from fake_local_server import KINDS, LocalServer
+
+from core.conversation import Conversation
+from core.entries import Compaction
+from core.events import CompactionStarted, Event, Notice, WindowLearned
+from core.messages import user_text
+from core.providers.endpoint_window import ask_window, from_ollama
+from core.session import Session
+from core.settings import Settings
+from core.tokens import known_context_window
+from storage import SqliteStore
+from tests.compaction.builders import assistant
+from tests.fake_provider import FakeProvider
+
+MODEL = "openai/smollm2"
+WORDS = "the garden by the sea has cats and a long wall of old stones "
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    store = await SqliteStore.open(tmp_path / "t.db")
+    yield store
+    await store.close()
+
+
+def window_of(conversation: Conversation) -> int | None:
+    return known_context_window(MODEL, conversation.settings.context_windows)
+
+
+async def conversation_at(store: SqliteStore, server: FakeProvider, **settings) -> Conversation:
+    session = await Session.create(store, cwd="/")
+    return Conversation(
+        session,
+        Settings(retries=2, **settings),
+        default_model=MODEL,
+        default_thinking="off",
+        api_base=server.base_url + "/v1",
+    )
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k != "llama-cpp-python"])
+async def test_the_window_is_asked_where_each_server_says_it(kind: str) -> None:
+    local = LocalServer(kind, 4_096)
+    with FakeProvider(local=local) as server:
+        assert await ask_window(server.base_url, "smollm2") == (4_096, kind)
+
+
+async def test_llama_cpp_python_says_it_nowhere() -> None:
+    with FakeProvider(local=LocalServer("llama-cpp-python", 4_096)) as server:
+        assert await ask_window(server.base_url, "smollm2") is None
+
+
+async def test_nothing_listening_is_no_answer_quickly() -> None:
+    with FakeProvider() as server:
+        root = server.base_url
+    assert await ask_window(root, "smollm2", timeout=2) is None
+
+
+def test_ollama_prefers_the_context_of_the_loaded_model() -> None:
+    show = {"model_info": {"qwen3.context_length": 40_960}}
+    running = {"models": [{"name": "qwen3:4b", "context_length": 16_384}]}
+    assert from_ollama(show, running, "qwen3:4b") == 16_384
+    assert from_ollama(show, {"models": []}, "qwen3:4b") == 4_096  # Ollama's default num_ctx
+    assert from_ollama({"parameters": "num_ctx 8192"}, None, "qwen3:4b") == 8_192
+
+
+async def test_learned_once_remembered_in_the_database_and_shown(store: SqliteStore) -> None:
+    local = LocalServer("vllm", 4_096)
+    with FakeProvider(local=local) as server:
+        first = await conversation_at(store, server)
+        events: list[Event] = []
+        first.subscribe(events.append)
+        assert window_of(first) is None  # before: unknown, so a guess
+        await first.send("hello")
+        assert [e for e in events if isinstance(e, WindowLearned)] == [
+            WindowLearned(MODEL, 4_096, "vllm")
+        ]
+        assert window_of(first) == 4_096
+        asked = len(local.asked)
+        second = await conversation_at(store, server)
+        await second.send("again")
+        assert window_of(second) == 4_096
+        assert len(local.asked) == asked, "asked again instead of reading the database"
+    saved = await store.learned_window(server.base_url, MODEL)
+    assert saved is not None and saved.tokens == 4_096 and saved.learned_at
+
+
+@pytest.mark.parametrize("window", [3_000, 4_096, 8_192, 32_768])
+async def test_default_settings_compact_on_a_learned_small_window(
+    store: SqliteStore, window: int
+) -> None:
+    """A compaction entry, no dropped-turn note, every request under the window."""
+    local = LocalServer("llama.cpp", window)
+    words = WORDS * (window // (3 * len(WORDS)))  # an exchange is about a tenth of the window
+    with FakeProvider(local=local) as server:
+        conversation = await conversation_at(store, server)
+        notices: list[str] = []
+        conversation.subscribe(lambda e: notices.append(e.text) if isinstance(e, Notice) else None)
+        for i in range(24):
+            result = await conversation.send(f"question {i}: {words}")
+            assert result.turns[-1].error is None, result.turns[-1].error
+    path = conversation.session.path
+    assert [e for e in path if isinstance(e.payload, Compaction)], "never compacted"
+    assert not [n for n in notices if "left out" in n], notices
+    assert local.refused == 0 and local.largest_prompt <= window
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_overflow_in_each_servers_way_compacts_once_and_retries(
+    store: SqliteStore, kind: str
+) -> None:
+    """The window is set larger than the server's (as a wrong guess would be):
+    the server refuses, in its own way, and the turn compacts once and retries."""
+    local = LocalServer(kind, 1_500)
+    with FakeProvider(local=local) as server:
+        conversation = await conversation_at(store, server, context_windows={MODEL: 3_000})
+        for i in range(4):  # under 3,000 - 750 by Tangents' estimate, over 1,500 by the server's
+            text = f"old question {i} " + WORDS * 13
+            await conversation.session.append_many([user_text(text), assistant("ok " + text)])
+        events: list[Event] = []
+        conversation.subscribe(events.append)
+        result = await conversation.send("and now?")
+    turn = result.turns[-1]
+    assert turn.error is None, turn.error
+    assert [e.trigger for e in events if isinstance(e, CompactionStarted)] == ["overflow"]
+    assert local.refused == 1, "refused once, then the compacted context fit"

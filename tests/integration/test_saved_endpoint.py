@@ -1,0 +1,72 @@
+"""The endpoint is remembered with the model (issue #14).
+
+``tangents --model openai/smollm2 --api-base URL -p …`` then ``tangents -c -p …``
+went to the default OpenAI host and failed ("Connection error", retried three
+times): the base URL was not saved with the session.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from fake_provider import FakeProvider, Reply
+
+from tests.integration.cli import run
+
+LOCAL = "openai/smollm2"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "t.db"
+
+
+def model_changes(db: Path) -> list[dict]:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT payload FROM entries WHERE type = 'model_change' ORDER BY created_at"
+        ).fetchall()
+    return [json.loads(row[0]) for row in rows]
+
+
+def test_continue_goes_back_to_the_endpoint_of_the_first_run(fake_provider, db) -> None:
+    fake_provider.script(Reply(text="first"), Reply(text="second"))
+    base = fake_provider.base_url + "/v1"
+    first = run("--db", str(db), "--model", LOCAL, "--api-base", base, "-p", "one")
+    assert first.returncode == 0, first.stderr
+    second = run("--db", str(db), "-c", "-p", "two")
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == "second\n"
+    sent = fake_provider.last_request.body
+    assert sent["model"] == "smollm2"
+    assert [m["content"] for m in sent["messages"] if m["role"] == "user"] == ["one", "two"]
+    assert [c.get("api_base") for c in model_changes(db)] == [base]
+
+
+def test_api_base_given_again_overrides_the_saved_one(fake_provider, db) -> None:
+    fake_provider.script(Reply(text="first"))
+    first = run(
+        "--db", str(db), "--model", LOCAL, "--api-base", fake_provider.base_url + "/v1", "-p", "a"
+    )
+    assert first.returncode == 0, first.stderr
+    with FakeProvider() as other:
+        other.script(Reply(text="from the other server"))
+        second = run("--db", str(db), "-c", "--api-base", other.base_url + "/v1", "-p", "b")
+        assert second.returncode == 0, second.stderr
+        assert second.stdout == "from the other server\n"
+        assert len(other.requests) == 1
+    assert len(fake_provider.requests) == 1
+    assert [c.get("api_base") for c in model_changes(db)][-1] == other.base_url + "/v1"
+
+
+def test_only_the_base_url_is_saved_never_a_key(fake_provider, db) -> None:
+    fake_provider.script(Reply(text="ok"))
+    host = fake_provider.base_url.split("//", 1)[1]
+    base = f"http://user:sk-SECRET-in-url@{host}/v1"
+    result = run("--db", str(db), "--model", LOCAL, "--api-base", base, "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert model_changes(db)[0]["api_base"] == f"http://{host}/v1"
+    assert b"SECRET" not in db.read_bytes()
