@@ -10,11 +10,15 @@ import os
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.paths import default_config_path, default_db_path
 from core.sanitize import strip_control
 from core.session import Session, SessionError
 from core.settings import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:
+    from core.conversation import Conversation
 
 
 class UsageError(Exception):
@@ -62,6 +66,25 @@ def resolve_launch(args: argparse.Namespace) -> Launch:
     thinking = getattr(args, "thinking", None) or settings.thinking
     api_base = getattr(args, "api_base", None) or settings.api_base
     return Launch(settings, db_path, model, thinking, api_base)
+
+
+def print_conversation(
+    session: Session, launch: Launch, args: argparse.Namespace, *, model: str | None
+) -> Conversation:
+    """The conversation a print mode runs on ``session``: ``model`` and the
+    command line's ``--thinking``/``--system`` beat what the session's path says."""
+    from core.conversation import Conversation
+
+    return Conversation(
+        session,
+        launch.settings,
+        default_model=launch.model,
+        default_thinking=launch.thinking,
+        api_base=launch.api_base,
+        model=model,
+        thinking=args.thinking,
+        system=args.system,
+    )
 
 
 async def open_store(db_path: Path):

@@ -5,8 +5,8 @@ process, against the fake provider in a process of its own (so its work is
 not on the measured event loop), streaming at full speed through the real
 anthropic client:
 
-- ``fanout``: three models x 5,000 tokens at once, into the live compare
-  screen (with a text input under the columns); a key every 50 ms, timed
+- ``fanout``: three models x 5,000 tokens at once (``Conversation.compare``),
+  into the live compare screen (with a text input under the columns); a key every 50 ms, timed
   until the input shows it. Its floor: the slowest of the three streams run
   alone (no screen), measured in the same run.
 - ``open``: the compare screen on two 5,000-token replies, from the key to
@@ -132,7 +132,7 @@ async def case_fanout(base_url: str, db: Path) -> dict[str, object]:
     from textual.app import App, ComposeResult
     from textual.widgets import Input
 
-    from core.fanout import fan_out
+    from core.conversation import Conversation
     from core.settings import Settings
     from tui.screens.compare import CompareScreen
 
@@ -178,9 +178,15 @@ async def case_fanout(base_url: str, db: Path) -> dict[str, object]:
 
             typist = asyncio.create_task(type_keys())
             started = time.perf_counter()
-            result = await fan_out(
-                session, Settings(), MODELS, api_base=base_url, on_event=screen.feed
+            conversation = Conversation(
+                session,
+                Settings(),
+                default_model=MODELS[0],
+                default_thinking="off",
+                api_base=base_url,
             )
+            conversation.subscribe(screen.feed)
+            result = await conversation.compare(MODELS)
             seconds = time.perf_counter() - started
             streaming = False
             await typist

@@ -33,7 +33,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from core.comparison import ColumnStats, Comparison, column_stats, column_text
-from core.fanout import ColumnEvent, ColumnFinished, ColumnWaiting, FanOutEvent
+from core.events import ColumnEvent, ColumnFinished, ColumnWaiting, Event
 from core.providers.base import TextDelta, ThinkingDelta
 from core.sanitize import strip_control
 from core.word_diff import Span, word_diff
@@ -282,11 +282,14 @@ class CompareScreen(Screen["Kept | None"]):
 
     # --- live ------------------------------------------------------------------
 
-    def feed(self, event: FanOutEvent) -> None:
-        """A fan-out event (call on the app's thread)."""
-        column = self.columns[event.column] if event.column < len(self.columns) else None
-        if column is None:
+    def feed(self, event: Event) -> None:
+        """A conversation event: the fan-out's column events fill the columns
+        (call on the app's thread)."""
+        if not isinstance(event, (ColumnEvent, ColumnWaiting, ColumnFinished)):
             return
+        if event.column >= len(self.columns):
+            return
+        column = self.columns[event.column]
         if isinstance(event, ColumnEvent) and isinstance(event.event, TextDelta):
             column.add(event.event.text)
         elif isinstance(event, ColumnEvent) and isinstance(event.event, ThinkingDelta):
