@@ -195,7 +195,7 @@ async def test_compare_usage_and_off(fake_provider, fake_args) -> None:
 
 
 async def test_escape_stops_every_column_and_keeps_what_streamed(fake_provider, fake_args) -> None:
-    long = " ".join(f"word{i}" for i in range(600))
+    long = " ".join(f"word{i}" for i in range(1500))
     for model in ("alpha", "beta"):
         fake_provider.script_for(model, Reply(text=long, chunk_size=6, delay=0.02))
     async with running(fake_args, size=(120, 40)) as pilot:
@@ -204,11 +204,17 @@ async def test_escape_stops_every_column_and_keeps_what_streamed(fake_provider, 
         await pilot.press("enter")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 30
+
+        def following(column: CompareColumn) -> bool:
+            """Taller than its column and scrolled to its newest line."""
+            body = column.body
+            return 0 < body.max_scroll_y == body.scroll_y
+
         while not (
             isinstance(pilot.app.screen, CompareScreen)
-            and all(len(c.text) > 60 for c in pilot.app.screen.columns)
+            and all(following(c) for c in pilot.app.screen.columns)
         ):
-            assert loop.time() < deadline, "the columns did not fill"
+            assert loop.time() < deadline, "the columns did not fill and follow the stream"
             await pilot.pause(0.05)
         await pilot.press("escape")  # stops both streams; the screen stays
         await settle(pilot)
@@ -216,6 +222,7 @@ async def test_escape_stops_every_column_and_keeps_what_streamed(fake_provider, 
         assert not pilot.app.screen.streaming
         for column in (left, right):
             assert 60 < len(column.text) < len(long) and long.startswith(column.text)
+            assert header(column).endswith(" · stopped")
         replies = [
             e.message for e in (await session(pilot).store.entries(session(pilot).id))
             if e.message is not None and e.message.role == "assistant"

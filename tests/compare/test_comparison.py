@@ -121,4 +121,9 @@ def test_a_failed_reply_shows_its_error_and_bad_timing_is_ignored() -> None:
     )
     stats = column_stats([failed])
     assert stats.error == "boom" and stats.seconds is None
+    for stop_reason, ended in (("error", "failed"), ("aborted", "stopped"), ("stop", None)):
+        stopped = replace(failed, payload=replace(failed.payload, stop_reason=stop_reason))
+        stats = column_stats([stopped])
+        assert stats.ended == ended
+        assert stats.figures == "10 tok · $0.0010" + (f" · {ended}" if ended else "")
     assert timing(Message(role="assistant", meta={"timing": {"ttft": "soon"}})) == (None, None)

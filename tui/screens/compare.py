@@ -163,6 +163,7 @@ class CompareColumn(Vertical):
         self.text += "".join(self._pending)
         self._pending.clear()
         body = self.body
+        follow = body.scroll_y >= body.max_scroll_y  # at the end: stay there
         live = body.query(".compare-piece").last(Static)
         tail = self.text[self._frozen :]
         while len(tail) > PIECE_CHARS and (cut := tail.find("\n", PIECE_CHARS)) >= 0:
@@ -173,6 +174,8 @@ class CompareColumn(Vertical):
             tail = self.text[self._frozen :]
         live.update(Text(tail))
         self.show_header(f"{len(self.text):,} characters…")
+        if follow:
+            body.scroll_end(animate=False)
 
 
 def _highlighted(spans: Sequence[Span]) -> Text:
