@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from fake_provider import Fail, Reply
+from textual import events
 
 from core.session import Session
 from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
@@ -232,3 +233,18 @@ async def test_escape_stops_every_column_and_keeps_what_streamed(fake_provider, 
         await pilot.press("escape")  # now it closes
         await settle(pilot)
         assert isinstance(pilot.app.screen, ChatScreen)
+
+
+async def test_enter_keeps_the_column_tabbed_to_even_typed_at_once(
+    fake_provider, fake_args
+) -> None:
+    """Tab then Enter arriving together (a fast typist, tmux send-keys): Enter keeps
+    the column Tab moved to, though the focus itself moves a moment later."""
+    async with running(fake_args, size=(120, 40)) as pilot:
+        await compare_two(pilot, fake_provider)
+        app = pilot.app
+        app.post_message(events.Key("tab", None))
+        app.post_message(events.Key("enter", "\r"))
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen)
+        assert session(pilot).path[-1].message.model == "openai/beta"

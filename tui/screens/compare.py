@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -224,6 +224,8 @@ class CompareScreen(Screen["Kept | None"]):
             for widget in self.columns:
                 widget.live = True
         self.diff = False
+        self._current = comparison.current if comparison is not None else 0
+        """The column keys act on: where Tab moved, or what the user focused."""
         self._spans: list[list[Span]] | None = None
         self._flusher: Timer | None = None
 
@@ -252,8 +254,7 @@ class CompareScreen(Screen["Kept | None"]):
             if not column.live:
                 await column.show()
         self._show_hint()
-        current = self.comparison.current if self.comparison is not None else 0
-        self.columns[current].body.focus()
+        self.columns[self._current].body.focus()
         if self.streaming:
             self._flusher = self.set_interval(FLUSH_SECONDS, self._flush)
 
@@ -263,10 +264,15 @@ class CompareScreen(Screen["Kept | None"]):
 
     @property
     def focused_column(self) -> CompareColumn:
+        """The column Tab last moved to or the user last focused: Tab sets it at
+        once, so an Enter typed right after it acts on that column even before
+        the focus has moved."""
+        return self.columns[self._current]
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         for column in self.columns:
-            if column.body.has_focus:
-                return column
-        return self.columns[0]
+            if event.widget is column.body:
+                self._current = column.index
 
     def _show_hint(self) -> None:
         def key(action: str) -> str:
@@ -405,5 +411,5 @@ class CompareScreen(Screen["Kept | None"]):
         )
 
     def action_column(self, step: int) -> None:
-        index = (self.focused_column.index + step) % len(self.columns)
-        self.columns[index].body.focus()
+        self._current = (self._current + step) % len(self.columns)
+        self.columns[self._current].body.focus()
