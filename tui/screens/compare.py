@@ -106,12 +106,12 @@ class CompareColumn(Vertical):
 
     def show_header(self, note: str | None = None) -> None:
         """The model (and label) on the first line; tokens · cost · seconds, or
-        what is happening, on the second."""
+        what is happening, under it (on two lines when the column is narrow)."""
         header = Text(no_wrap=True, overflow="ellipsis")
         header.append(strip_control(self.stats.title if self.stats else self.title), "bold")
         if self.label:
             header.append(f"  [{strip_control(self.label)}]", "bold yellow")
-        figures = Text(no_wrap=True, overflow="ellipsis")
+        figures = Text()  # wraps in a narrow column: every figure stays readable
         if self.stats is not None:
             figures.append(self.stats.figures)
         if note:
