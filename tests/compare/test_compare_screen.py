@@ -248,3 +248,19 @@ async def test_enter_keeps_the_column_tabbed_to_even_typed_at_once(
         await settle(pilot)
         assert isinstance(app.screen, ChatScreen)
         assert session(pilot).path[-1].message.model == "openai/beta"
+
+
+async def test_narrow_columns_show_every_figure() -> None:
+    """Three columns at 60 columns: the figures wrap, the seconds are not cut off."""
+    from textual.app import App
+
+    from core.comparison import of_alternatives
+    from tests.compare.test_comparison import fanned_out
+
+    app = App()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await app.push_screen(CompareScreen(of_alternatives(fanned_out(), "e000004", "e000004")))
+        await settle(pilot)
+        text = screen_text(pilot)
+        assert "1.5s" in text and "2.0s" in text
+        assert "anthropic/b" in text
