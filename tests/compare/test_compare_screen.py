@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from fake_provider import Fail, Reply
+from rich.text import Text
 from textual import events
 
 from core.session import Session
@@ -264,3 +265,37 @@ async def test_narrow_columns_show_every_figure() -> None:
         text = screen_text(pilot)
         assert "1.5s" in text and "2.0s" in text
         assert "anthropic/b" in text
+
+
+async def test_long_texts_are_laid_out_whole_after_the_first_frame() -> None:
+    """Only the first pieces are laid out before the first frame; then all of them."""
+    from textual.app import App
+
+    from core.comparison import of_alternatives
+    from core.tree import SessionTree
+    from tests.branching.builders import entry
+    from tests.compare.test_comparison import reply
+    from tui.screens.compare import FIRST_PIECES, pieces
+
+    long = [
+        "\n".join(f"line {i} of answer {n}, " + "word " * 12 for i in range(400)) for n in (1, 2)
+    ]
+    tree = SessionTree.from_entries(
+        [
+            entry(0, None, "Write a long answer.", "user"),
+            reply(1, "e000000", long[0], "openai/a"),
+            reply(2, "e000000", long[1], "openai/b"),
+        ],
+        leaf_id="e000001",
+    )
+    app = App()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = CompareScreen(of_alternatives(tree, "e000001", "e000001"))
+        await app.push_screen(screen)
+        await settle(pilot)
+        for column, text in zip(screen.columns, long, strict=True):
+            shown = [str(p.render()) for p in column.body.query(".compare-piece")]
+            assert len(shown) == len(pieces(Text(text))) > FIRST_PIECES
+            assert "\n".join(shown) == text
+        await pilot.press("end")
+        assert "line 399 of answer 1" in screen_text(pilot)

@@ -40,6 +40,9 @@ from core.word_diff import Span, word_diff
 from tui import keymap
 
 PIECE_CHARS = 2000
+FIRST_PIECES = 2
+"""Pieces of a saved text laid out before the screen's first frame (more than
+a screenful); the rest is laid out just after it."""
 FLUSH_SECONDS = 0.1
 """How often streamed text reaches the columns."""
 
@@ -121,18 +124,19 @@ class CompareColumn(Vertical):
 
     # --- whole texts ------------------------------------------------------
 
-    async def show(self, spans: Sequence[Span] | None = None) -> None:
-        """Show :attr:`text` (with ``spans``: the same text, differences highlighted)."""
+    async def show(self, spans: Sequence[Span] | None = None, *, first: bool = False) -> None:
+        """Show :attr:`text` (with ``spans``: the same text, differences
+        highlighted); ``first``: only its first :data:`FIRST_PIECES` pieces."""
         async with self._painting:
-            await self._show(spans)
+            await self._show(spans, first)
 
-    async def _show(self, spans: Sequence[Span] | None) -> None:
+    async def _show(self, spans: Sequence[Span] | None, first: bool = False) -> None:
         text = Text(self.text) if spans is None else _highlighted(spans)
         if self.error:
             text.append(f"\n\n⚠ {strip_control(self.error)}", "bold red")
         self.shown = text
         body = self.body
-        parts = pieces(text)
+        parts = pieces(text)[:FIRST_PIECES] if first else pieces(text)
         statics = list(body.query(".compare-piece").results(Static))
         for static, part in zip(statics, parts, strict=False):
             static.update(part)
@@ -252,7 +256,9 @@ class CompareScreen(Screen["Kept | None"]):
     async def on_mount(self) -> None:
         for column in self.columns:
             if not column.live:
-                await column.show()
+                await column.show(first=True)
+        if not self.streaming:
+            self.call_after_refresh(self._show_rest)
         self._show_hint()
         self.columns[self._current].body.focus()
         if self.streaming:
@@ -383,6 +389,11 @@ class CompareScreen(Screen["Kept | None"]):
             return
         for column, spans in zip(self.columns, self._spans, strict=True):
             await column.show(spans)
+
+    def _show_rest(self) -> None:
+        """The whole texts, after the first frame (unless the diff shows them already)."""
+        if not self.diff:
+            self.run_worker(self._show_plain(), group="compare-diff", exclusive=True)
 
     async def _show_plain(self) -> None:
         for column in self.columns:
