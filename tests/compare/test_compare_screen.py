@@ -256,7 +256,7 @@ async def test_narrow_columns_show_every_figure() -> None:
     from textual.app import App
 
     from core.comparison import of_alternatives
-    from tests.compare.test_comparison import fanned_out
+    from tests.compare.builders import fanned_out
 
     app = App()
     async with app.run_test(size=(60, 20)) as pilot:
@@ -274,7 +274,7 @@ async def test_long_texts_are_laid_out_whole_after_the_first_frame() -> None:
     from core.comparison import of_alternatives
     from core.tree import SessionTree
     from tests.branching.builders import entry
-    from tests.compare.test_comparison import reply
+    from tests.compare.builders import reply
     from tui.screens.compare import FIRST_PIECES, pieces
 
     long = [
