@@ -29,6 +29,15 @@ TIMING_KEY = "timing"
 """``message.meta[TIMING_KEY] = {"ttft": seconds, "total": seconds}``."""
 
 
+ENDINGS = {
+    "aborted": "stopped",
+    "error": "failed",
+    "interrupted": "cut off",
+    "length": "max tokens",
+}
+"""What a column's figures say of a reply that did not finish, by its stop reason."""
+
+
 class ComparisonError(ValueError):
     """Nothing to compare (one alternative only, the same entry twice, ...)."""
 
@@ -45,6 +54,9 @@ class ColumnStats:
     seconds: float | None
     """Seconds its replies took; None when not measured."""
     error: str | None = None
+    ended: str | None = None
+    """How its last reply ended when not by finishing (``stopped``, ``failed``,
+    ``cut off``, ``max tokens``); None when it finished."""
 
     @property
     def title(self) -> str:
@@ -58,6 +70,8 @@ class ColumnStats:
         parts = [f"{self.tokens:,} tok", f"${self.cost:.4f}" if self.cost else "$0"]
         if self.seconds is not None:
             parts.append(f"{self.seconds:.1f}s")
+        if self.ended is not None:
+            parts.append(self.ended)
         return " · ".join(parts)
 
     def header(self) -> str:
@@ -128,6 +142,7 @@ def column_stats(entries: Sequence[Entry], thinking: str = "off") -> ColumnStats
         sum(t for t in totals if t is not None) if any(t is not None for t in totals) else None
     )
     errors = [m.error for m in replies if m.error]
+    last = replies[-1].stop_reason if replies else None
     return ColumnStats(
         model=first.model if first is not None else None,
         thinking=thinking,
@@ -136,6 +151,7 @@ def column_stats(entries: Sequence[Entry], thinking: str = "off") -> ColumnStats
         ttft=ttft,
         seconds=seconds,
         error=errors[0] if errors else None,
+        ended=ENDINGS.get(last or "stop"),
     )
 
 

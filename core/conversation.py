@@ -25,6 +25,7 @@ from core.attachments import Attachment
 from core.context import system_prompt
 from core.entries import THINKING_LEVELS, Entry
 from core.events import (
+    ColumnFinished,
     CompactionEnded,
     CompactionStarted,
     EntriesSaved,
@@ -46,6 +47,7 @@ from core.window_learning import learn_window
 
 if TYPE_CHECKING:
     from core.agent import AgentResult
+    from core.fanout import FanOutResult
     from core.providers.base import ProviderError
     from core.tools.base import ApproveFn
     from core.tools.registry import ToolRegistry
@@ -234,6 +236,35 @@ class Conversation:
         )
         self._publish(TurnEnded(result))
         return result
+
+    async def compare(self, models: Sequence[str]) -> FanOutResult:
+        """Answer the question at the leaf with every model in ``models`` at once,
+        each reply a new alternative of it (:func:`core.fanout.fan_out`). Each
+        model's progress comes as column events, what its column saved as
+        :class:`EntriesSaved`; the position ends on the first model's reply.
+        Cancelling saves what arrived in every column, then re-raises."""
+        from core.fanout import fan_out
+
+        def column_event(event: Event) -> None:
+            self._publish(event)
+            if isinstance(event, ColumnFinished) and event.result.entries:
+                # the columns write beside the path, out of the session's hearing
+                self.session_totals.add(event.result.entries)
+                self._publish(EntriesSaved(event.result.entries))
+
+        before = self.session.leaf_id
+        try:
+            return await fan_out(
+                self.session,
+                self.settings,
+                models,
+                thinking=self.thinking,
+                api_base=self.api_base,
+                on_event=column_event,
+            )
+        finally:
+            if self.session.leaf_id != before:
+                self._publish(PositionMoved(self.session.leaf_id, False))
 
     async def retry(self, entry_id: str | None = None) -> AgentResult | None:
         """Answer again: a new alternative of ``entry_id`` (a reply), else of the

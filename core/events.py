@@ -16,7 +16,11 @@ these events; nothing in ``core`` knows who listens. The stream is:
 - :class:`EntriesSaved` after every write to the session, whoever wrote it
   (the user's message, a reply, a round of tool results, a compaction);
 - :class:`PositionMoved` when the conversation's leaf moves;
-- :class:`TurnEnded` once a reply (with all its tool rounds) is over.
+- :class:`TurnEnded` once a reply (with all its tool rounds) is over;
+- during a comparison (several models answering one question at once), each
+  model's progress tagged with its column: :class:`ColumnEvent` for each of
+  its stream events, :class:`ColumnWaiting` before a retry,
+  :class:`ColumnFinished` when its reply is saved.
 
 Listeners are called synchronously, in order, and must not raise or block:
 a front end that needs to await (the chat view) queues the events and works
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
 from core.entries import Entry
+from core.messages import Message
 from core.providers.base import ProviderError, StreamEvent
 
 if TYPE_CHECKING:
@@ -101,6 +106,59 @@ class TurnEnded:
     result: AgentResult
 
 
+@dataclass(frozen=True)
+class ColumnReply:
+    """What one model's column ended with."""
+
+    column: int
+    model: str
+    thinking: str
+    entries: tuple[Entry, ...]
+    """What was saved, oldest first: a model change (if needed), then the reply."""
+    error: str | None = None
+    """The provider's error, or why the column failed (its reply may be partial)."""
+
+    @property
+    def reply(self) -> Entry | None:
+        last = self.entries[-1] if self.entries else None
+        return last if last is not None and last.message is not None else None
+
+    @property
+    def message(self) -> Message | None:
+        reply = self.reply
+        return reply.message if reply is not None else None
+
+
+@dataclass(frozen=True)
+class ColumnEvent:
+    """A stream event of one column's reply."""
+
+    column: int
+    model: str
+    event: StreamEvent
+
+
+@dataclass(frozen=True)
+class ColumnWaiting:
+    """One column waits ``seconds`` before retrying after ``error``."""
+
+    column: int
+    model: str
+    seconds: float
+    error: ProviderError
+
+
+@dataclass(frozen=True)
+class ColumnFinished:
+    """One column's reply is over and saved (what streamed, when stopped or failed)."""
+
+    column: int
+    result: ColumnReply
+
+
+FanOutEvent = Union[ColumnEvent, ColumnWaiting, ColumnFinished]
+
+
 Event = Union[
     StreamEvent,
     Waiting,
@@ -112,6 +170,9 @@ Event = Union[
     EntriesSaved,
     PositionMoved,
     TurnEnded,
+    ColumnEvent,
+    ColumnWaiting,
+    ColumnFinished,
 ]
 Emit = Callable[[Event], None]
 

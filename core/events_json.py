@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.comparison import timing
 from core.entries import Entry
 from core.events import (
+    ColumnEvent,
+    ColumnFinished,
+    ColumnWaiting,
     CompactionEnded,
     CompactionStarted,
     EntriesSaved,
@@ -92,6 +96,13 @@ def event_json(event: Event) -> dict[str, Any] | None:
             "entry_id": result.final.entry.id if result.final.entry is not None else None,
             "error": result.error.message if result.error is not None else None,
         }
+    if isinstance(event, ColumnEvent | ColumnWaiting):
+        inner = event_json(
+            event.event if isinstance(event, ColumnEvent) else Waiting(event.seconds, event.error)
+        )
+        return None if inner is None else {**inner, "column": event.column, "model": event.model}
+    if isinstance(event, ColumnFinished):
+        return _column_json(event)
     raise TypeError(f"not a conversation event: {event!r}")
 
 
@@ -139,3 +150,21 @@ def _tool_json(event: ToolChanged) -> dict[str, Any]:
         data["is_error"] = activity.result.is_error
         data["output"] = "".join(getattr(c, "text", "") for c in activity.result.content)
     return data
+
+
+def _column_json(event: ColumnFinished) -> dict[str, Any]:
+    """One model of a comparison is done: its reply (saved, also when stopped
+    or failed), how it stopped and how long it took."""
+    result = event.result
+    reply, message = result.reply, result.message
+    ttft, seconds = timing(message) if message is not None else (None, None)
+    return {
+        "type": "column_ended",
+        "column": event.column,
+        "model": result.model,
+        "entry_id": reply.id if reply is not None else None,
+        "stop_reason": message.stop_reason if message is not None else None,
+        "error": result.error,
+        "ttft": ttft,
+        "seconds": seconds,
+    }

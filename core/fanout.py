@@ -33,11 +33,18 @@ from dataclasses import dataclass, replace
 
 from core.comparison import TIMING_KEY
 from core.entries import Entry, ModelChange, Payload
-from core.events import Event, Waiting
+from core.events import (
+    ColumnEvent,
+    ColumnFinished,
+    ColumnReply,
+    ColumnWaiting,
+    Event,
+    FanOutEvent,
+    Waiting,
+)
 from core.messages import Message
 from core.providers.base import (
     STREAM_EVENT_TYPES,
-    ProviderError,
     StreamEvent,
     TextDelta,
     ThinkingDelta,
@@ -53,55 +60,6 @@ class FanOutError(ValueError):
     """A fan-out that cannot start (too few or too many models, nothing to answer)."""
 
 
-@dataclass(frozen=True)
-class ColumnReply:
-    """What one model's column ended with."""
-
-    column: int
-    model: str
-    thinking: str
-    entries: tuple[Entry, ...]
-    """What was saved, oldest first: a model change (if needed), then the reply."""
-    error: str | None = None
-    """The provider's error, or why the column failed (its reply may be partial)."""
-
-    @property
-    def reply(self) -> Entry | None:
-        last = self.entries[-1] if self.entries else None
-        return last if last is not None and last.message is not None else None
-
-    @property
-    def message(self) -> Message | None:
-        reply = self.reply
-        return reply.message if reply is not None else None
-
-
-@dataclass(frozen=True)
-class ColumnEvent:
-    """A stream event of one column's reply."""
-
-    column: int
-    model: str
-    event: StreamEvent
-
-
-@dataclass(frozen=True)
-class ColumnWaiting:
-    """One column waits ``seconds`` before retrying after ``error``."""
-
-    column: int
-    model: str
-    seconds: float
-    error: ProviderError
-
-
-@dataclass(frozen=True)
-class ColumnFinished:
-    column: int
-    result: ColumnReply
-
-
-FanOutEvent = ColumnEvent | ColumnWaiting | ColumnFinished
 FanOutHandler = Callable[[FanOutEvent], None]
 
 
@@ -150,12 +108,18 @@ def question_at_leaf(session: Session) -> bool:
     return last is not None and last.role in ("user", "tool_result")
 
 
-def checked_models(session: Session, models: Sequence[str]) -> list[str]:
-    """The distinct models of ``models``; :class:`FanOutError` when there are
-    not 2-4 of them or the session's path does not end with a question."""
+def distinct_models(models: Sequence[str]) -> list[str]:
+    """The distinct models of ``models``; :class:`FanOutError` unless 2-4."""
     distinct = list(dict.fromkeys(m.strip() for m in models if m.strip()))
     if not MIN_MODELS <= len(distinct) <= MAX_MODELS:
         raise FanOutError(f"compare needs {MIN_MODELS} to {MAX_MODELS} different models")
+    return distinct
+
+
+def checked_models(session: Session, models: Sequence[str]) -> list[str]:
+    """The distinct models of ``models``; :class:`FanOutError` when there are
+    not 2-4 of them or the session's path does not end with a question."""
+    distinct = distinct_models(models)
     if not question_at_leaf(session) or session.leaf_id is None:
         raise FanOutError("nothing to answer: send a message first")
     return distinct

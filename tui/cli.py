@@ -254,15 +254,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.session_commands import run_sessions_command
 
         return run_sessions_command(args)
-    if args.prompt is not None and args.compare:
-        from tui.print_compare import run_print_compare
-
-        if args.json_events:
-            from tui.bootstrap import fail
-
-            return fail("--json and --compare do not go together yet: pick one")
-
-        return run_print_compare(args)
     if args.prompt is not None:
         from tui.print_mode import run_print_mode
 

@@ -23,15 +23,8 @@ from typing import TYPE_CHECKING
 
 from core.comparison import ComparisonError, anchor_text, of_alternatives
 from core.entries import Entry
-from core.fanout import (
-    MAX_MODELS,
-    MIN_MODELS,
-    ColumnFinished,
-    FanOutError,
-    FanOutEvent,
-    checked_models,
-    fan_out,
-)
+from core.events import ColumnFinished, Event
+from core.fanout import MAX_MODELS, MIN_MODELS, FanOutError, checked_models
 from tui.screens.compare import CompareScreen, Kept
 
 if TYPE_CHECKING:
@@ -108,30 +101,24 @@ class CompareActions:
         )
         saved: list[Entry] = []
 
-        def on_event(event: FanOutEvent) -> None:
+        def on_event(event: Event) -> None:
             if isinstance(event, ColumnFinished):
                 saved.extend(event.result.entries)
             if view.is_attached:
                 view.feed(event)
 
         await screen.app.push_screen(view, self.kept)
+        stop_listening = conversation.subscribe(on_event)
         try:
-            await fan_out(
-                screen.session,
-                conversation.settings,
-                models,
-                thinking=conversation.thinking,
-                api_base=conversation.api_base,
-                on_event=on_event,
-            )
+            await conversation.compare(models)
         finally:
+            stop_listening()
             view.end_streams()
             await self._show_saved(saved)
 
     async def _show_saved(self, saved: list[Entry]) -> None:
-        """Put what the fan-out saved into the totals, the tree and the chat."""
+        """Put what the fan-out saved into the tree and the chat."""
         screen = self.screen
-        screen.conversation.session_totals.add(saved)
         tree = await screen.conversation.tree()
         for entry in sorted(saved, key=lambda e: (e.created_at, e.id)):
             tree.add(entry)

@@ -6,6 +6,8 @@ is saved before the request (a failed one can be retried with
 stdout. The answer goes to stdout as text (:class:`TextPrinter`) or, with
 ``--json``, every event as a JSON line (:class:`JsonLines`).
 
+With ``--compare``, several models answer at once (:mod:`tui.print_compare`).
+
 The model gets the built-in tools (and configured MCP servers). Read-only
 tools run; tools with side effects run only when named in ``--allow-tools
 NAME,...`` (a one-line note on stderr for each denial).
@@ -47,6 +49,10 @@ def run_print_mode(args: argparse.Namespace) -> int:
         if not prompt.strip():
             raise UsageError("the prompt is empty")
         launch = resolve_launch(args)
+        if args.compare:
+            from tui.print_compare import compare_models, run_compare
+
+            return asyncio.run(run_compare(args, launch, prompt, compare_models(args.compare)))
         return asyncio.run(_run(args, launch, prompt))
     except one_line_errors() as error:
         return fail(str(error))

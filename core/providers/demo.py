@@ -2,7 +2,8 @@
 
 It streams through the same events as a real provider (thinking, Markdown
 with a heading, a list and a Python code block, usage), so a new user can try
-every feature of the app. When the latest user message mentions "tool", it
+every feature of the app (``demo/NAME`` answers with other tips, so
+``/compare demo demo/NAME`` compares two). When the latest user message mentions "tool", it
 calls ``read_file`` first and answers after the result comes back; "write" or
 "save" calls ``write_file`` and "run" or "command" calls ``run_command``, both
 inside the scratch directory ``tangents-demo/`` it names, so the approval
@@ -38,6 +39,7 @@ _TIPS = (
     "`/compact` folds a long conversation into a summary",
     "the tree screen shows every branch of this session",
     "ask for a tool and watch the approval card",
+    "`/compare demo demo/other` puts two answers side by side",
 )
 
 
@@ -79,7 +81,7 @@ class DemoProvider:
                 await self._pause()
             stop = "tool_use"
         else:
-            reply = _reply(asked, turn, last)
+            reply = _reply(asked, turn, last, request.model)
             for piece in _pieces(reply):
                 yield TextDelta(piece)
                 await self._pause()
@@ -150,18 +152,22 @@ def _last_user_text(messages: tuple[Message, ...]) -> str:
     return ""
 
 
-def _reply(asked: str, turn: int, last: Message) -> str:
+def _reply(asked: str, turn: int, last: Message, model: str = "demo") -> str:
+    """The canned answer; each ``demo/NAME`` gives its own tips (so
+    ``/compare demo demo/NAME`` has differences to show)."""
+    variant = model.partition("/")[2]
+    tip = turn + (1 + sum(map(ord, variant)) % (len(_TIPS) - 1) if variant else 0)
     quoted = " ".join(asked.split())[:80] or "nothing yet"
     if last.role == "tool_result":
         opening = f"The tool returned {len(last.text)} characters. In a real session the model would use them."
     else:
         opening = f'You said: "{quoted}". I am **{LABEL}**: no network, no API key, the same answer every time.'
     return (
-        f"## Demo reply {turn + 1}\n\n"
+        f"## Demo reply {turn + 1}{f' from {model}' if variant else ''}\n\n"
         f"{opening}\n\n"
         "Things to try:\n\n"
-        f"- {_TIPS[turn % len(_TIPS)]}\n"
-        f"- {_TIPS[(turn + 1) % len(_TIPS)]}\n"
+        f"- {_TIPS[tip % len(_TIPS)]}\n"
+        f"- {_TIPS[(tip + 1) % len(_TIPS)]}\n"
         "- pick a real model with the model picker when you have a key\n\n"
         "```python\n"
         "def fib(n: int) -> int:\n"

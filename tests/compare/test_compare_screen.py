@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from fake_provider import Fail, Reply
+from rich.text import Text
+from textual import events
 
 from core.session import Session
 from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
@@ -195,7 +197,7 @@ async def test_compare_usage_and_off(fake_provider, fake_args) -> None:
 
 
 async def test_escape_stops_every_column_and_keeps_what_streamed(fake_provider, fake_args) -> None:
-    long = " ".join(f"word{i}" for i in range(600))
+    long = " ".join(f"word{i}" for i in range(1500))
     for model in ("alpha", "beta"):
         fake_provider.script_for(model, Reply(text=long, chunk_size=6, delay=0.02))
     async with running(fake_args, size=(120, 40)) as pilot:
@@ -204,11 +206,17 @@ async def test_escape_stops_every_column_and_keeps_what_streamed(fake_provider, 
         await pilot.press("enter")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 30
+
+        def following(column: CompareColumn) -> bool:
+            """Taller than its column and scrolled to its newest line."""
+            body = column.body
+            return 0 < body.max_scroll_y == body.scroll_y
+
         while not (
             isinstance(pilot.app.screen, CompareScreen)
-            and all(len(c.text) > 60 for c in pilot.app.screen.columns)
+            and all(following(c) for c in pilot.app.screen.columns)
         ):
-            assert loop.time() < deadline, "the columns did not fill"
+            assert loop.time() < deadline, "the columns did not fill and follow the stream"
             await pilot.pause(0.05)
         await pilot.press("escape")  # stops both streams; the screen stays
         await settle(pilot)
@@ -216,6 +224,7 @@ async def test_escape_stops_every_column_and_keeps_what_streamed(fake_provider, 
         assert not pilot.app.screen.streaming
         for column in (left, right):
             assert 60 < len(column.text) < len(long) and long.startswith(column.text)
+            assert header(column).endswith(" · stopped")
         replies = [
             e.message for e in (await session(pilot).store.entries(session(pilot).id))
             if e.message is not None and e.message.role == "assistant"
@@ -225,3 +234,68 @@ async def test_escape_stops_every_column_and_keeps_what_streamed(fake_provider, 
         await pilot.press("escape")  # now it closes
         await settle(pilot)
         assert isinstance(pilot.app.screen, ChatScreen)
+
+
+async def test_enter_keeps_the_column_tabbed_to_even_typed_at_once(
+    fake_provider, fake_args
+) -> None:
+    """Tab then Enter arriving together (a fast typist, tmux send-keys): Enter keeps
+    the column Tab moved to, though the focus itself moves a moment later."""
+    async with running(fake_args, size=(120, 40)) as pilot:
+        await compare_two(pilot, fake_provider)
+        app = pilot.app
+        app.post_message(events.Key("tab", None))
+        app.post_message(events.Key("enter", "\r"))
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen)
+        assert session(pilot).path[-1].message.model == "openai/beta"
+
+
+async def test_narrow_columns_show_every_figure() -> None:
+    """Three columns at 60 columns: the figures wrap, the seconds are not cut off."""
+    from textual.app import App
+
+    from core.comparison import of_alternatives
+    from tests.compare.builders import fanned_out
+
+    app = App()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await app.push_screen(CompareScreen(of_alternatives(fanned_out(), "e000004", "e000004")))
+        await settle(pilot)
+        text = screen_text(pilot)
+        assert "1.5s" in text and "2.0s" in text
+        assert "anthropic/b" in text
+
+
+async def test_long_texts_are_laid_out_whole_after_the_first_frame() -> None:
+    """Only the first pieces are laid out before the first frame; then all of them."""
+    from textual.app import App
+
+    from core.comparison import of_alternatives
+    from core.tree import SessionTree
+    from tests.branching.builders import entry
+    from tests.compare.builders import reply
+    from tui.screens.compare import FIRST_PIECES, pieces
+
+    long = [
+        "\n".join(f"line {i} of answer {n}, " + "word " * 12 for i in range(400)) for n in (1, 2)
+    ]
+    tree = SessionTree.from_entries(
+        [
+            entry(0, None, "Write a long answer.", "user"),
+            reply(1, "e000000", long[0], "openai/a"),
+            reply(2, "e000000", long[1], "openai/b"),
+        ],
+        leaf_id="e000001",
+    )
+    app = App()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = CompareScreen(of_alternatives(tree, "e000001", "e000001"))
+        await app.push_screen(screen)
+        await settle(pilot)
+        for column, text in zip(screen.columns, long, strict=True):
+            shown = [str(p.render()) for p in column.body.query(".compare-piece")]
+            assert len(shown) == len(pieces(Text(text))) > FIRST_PIECES
+            assert "\n".join(shown) == text
+        await pilot.press("end")
+        assert "line 399 of answer 1" in screen_text(pilot)

@@ -7,45 +7,10 @@ from dataclasses import replace
 import pytest
 
 from core.comparison import ComparisonError, column_stats, of_alternatives, of_branches, timing
-from core.content import TextContent
-from core.entries import Entry, ModelChange
-from core.messages import Message, Usage
+from core.messages import Message
 from core.tree import SessionTree
-from tests.branching.builders import SESSION, entry, stamp
-
-
-def reply(i: int, parent: str, text: str, model: str, *, seconds=None, tokens=10, cost=0.001):
-    meta = {"timing": {"ttft": 0.25, "total": seconds}} if seconds is not None else {}
-    message = Message(
-        role="assistant",
-        content=(TextContent(text),),
-        model=model,
-        usage=Usage(input_tokens=100, output_tokens=tokens, output_cost=cost),
-        stop_reason="stop",
-        meta=meta,
-    )
-    return Entry(f"e{i:06d}", parent, SESSION, "message", stamp(i), message)
-
-
-def change(i: int, parent: str, model: str, thinking: str = "off") -> Entry:
-    return Entry(
-        f"e{i:06d}", parent, SESSION, "model_change", stamp(i), ModelChange(model, thinking)
-    )
-
-
-def fanned_out() -> SessionTree:
-    """A question answered by three models (two behind a model change), the
-    current position on the second."""
-    entries = [
-        change(0, None, "openai/a"),
-        entry(1, "e000000", "What is 2+2?", "user"),
-        reply(2, "e000001", "It is four.", "openai/a", seconds=1.5),
-        change(3, "e000001", "anthropic/b", "high"),
-        reply(4, "e000003", "The answer is 4.", "anthropic/b", seconds=2.0, tokens=20),
-        change(5, "e000001", "openai/c"),
-        reply(6, "e000005", "Four.", "openai/c"),
-    ]
-    return SessionTree.from_entries(entries, leaf_id="e000004")
+from tests.branching.builders import entry
+from tests.compare.builders import fanned_out, reply
 
 
 def test_alternatives_become_columns_with_their_stats() -> None:
@@ -121,4 +86,9 @@ def test_a_failed_reply_shows_its_error_and_bad_timing_is_ignored() -> None:
     )
     stats = column_stats([failed])
     assert stats.error == "boom" and stats.seconds is None
+    for stop_reason, ended in (("error", "failed"), ("aborted", "stopped"), ("stop", None)):
+        stopped = replace(failed, payload=replace(failed.payload, stop_reason=stop_reason))
+        stats = column_stats([stopped])
+        assert stats.ended == ended
+        assert stats.figures == "10 tok · $0.0010" + (f" · {ended}" if ended else "")
     assert timing(Message(role="assistant", meta={"timing": {"ttft": "soon"}})) == (None, None)

@@ -9,14 +9,10 @@ import pytest
 from fake_provider import Fail, Reply
 
 from core.comparison import timing
+from core.conversation import Conversation
 from core.entries import ModelChange
-from core.fanout import (
-    ColumnEvent,
-    ColumnFinished,
-    FanOutError,
-    fan_out,
-    move_before_reply,
-)
+from core.events import ColumnEvent, ColumnFinished, EntriesSaved, Event, PositionMoved
+from core.fanout import FanOutError, fan_out, move_before_reply
 from core.providers.base import TextDelta
 from core.session import Session
 from core.settings import Settings
@@ -149,3 +145,43 @@ async def test_a_handler_that_raises_loses_no_reply(fake_provider, asked) -> Non
     replies = [tree.entry(i).message for i in tree.alternatives(asked.leaf_id)]
     assert sorted(m.model for m in replies) == sorted(MODELS[:2])
     assert all(m.stop_reason == "stop" and m.text.startswith("echo:") for m in replies)
+
+
+async def test_the_conversation_reports_a_comparison_on_its_event_stream(
+    fake_provider, asked
+) -> None:
+    """Front ends watch a comparison as they watch a turn: column events, what
+    each column saved, the position moved to the first reply, the totals."""
+    fake_provider.script_for("alpha", Reply(text="Four.", usage={"output_tokens": 7}))
+    fake_provider.script_for("claude-beta", Reply(text="It is 4.", usage={"output_tokens": 5}))
+    conversation = Conversation(
+        asked,
+        Settings(),
+        default_model="openai/alpha",
+        default_thinking="off",
+        api_base=fake_provider.base_url,
+        thinking="low",
+    )
+    await conversation.load_totals()
+    events: list[Event] = []
+    conversation.subscribe(events.append)
+    result = await conversation.compare(MODELS[:2])
+    texts = {0: "", 1: ""}
+    for event in events:
+        if isinstance(event, ColumnEvent) and isinstance(event.event, TextDelta):
+            texts[event.column] += event.event.text
+    assert texts == {0: "Four.", 1: "It is 4."}
+    saved = [e for e in events if isinstance(e, EntriesSaved)]
+    assert sorted(e.id for s in saved for e in s.entries) == sorted(
+        e.id for c in result.columns for e in c.entries
+    )
+    # each column's entries are told right after its end, the position last
+    for finished in (e for e in events if isinstance(e, ColumnFinished)):
+        after = events[events.index(finished) + 1]
+        assert isinstance(after, EntriesSaved) and after.entries == finished.result.entries
+    assert events[-1] == PositionMoved(result.columns[0].reply.id, False)
+    assert asked.leaf_id == result.columns[0].reply.id
+    assert [c.entries[0].payload for c in result.columns] == [
+        ModelChange(m, "low") for m in MODELS[:2]
+    ]
+    assert conversation.session_totals.usage.output_tokens == 12

@@ -4,6 +4,7 @@ every branch, and the alternatives count of ``sessions list --json``."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -125,3 +126,42 @@ def test_a_closed_pipe_still_saves_every_reply(fake_provider, db) -> None:
     replies = [e["payload"] for e in doc["entries"] if e["type"] == "message"][1:]
     assert sorted(r["model"] for r in replies) == ["openai/alpha", "openai/beta"]
     assert all(r["content"][0]["text"] == long and r["stop_reason"] == "stop" for r in replies)
+
+
+def test_json_lines_tag_each_event_with_its_column(fake_provider, db) -> None:
+    fake_provider.script_for("alpha", Reply(text="Spruce.", chunk_size=2, delay=0.01))
+    fake_provider.script_for("beta", Fail(400, message="no such model: beta"))
+    result = compare(db, fake_provider.base_url, "openai/alpha,openai/beta", "--json")
+    assert result.returncode == 1
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    [listed] = sessions(db)
+    assert lines[0] == {"type": "session", "id": listed["id"]}
+    text = "".join(e["text"] for e in lines if e["type"] == "text" and e["column"] == 0)
+    assert text == "Spruce."
+    assert all(e["model"] == "openai/alpha" for e in lines if e["type"] == "text")
+    ended = {e["column"]: e for e in lines if e["type"] == "column_ended"}
+    assert ended[0]["model"] == "openai/alpha" and ended[0]["stop_reason"] == "stop"
+    assert ended[0]["error"] is None and ended[0]["seconds"] >= ended[0]["ttft"] >= 0
+    assert ended[1]["stop_reason"] == "error" and "no such model" in ended[1]["error"]
+    saved = [x for e in lines if e["type"] == "entries_saved" for x in e["entries"]]
+    replies = {x["id"]: x for x in saved if x.get("role") == "assistant"}
+    assert {ended[0]["entry_id"], ended[1]["entry_id"]} == set(replies)
+    assert lines[-1] == {
+        "type": "position_moved",
+        "leaf_id": ended[0]["entry_id"],
+        "left_branch": False,
+    }
+    assert "tangents: openai/beta:" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_missing_key_is_told_before_anything_is_written(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    result = run(
+        "--db", str(db), "-p", "question", "--compare", "openai/a,anthropic/b",
+        env={"OPENAI_API_KEY": "sk-test-0000000000000000", "ANTHROPIC_API_KEY": ""},
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert (
+        result.stderr == "tangents: anthropic/b: no API key for anthropic: set ANTHROPIC_API_KEY\n"
+    )
+    assert result.stdout == "" and not db.exists()

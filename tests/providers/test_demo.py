@@ -12,9 +12,9 @@ from core.providers.demo import DEFAULT_DELAY, LABEL, DemoProvider
 from core.providers.registry import get_provider
 
 
-async def run(*messages: Message, provider: DemoProvider | None = None):
+async def run(*messages: Message, provider: DemoProvider | None = None, model: str = "demo"):
     provider = provider or DemoProvider(delay=0)
-    request = ChatRequest(model="demo", messages=messages)
+    request = ChatRequest(model=model, messages=messages)
     builder = MessageBuilder("demo", provider.name)
     events = []
     async for event in provider.stream(request):
@@ -79,6 +79,17 @@ async def test_later_turns_differ():
     _, later = await run(user_text("a"), assistant, user_text("a"))
     assert first.text != later.text
     assert later.text.startswith("## Demo reply 2")
+
+
+async def test_each_demo_name_answers_with_its_own_tips():
+    """``/compare demo demo/other`` has differences to show, the same each time."""
+    _, plain = await run(user_text("a"))
+    _, other = await run(user_text("a"), model="demo/other")
+    assert plain.text.startswith("## Demo reply 1\n")
+    assert other.text.startswith("## Demo reply 1 from demo/other\n")
+    tips = [{line for line in m.text.splitlines() if line.startswith("- ")} for m in (plain, other)]
+    assert tips[0] != tips[1]
+    assert (await run(user_text("a"), model="demo/other"))[1] == other
 
 
 async def test_delay_is_configurable():

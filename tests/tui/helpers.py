@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
 from rich.console import Console
 from textual.pilot import Pilot
-from textual.worker import WorkerState
+from textual.worker import WorkerCancelled, WorkerState
 
 from tui.app import TangentsApp
 from tui.cli import build_parser
@@ -36,13 +36,14 @@ async def running(
 
 async def settle(pilot: Pilot, timeout: float = 30.0) -> None:
     """Wait until the app is quiet: keys handled, every worker (the reply above
-    all) done, and the repaint after it."""
+    all) done, and the repaint after it. A worker stopped (Esc) counts as done."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     await pilot.pause()
     while any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers):
         assert loop.time() < deadline, f"still busy: {[w.name for w in pilot.app.workers]}"
-        await pilot.app.workers.wait_for_complete()
+        with suppress(WorkerCancelled):
+            await pilot.app.workers.wait_for_complete()
         await pilot.pause()
     await pilot.pause()
 

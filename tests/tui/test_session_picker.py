@@ -79,7 +79,8 @@ async def test_dash_r_opens_on_the_picker_newest_first_with_counts() -> None:
         assert shown_ids(pilot) == [bike.id, rye.id, oak.id]
         text = screen_text(pilot)
         assert "Fixing the bike" in text and "My chain skips" in text
-        assert "7 msgs · 2 branches" in text, "counts come from the stored columns"
+        assert "7 msgs · 2 branches (1 alt) · " in text, "counts come from the stored columns"
+        assert "2 msgs · 1 branch · " in text, "a session without alternatives says nothing of them"
         assert "How do I bake rye bread?" in text, "an untitled session shows its first message"
         assert "anthropic/claude-sonnet-4-5" in text and "3 sessions, newest first" in text
         await pilot.press("escape")

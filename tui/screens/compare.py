@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -33,13 +33,16 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from core.comparison import ColumnStats, Comparison, column_stats, column_text
-from core.fanout import ColumnEvent, ColumnFinished, ColumnWaiting, FanOutEvent
+from core.events import ColumnEvent, ColumnFinished, ColumnWaiting, Event
 from core.providers.base import TextDelta, ThinkingDelta
 from core.sanitize import strip_control
 from core.word_diff import Span, word_diff
 from tui import keymap
 
 PIECE_CHARS = 2000
+FIRST_PIECES = 2
+"""Pieces of a saved text laid out before the screen's first frame (more than
+a screenful); the rest is laid out just after it."""
 FLUSH_SECONDS = 0.1
 """How often streamed text reaches the columns."""
 
@@ -106,12 +109,12 @@ class CompareColumn(Vertical):
 
     def show_header(self, note: str | None = None) -> None:
         """The model (and label) on the first line; tokens · cost · seconds, or
-        what is happening, on the second."""
+        what is happening, under it (on two lines when the column is narrow)."""
         header = Text(no_wrap=True, overflow="ellipsis")
         header.append(strip_control(self.stats.title if self.stats else self.title), "bold")
         if self.label:
             header.append(f"  [{strip_control(self.label)}]", "bold yellow")
-        figures = Text(no_wrap=True, overflow="ellipsis")
+        figures = Text()  # wraps in a narrow column: every figure stays readable
         if self.stats is not None:
             figures.append(self.stats.figures)
         if note:
@@ -121,18 +124,19 @@ class CompareColumn(Vertical):
 
     # --- whole texts ------------------------------------------------------
 
-    async def show(self, spans: Sequence[Span] | None = None) -> None:
-        """Show :attr:`text` (with ``spans``: the same text, differences highlighted)."""
+    async def show(self, spans: Sequence[Span] | None = None, *, first: bool = False) -> None:
+        """Show :attr:`text` (with ``spans``: the same text, differences
+        highlighted); ``first``: only its first :data:`FIRST_PIECES` pieces."""
         async with self._painting:
-            await self._show(spans)
+            await self._show(spans, first)
 
-    async def _show(self, spans: Sequence[Span] | None) -> None:
+    async def _show(self, spans: Sequence[Span] | None, first: bool = False) -> None:
         text = Text(self.text) if spans is None else _highlighted(spans)
         if self.error:
             text.append(f"\n\n⚠ {strip_control(self.error)}", "bold red")
         self.shown = text
         body = self.body
-        parts = pieces(text)
+        parts = pieces(text)[:FIRST_PIECES] if first else pieces(text)
         statics = list(body.query(".compare-piece").results(Static))
         for static, part in zip(statics, parts, strict=False):
             static.update(part)
@@ -163,6 +167,7 @@ class CompareColumn(Vertical):
         self.text += "".join(self._pending)
         self._pending.clear()
         body = self.body
+        follow = body.scroll_y >= body.max_scroll_y  # at the end: stay there
         live = body.query(".compare-piece").last(Static)
         tail = self.text[self._frozen :]
         while len(tail) > PIECE_CHARS and (cut := tail.find("\n", PIECE_CHARS)) >= 0:
@@ -173,6 +178,8 @@ class CompareColumn(Vertical):
             tail = self.text[self._frozen :]
         live.update(Text(tail))
         self.show_header(f"{len(self.text):,} characters…")
+        if follow:
+            body.scroll_end(animate=False)
 
 
 def _highlighted(spans: Sequence[Span]) -> Text:
@@ -221,6 +228,8 @@ class CompareScreen(Screen["Kept | None"]):
             for widget in self.columns:
                 widget.live = True
         self.diff = False
+        self._current = comparison.current if comparison is not None else 0
+        """The column keys act on: where Tab moved, or what the user focused."""
         self._spans: list[list[Span]] | None = None
         self._flusher: Timer | None = None
 
@@ -247,10 +256,11 @@ class CompareScreen(Screen["Kept | None"]):
     async def on_mount(self) -> None:
         for column in self.columns:
             if not column.live:
-                await column.show()
+                await column.show(first=True)
+        if not self.streaming:
+            self.call_after_refresh(self._show_rest)
         self._show_hint()
-        current = self.comparison.current if self.comparison is not None else 0
-        self.columns[current].body.focus()
+        self.columns[self._current].body.focus()
         if self.streaming:
             self._flusher = self.set_interval(FLUSH_SECONDS, self._flush)
 
@@ -260,10 +270,15 @@ class CompareScreen(Screen["Kept | None"]):
 
     @property
     def focused_column(self) -> CompareColumn:
+        """The column Tab last moved to or the user last focused: Tab sets it at
+        once, so an Enter typed right after it acts on that column even before
+        the focus has moved."""
+        return self.columns[self._current]
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         for column in self.columns:
-            if column.body.has_focus:
-                return column
-        return self.columns[0]
+            if event.widget is column.body:
+                self._current = column.index
 
     def _show_hint(self) -> None:
         def key(action: str) -> str:
@@ -282,11 +297,14 @@ class CompareScreen(Screen["Kept | None"]):
 
     # --- live ------------------------------------------------------------------
 
-    def feed(self, event: FanOutEvent) -> None:
-        """A fan-out event (call on the app's thread)."""
-        column = self.columns[event.column] if event.column < len(self.columns) else None
-        if column is None:
+    def feed(self, event: Event) -> None:
+        """A conversation event: the fan-out's column events fill the columns
+        (call on the app's thread)."""
+        if not isinstance(event, (ColumnEvent, ColumnWaiting, ColumnFinished)):
             return
+        if event.column >= len(self.columns):
+            return
+        column = self.columns[event.column]
         if isinstance(event, ColumnEvent) and isinstance(event.event, TextDelta):
             column.add(event.event.text)
         elif isinstance(event, ColumnEvent) and isinstance(event.event, ThinkingDelta):
@@ -372,6 +390,11 @@ class CompareScreen(Screen["Kept | None"]):
         for column, spans in zip(self.columns, self._spans, strict=True):
             await column.show(spans)
 
+    def _show_rest(self) -> None:
+        """The whole texts, after the first frame (unless the diff shows them already)."""
+        if not self.diff:
+            self.run_worker(self._show_plain(), group="compare-diff", exclusive=True)
+
     async def _show_plain(self) -> None:
         for column in self.columns:
             await column.show()
@@ -399,5 +422,5 @@ class CompareScreen(Screen["Kept | None"]):
         )
 
     def action_column(self, step: int) -> None:
-        index = (self.focused_column.index + step) % len(self.columns)
-        self.columns[index].body.focus()
+        self._current = (self._current + step) % len(self.columns)
+        self.columns[self._current].body.focus()
