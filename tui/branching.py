@@ -59,6 +59,8 @@ class BranchController:
         """Where the leaf was before "branch here", while Esc can still undo it."""
         self._asked_about: set[str] = set()
         """Leaves of branches already offered a summary: asked once per branch left."""
+        self.asking = False
+        """The branch summary question waits for an answer (what was queued waits too)."""
 
     # --- the tree, kept in step -------------------------------------------------
 
@@ -296,6 +298,7 @@ class BranchController:
         self._asked_about.add(old_leaf)
 
         def answered(summarize: bool | None) -> None:
+            self.asking = False
             self.screen._reply_worker = self._summarize(old_leaf, new_entry, bool(summarize), then)
 
         if mode == "always":
@@ -303,6 +306,7 @@ class BranchController:
         else:
             from tui.screens.dialogs import Confirm
 
+            self.asking = True
             question = Confirm(
                 "Leaving a branch",
                 "Summarize the branch you are leaving? The summary is added here, so the model knows what was tried.",
