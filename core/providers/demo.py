@@ -37,7 +37,8 @@ _TIPS = (
     "regenerate an answer and flip between siblings with ◀ ▶",
     "`/compact` folds a long conversation into a summary",
     "the tree screen shows every branch of this session",
-    "ask for a tool and watch the approval card",
+    "ask it to use a tool: it reads README.md and shows the tool card",
+    "ask it to write a note or run a command: the approval dialog asks you first",
 )
 
 
@@ -152,7 +153,10 @@ def _last_user_text(messages: tuple[Message, ...]) -> str:
 
 def _reply(asked: str, turn: int, last: Message) -> str:
     quoted = " ".join(asked.split())[:80] or "nothing yet"
-    if last.role == "tool_result":
+    if last.role == "tool_result" and any(r.is_error for r in last.tool_results):
+        said = " ".join(last.text.split())[:120]
+        opening = f"The tool call did not run ({said}). In a real session the model would try another way."
+    elif last.role == "tool_result":
         opening = f"The tool returned {len(last.text)} characters. In a real session the model would use them."
     else:
         opening = f'You said: "{quoted}". I am **{LABEL}**: no network, no API key, the same answer every time.'
