@@ -163,6 +163,7 @@ async def test_escape_during_the_branch_summary_still_sends_the_edited_message(
         await pilot.press("end", "space", "b", "i", "s", "enter")
         await settle(pilot)
         assert isinstance(pilot.app.screen, Confirm)
+        assert "sending “q2 bis” after the branch summary" in screen_text(pilot)  # not lost
         fake_provider.script(Stall(30, reply=Reply(text="never seen")), Reply(text="a2 bis"))
         await pilot.press("y")
         await wait_until(pilot, lambda: "summarizing the branch" in screen_text(pilot))
@@ -171,6 +172,7 @@ async def test_escape_during_the_branch_summary_still_sends_the_edited_message(
         assert texts(pilot) == ["q1", "a1", "q2 bis", "a2 bis"]
         assert "branch_summary" not in [e.type for e in session(pilot).path]
         assert prompt(pilot).text == ""
+        assert "sending" not in screen_text(pilot)
 
 
 async def test_clearing_the_input_keeps_the_edit(fake_provider, fake_args) -> None:

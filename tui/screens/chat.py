@@ -258,7 +258,7 @@ class ChatScreen(Screen[None]):
         (for the path to load, for the database) while its messages queue up."""
         await self._loaded.wait()
         if edited is not None and await self.branches.leave_for_edit(
-            edited, lambda: self._send(message, draft, attachments)
+            edited, message, lambda: self._send(message, draft, attachments)
         ):
             return  # sent once the branch summary is made or declined
         save = asyncio.ensure_future(self.conversation.add_message(message, attachments))
