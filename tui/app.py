@@ -90,12 +90,12 @@ class TangentsApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if (
-            isinstance(event, events.Key)
+            isinstance(event, (events.Key, events.Paste))
             and not event.is_forwarded
             and isinstance(self.screen, ChatScreen)
         ):
-            # Decided here, before the key goes to the focused widget, so that a
-            # burst of keys (fast typing, a paste through tmux) lands in order.
+            # Decided here, before the key or paste goes to the focused widget, so
+            # that a burst of keys (fast typing, a paste through tmux) lands in order.
             self.screen.take_typing(event)
         await super().on_event(event)
 

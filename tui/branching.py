@@ -39,6 +39,7 @@ from core.sanitize import strip_control
 from core.tree import SessionTree, preview_text
 from tui.message_text import last_code_block, message_text
 from tui.widgets._context import BranchInfo
+from tui.widgets._text import one_line
 
 if TYPE_CHECKING:
     from tui.screens.chat import ChatScreen
@@ -57,6 +58,8 @@ class BranchController:
         """Where the leaf was before "branch here", while Esc can still undo it."""
         self._asked_about: set[str] = set()
         """Leaves of branches already offered a summary: asked once per branch left."""
+        self.asking = False
+        """The branch summary question waits for an answer (what was queued waits too)."""
 
     # --- the tree (the conversation's) ---------------------------------------------
 
@@ -180,12 +183,19 @@ class BranchController:
         self.screen.notify("Edit cancelled.")
         return True
 
-    async def leave_for_edit(self, edited: Entry, send: Callable[[], Worker]) -> bool:
+    async def leave_for_edit(self, edited: Entry, message: str, send: Callable[[], Worker]) -> bool:
         """Before an edited message is saved (in the send worker): move to the
         edited one's parent. True when a branch summary comes first: ``send``
-        then starts the send again once the summary is made (or declined)."""
+        then starts the send again once the summary is made (or declined), and
+        until then the line above the input shows what waits to be sent."""
         old_leaf, left = await self.move_leaf(edited.parent_id)
-        return self.offer_summary(old_leaf, left, edited.parent_id, then=send)
+        self.screen.composer.set_note(
+            f"✎ sending “{one_line(message, 60)}” after the branch summary"
+        )
+        if self.offer_summary(old_leaf, left, edited.parent_id, then=send):
+            return True
+        self.screen.composer.set_note(None)
+        return False
 
     # --- moving the leaf --------------------------------------------------------------
 
@@ -277,6 +287,7 @@ class BranchController:
         self._asked_about.add(old_leaf)
 
         def answered(summarize: bool | None) -> None:
+            self.asking = False
             self.screen._reply_worker = self._summarize(old_leaf, new_entry, bool(summarize), then)
 
         if mode == "always":
@@ -284,6 +295,7 @@ class BranchController:
         else:
             from tui.screens.dialogs import Confirm
 
+            self.asking = True
             question = Confirm(
                 "Leaving a branch",
                 "Summarize the branch you are leaving? The summary is added here, so the model knows what was tried.",
@@ -331,9 +343,10 @@ class BranchController:
             else:
                 await self.screen.chat_view.append_entry(entry)
                 self.screen.notify("Branch summary added.")
-            finally:
-                self.screen.composer.set_note(note)
+            finally:  # the note from before, unless it said what waited (sent now)
+                self.screen.composer.set_note(note if then is None else None)
         if then is not None:
+            self.screen.composer.set_note(None)  # what waited is sent now
             self.screen._reply_worker = then()  # replaces this worker, which ends here
 
     # --- the other actions ----------------------------------------------------------------

@@ -14,8 +14,10 @@ import asyncio
 import importlib
 import logging
 import os
+import shlex
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from tui.bootstrap import (
     Launch,
@@ -26,6 +28,10 @@ from tui.bootstrap import (
     resolve_launch,
     resolve_session,
 )
+
+if TYPE_CHECKING:
+    from core.session import Session
+    from core.store import SessionStore
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -121,17 +127,21 @@ async def _run(
         if probe is not None:
             probe.join()
         await app.run_async()
-        await _print_resume_hint(app, store)
+        again = await resume_command(app.conversation.session, store, args.db)
+        if again is not None:
+            print(f"Resume with: {again}")
         return app.return_code or 0
     finally:
         await store.close()
 
 
-async def _print_resume_hint(app, store) -> None:
-    """After the app: how to come back to the session it ended on (if it was saved)."""
-    session = app.conversation.session
+async def resume_command(session: Session, store: SessionStore, db: str | None) -> str | None:
+    """The command that comes back to ``session`` (None when it was never saved):
+    ``-c`` for the newest session, else its id; ``--db`` as it was given."""
     if not session.persisted:
-        return
+        return None
+    where = f" --db {shlex.quote(db)}" if db else ""
     latest = await store.latest_session()
-    again = "tangents -c" if latest is not None and latest.id == session.id else None
-    print(f"Resume with: {again or f'tangents --session {session.id}'}")
+    if latest is not None and latest.id == session.id:
+        return f"tangents{where} -c"
+    return f"tangents{where} --session {session.id}"

@@ -1,11 +1,13 @@
-"""Messages typed while the conversation is being compacted: kept in order and
-sent together, as one message, once the compaction is over."""
+"""Messages typed while a reply streams or the conversation is being compacted:
+kept in order and sent once it is over, plain messages together as one, an
+edit of a sent message on its own (as an alternative of that message)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from core.attachments import Attachment
+from core.entries import Entry
 
 
 @dataclass(frozen=True)
@@ -15,6 +17,13 @@ class Queued:
     draft: str
     """What was typed (comes back to the input if sending fails)."""
     attachments: list[Attachment] = field(default_factory=list)
+    edited: Entry | None = None
+    """The sent message this one is an alternative of (an edit), if any."""
+
+    @property
+    def shown(self) -> str:
+        """How the queue line names it."""
+        return f"(edit) {self.message}" if self.edited is not None else self.message
 
 
 class MessageQueue:
@@ -26,16 +35,22 @@ class MessageQueue:
 
     @property
     def texts(self) -> tuple[str, ...]:
-        return tuple(item.message for item in self._items)
+        return tuple(item.shown for item in self._items)
 
     def add(self, item: Queued) -> None:
         self._items.append(item)
 
     def take(self) -> Queued | None:
-        """Everything queued as one message (paragraphs in the order typed); the queue empties."""
+        """What is sent next: an edit alone, else the plain messages up to the next
+        edit as one message (paragraphs in the order typed); they leave the queue."""
         if not self._items:
             return None
-        items, self._items = self._items, []
+        if self._items[0].edited is not None:
+            return self._items.pop(0)
+        count = next(
+            (i for i, item in enumerate(self._items) if item.edited is not None), len(self._items)
+        )
+        items, self._items = self._items[:count], self._items[count:]
         return Queued(
             message="\n\n".join(item.message for item in items),
             draft="\n\n".join(item.draft for item in items),

@@ -157,6 +157,77 @@ def _branched_session() -> tuple[list[Payload | int], list[Blob]]:
     ], []
 
 
+def _conversation_session() -> tuple[list[Payload | int], list[Blob]]:
+    """A working conversation: thinking, a tool call, three answers to choose from
+    (the second one continued), code, and a follow-up."""
+    model = "anthropic/claude-sonnet-4-5"
+
+    def reply(*blocks, tokens: tuple[int, int], stop: str = "stop") -> Message:
+        sent, written = tokens
+        return _assistant(
+            *blocks,
+            model=model,
+            provider="anthropic",
+            stop_reason=stop,
+            usage=Usage(
+                input_tokens=sent,
+                output_tokens=written,
+                input_cost=sent * 3e-6,
+                output_cost=written * 15e-6,
+            ),
+        )
+
+    source = 'def parse_row(line: str) -> list[str]:\n    return line.split(",")'
+    return [
+        ModelChange(model, "medium"),
+        user_text(
+            'My CSV export splits rows on commas inside quotes: `a,"b,c",d`. Can you fix it?'
+        ),
+        reply(
+            ThinkingContent(
+                "The bug is probably a plain str.split. Read the parser before suggesting anything."
+            ),
+            TextContent("Let me read the parser first."),
+            ToolCallContent(
+                "toolu_1", "read_file", {"path": "export/rows.py"}, '{"path": "export/rows.py"}'
+            ),
+            tokens=(2400, 60),
+            stop="tool_use",
+        ),
+        Message(
+            role="tool_result",
+            content=(ToolResultContent("toolu_1", (TextContent(source),)),),
+        ),
+        reply(
+            TextContent("Split with a regular expression that skips commas between quotes."),
+            tokens=(2500, 40),
+        ),
+        4,
+        reply(
+            TextContent(
+                "`str.split` knows nothing about quotes. The `csv` module does:\n\n"
+                "```python\nimport csv\n\ndef parse_row(line: str) -> list[str]:\n"
+                '    """One CSV line as its fields (quoted commas kept)."""\n'
+                "    return next(csv.reader([line]))\n```\n\n"
+                '`a,"b,c",d` now gives three fields: `a`, `b,c` and `d`.'
+            ),
+            tokens=(2500, 110),
+        ),
+        user_text("Does that handle newlines inside quotes too?"),
+        reply(
+            TextContent(
+                "Only if the reader sees the whole file: pass it `csv.reader(f)`, not split lines."
+            ),
+            tokens=(2700, 45),
+        ),
+        4,
+        reply(
+            TextContent("Use `pandas.read_csv`: it handles quoting for you."),
+            tokens=(2500, 20),
+        ),
+    ], []
+
+
 def _compared_session() -> tuple[list[Payload | int], list[Blob]]:
     """One question answered by three models at once (``/compare``)."""
 
@@ -257,6 +328,13 @@ def _error_session() -> tuple[list[Payload], list[Blob]]:
 SCENES: dict[str, Scene] = {
     s.name: s
     for s in (
+        Scene(
+            "conversation",
+            "A conversation: thinking, a tool call, the second of three answers (◀ 2/3 ▶) with code, a follow-up.",
+            seed=_conversation_session,
+            keys=("ctrl+up", "left"),
+            size=(120, 40),
+        ),
         Scene(
             "empty",
             "A new session without any API key: the welcome, the demo model (offline), the input focused.",

@@ -38,7 +38,8 @@ _TIPS = (
     "regenerate an answer and flip between siblings with ◀ ▶",
     "`/compact` folds a long conversation into a summary",
     "the tree screen shows every branch of this session",
-    "ask for a tool and watch the approval card",
+    "ask it to use a tool: it reads README.md and shows the tool card",
+    "ask it to write a note or run a command: the approval dialog asks you first",
     "`/compare demo demo/other` puts two answers side by side",
 )
 
@@ -158,7 +159,10 @@ def _reply(asked: str, turn: int, last: Message, model: str = "demo") -> str:
     variant = model.partition("/")[2]
     tip = turn + (1 + sum(map(ord, variant)) % (len(_TIPS) - 1) if variant else 0)
     quoted = " ".join(asked.split())[:80] or "nothing yet"
-    if last.role == "tool_result":
+    if last.role == "tool_result" and any(r.is_error for r in last.tool_results):
+        said = " ".join(last.text.split())[:120]
+        opening = f"The tool call did not run ({said}). In a real session the model would try another way."
+    elif last.role == "tool_result":
         opening = f"The tool returned {len(last.text)} characters. In a real session the model would use them."
     else:
         opening = f'You said: "{quoted}". I am **{LABEL}**: no network, no API key, the same answer every time.'

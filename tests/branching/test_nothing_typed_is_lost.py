@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from fake_provider import Reply, Stall
+from textual import events
 
 from tests.branching.chat_steps import (
     chat,
@@ -57,6 +58,16 @@ async def test_a_sentence_typed_on_a_focused_message_goes_whole_to_the_input(
         assert texts(pilot) == ["hi", "hello"]
         assert "continuing from" not in screen_text(pilot)
         assert pilot.app.clipboard == ""
+
+
+async def test_a_paste_on_a_focused_message_goes_to_the_input(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("hi", "hello"))
+        await focus(pilot, "hello")
+        pilot.app.post_message(events.Paste("a pasted question"))  # as the driver does
+        await settle(pilot)
+        assert prompt(pilot).text == "a pasted question"
+        assert prompt(pilot).has_focus
 
 
 async def test_sentences_starting_with_action_letters_are_typed(fake_provider, fake_args) -> None:
@@ -152,6 +163,7 @@ async def test_escape_during_the_branch_summary_still_sends_the_edited_message(
         await pilot.press("end", "space", "b", "i", "s", "enter")
         await settle(pilot)
         assert isinstance(pilot.app.screen, Confirm)
+        assert "sending “q2 bis” after the branch summary" in screen_text(pilot)  # not lost
         fake_provider.script(Stall(30, reply=Reply(text="never seen")), Reply(text="a2 bis"))
         await pilot.press("y")
         await wait_until(pilot, lambda: "summarizing the branch" in screen_text(pilot))
@@ -160,13 +172,16 @@ async def test_escape_during_the_branch_summary_still_sends_the_edited_message(
         assert texts(pilot) == ["q1", "a1", "q2 bis", "a2 bis"]
         assert "branch_summary" not in [e.type for e in session(pilot).path]
         assert prompt(pilot).text == ""
+        assert "sending" not in screen_text(pilot)
 
 
 async def test_clearing_the_input_keeps_the_edit(fake_provider, fake_args) -> None:
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
+        await type_text(pilot, "half a thought")  # a draft, set aside by the edit
         await focus(pilot, "q2")
         await pilot.press("enter")
+        assert prompt(pilot).text == "q2"
         await pilot.press("ctrl+u")
         await settle(pilot)
         assert "editing message 3 · esc cancels" in screen_text(pilot)
@@ -178,6 +193,7 @@ async def test_clearing_the_input_keeps_the_edit(fake_provider, fake_args) -> No
         tree = await whole_tree(pilot)
         alternatives = tree.alternatives(entry_with(pilot, "q2 new").id)
         assert [tree.entry(i).message.text for i in alternatives] == ["q2", "q2 new"]
+        assert prompt(pilot).text == "half a thought"  # back once the edit is sent
 
 
 async def test_sending_an_empty_input_cancels_the_edit(fake_provider, fake_args) -> None:
@@ -233,6 +249,31 @@ async def test_enter_while_a_reply_streams_queues_the_message(fake_provider, fak
         await settle(pilot)
         assert texts(pilot)[0] == "q1" and texts(pilot)[2:] == ["q2", "a2"]
         assert "queued" not in screen_text(pilot)
+
+
+async def test_an_edit_sent_while_a_reply_streams_stays_an_edit(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"))
+        fake_provider.script(
+            Stall(30, after_chunks=5, reply=Reply(text="word " * 200)), Reply(text="a1 bis")
+        )
+        await type_text(pilot, "q2")
+        await pilot.press("enter")
+        screen = pilot.app.screen
+        await wait_until(pilot, lambda: screen.replying and "word word" in screen_text(pilot))
+        await screen.chat_view.focus_entry(entry_with(pilot, "q1").id)  # the reply still streams
+        await pilot.press("enter")
+        assert prompt(pilot).text == "q1"
+        await pilot.press("end", "space", "x", "enter")
+        await wait_until(pilot, lambda: "queued (edit) q1 x" in screen_text(pilot))
+        assert "editing message" not in screen_text(pilot)
+        await pilot.press("escape")  # stop the reply: the edit is sent, as an edit
+        await settle(pilot)
+        assert texts(pilot) == ["q1 x", "a1 bis"]
+        tree = await whole_tree(pilot)
+        alternatives = tree.alternatives(entry_with(pilot, "q1 x").id)
+        assert [tree.entry(i).message.text for i in alternatives] == ["q1", "q1 x"]
+        assert "queued" not in screen_text(pilot) and "editing" not in screen_text(pilot)
 
 
 async def test_escape_on_an_empty_input_still_stops_the_reply(fake_provider, fake_args) -> None:

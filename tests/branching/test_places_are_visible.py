@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from fake_provider import Reply
+from textual.color import Color
+from textual.widget import Widget
 
 from core.settings import read_state
 from tests.branching.chat_steps import chat, entry_with, focus, texts, whole_tree, write_config
@@ -50,6 +52,24 @@ async def test_home_and_end_move_the_focus(fake_provider, fake_args) -> None:
         await pilot.press("end")
         await settle(pilot)
         assert pilot.app.focused.entry.message.text == "a3"
+
+
+async def test_the_focused_message_is_tinted_under_its_text_too(fake_provider, fake_args) -> None:
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"))
+        a1 = entry_with(pilot, "a1").id
+        reply = next(w for w in pilot.app.screen.chat_view.message_widgets if w.entry_id == a1)
+        text = next(iter(reply.walk_children(Widget)))  # the reply's first line: model and tokens
+
+        def painted() -> Color:
+            return text.visual_style.background
+
+        unfocused = painted()
+        await focus(pilot, "a1")
+        assert painted() == reply.background_colors[1] != unfocused
+        await pilot.press("escape")
+        await settle(pilot)
+        assert painted() == unfocused
 
 
 async def test_the_tree_opens_scrolled_to_the_current_entry(fake_provider, fake_args) -> None:

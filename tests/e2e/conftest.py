@@ -71,6 +71,11 @@ class Tmux:
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", self.name, *keys)
 
+    def paste(self, text: str) -> None:
+        """Paste ``text`` as a terminal does: bracketed, when the program asked for it."""
+        self._tmux("set-buffer", "-b", "paste", text)
+        self._tmux("paste-buffer", "-p", "-d", "-b", "paste", "-t", self.name)
+
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", self.name, check=False).stdout
 

@@ -1,5 +1,5 @@
 """Nothing typed is lost, in the real ``tangents`` in tmux (issue 12): a sentence
-typed while a message is focused, an edit whose input was cleared and retyped,
+typed (or pasted) while a message is focused, an edit whose input was cleared and retyped,
 Esc while the branch summary is written, and Enter while a reply streams."""
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ def start(tmux, fake_provider, app_env, *first: tuple[str, str]) -> None:
         tmux.wait_for(answer)
 
 
-def test_a_sentence_typed_on_a_focused_message_is_sent_whole(tmux, fake_provider, app_env) -> None:
+def test_a_sentence_typed_or_pasted_on_a_focused_message_is_sent_whole(
+    tmux, fake_provider, app_env
+) -> None:
     start(tmux, fake_provider, app_env, ("hi", "Hello there."))
     tmux.keys("C-Up")
     tmux.wait_for("esc back")  # the footer shows the message's keys
@@ -61,6 +63,14 @@ def test_a_sentence_typed_on_a_focused_message_is_sent_whole(tmux, fake_provider
     tmux.keys("Enter")
     tmux.wait_for("Cats are fine.")
     assert sent_texts(fake_provider) == ["hi", "Hello there.", "what about cats"]
+    tmux.keys("C-Up")  # a paste on a focused message goes to the input too
+    tmux.wait_for("esc back")
+    tmux.paste("and dogs?")
+    tmux.wait_for("and dogs?")
+    fake_provider.script(Reply(text="Dogs too."))
+    tmux.keys("Enter")
+    tmux.wait_for("Dogs too.")
+    assert sent_texts(fake_provider)[-1] == "and dogs?"
     tmux.keys("C-q")
     screen = tmux.wait_for("EXITED-0")
     assert "Resume with: tangents -c" in screen  # the newest session

@@ -66,6 +66,18 @@ async def test_mentioning_tool_streams_a_read_file_call_then_answers():
     assert answer.tool_calls == []
     assert "The tool returned 8 characters" in answer.text
 
+    denied = Message(
+        role="tool_result",
+        content=(
+            ToolResultContent(
+                call.id, (TextContent("denied: the user did not allow this call."),), True
+            ),
+        ),
+    )
+    _, answer = await run(user_text("please use a tool"), message, denied)
+    assert "did not run (denied: the user did not allow this call.)" in answer.text
+    assert "returned" not in answer.text
+
 
 async def test_registry_serves_demo_names():
     assert isinstance(get_provider("demo"), DemoProvider)

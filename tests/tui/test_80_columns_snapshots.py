@@ -34,7 +34,7 @@ def narrow(tmp_path: Path):
 
 
 def test_chat_at_80_columns(snap_compare, narrow) -> None:
-    """A branched chat, a reply focused: ◀ 2/2 ▶, and the footer listing the message's keys on two lines."""
+    """A branched chat, a reply focused (tinted under its text too): ◀ 2/2 ▶, the footer one line of its keys, esc back last."""
     assert snap_compare(**narrow("branches"))
 
 

@@ -59,6 +59,11 @@ def test_help_screen(snap_compare, scene) -> None:
     assert snap_compare(**scene("help"))
 
 
+def test_a_whole_conversation(snap_compare, scene) -> None:
+    """120x40 filled: the question, thinking, a read_file card, the answer shown as ◀ 2/3 ▶ with code, a follow-up."""
+    assert snap_compare(**scene("conversation"))
+
+
 def test_streamed_reply_with_code(snap_compare, scene) -> None:
     """The demo model's streamed reply: the thinking line, Markdown with a list and a Python code block."""
     assert snap_compare(**scene("reply"))

@@ -7,7 +7,7 @@ from fake_provider import Reply
 from textual.app import App, ComposeResult
 
 from tests.tui.helpers import app_of, running, screen_text, send, settle
-from tui.widgets.footer import FooterState, StatusFooter, totals_text
+from tui.widgets.footer import FooterState, StatusFooter, fit_hints, totals_text
 
 
 class FooterApp(App[None]):
@@ -86,3 +86,13 @@ async def test_at_80_columns_the_footer_keeps_model_context_and_help(
         footer = screen_text(pilot).rstrip().splitlines()[-1]
         assert "openai/gpt-4o" in footer and "ctx " in footer and "f1 help" in footer, footer
         assert "session" not in footer
+
+
+def test_message_keys_that_do_not_fit_point_to_help() -> None:
+    keys = "enter edit · ←/→ alternatives · alt+h branch · alt+l label · alt+c copy · alt+n fork · esc back"
+    assert fit_hints(keys, len(keys), "f1 help") == keys  # all fit: nothing added
+    narrow = fit_hints(keys, 70, "f1 help")
+    assert narrow == "enter edit · ←/→ alternatives · alt+h branch · f1 help · esc back"
+    assert (
+        fit_hints(keys, 10, "f1 help") == "f1 help · esc back"
+    )  # never more than one line's worth dropped silently

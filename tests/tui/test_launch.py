@@ -15,7 +15,7 @@ from core.session import Session
 from tests.tui.helpers import app_of, running, screen_text, send, settle
 from tui.bootstrap import open_store
 from tui.cli import build_parser, main
-from tui.launch import build_app, prepare_launch
+from tui.launch import build_app, prepare_launch, resume_command
 from tui.widgets.prompt_input import PromptInput
 
 
@@ -58,6 +58,22 @@ async def test_session_flag_opens_that_session() -> None:
     async with running(["--session", first]) as pilot:
         assert app_of(pilot).conversation.session.id == first
         assert messages(app_of(pilot))[0] == ("user", "in the first session")
+
+
+async def test_quitting_names_the_command_that_resumes_the_session() -> None:
+    async with running([]) as pilot:
+        untouched = app_of(pilot).conversation.session
+        assert await resume_command(untouched, untouched.store, None) is None  # nothing saved
+        await send(pilot, "in the first session")
+        first = app_of(pilot).conversation.session
+        assert await resume_command(first, first.store, None) == "tangents -c"
+    async with running([]) as pilot:
+        await send(pilot, "in the second session")
+        store = app_of(pilot).conversation.session.store
+        assert await resume_command(first, store, None) == f"tangents --session {first.id}"
+        assert await resume_command(first, store, "/tmp/my db") == (
+            f"tangents --db '/tmp/my db' --session {first.id}"
+        )
 
 
 async def test_model_thinking_and_system_flags_apply_to_the_first_message() -> None:

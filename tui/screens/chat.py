@@ -110,7 +110,7 @@ class ChatScreen(Screen[None]):
 
     @property
     def replying(self) -> bool:
-        return self._reply_worker is not None and self._reply_worker.is_running
+        return self._reply_worker is not None and not self._reply_worker.is_finished
 
     def compose(self) -> ComposeResult:
         yield Static(id="chat-title", markup=False)
@@ -251,7 +251,10 @@ class ChatScreen(Screen[None]):
             return
         if self._compacting or self.replying:
             # As in pi and Claude Code: sent once the reply (or compaction) is over.
-            self._queue.add(Queued(message.strip("\n"), text, self.composer.take_attachments()))
+            attachments = self.composer.take_attachments()
+            self._queue.add(
+                Queued(message.strip("\n"), text, attachments, self.branches.take_edit())
+            )
             self.compaction_status.queued = self._queue.texts
             return
         self._reply_worker = self._send(
@@ -267,7 +270,7 @@ class ChatScreen(Screen[None]):
         (for the path to load, for the database) while its messages queue up."""
         await self._loaded.wait()
         if edited is not None and await self.branches.leave_for_edit(
-            edited, lambda: self._send(message, draft, attachments)
+            edited, message, lambda: self._send(message, draft, attachments)
         ):
             return  # sent once the branch summary is made or declined
         save = asyncio.ensure_future(self.conversation.add_message(message, attachments))
@@ -431,14 +434,18 @@ class ChatScreen(Screen[None]):
         focused = self.focused
         return focused is not None and any(node.id == "chat" for node in focused.ancestors)
 
-    def take_typing(self, event: events.Key) -> None:
-        """Before a key is sent to the focused widget (from the app): a key typed on a
-        message that none of its keys uses moves the focus to the input, where it
-        (and every key after it) is typed. Letters always type."""
-        if not self.message_focused() or not (event.is_printable or event.key == "backspace"):
+    def take_typing(self, event: events.Key | events.Paste) -> None:
+        """Before a key or a paste is sent to the focused widget (from the app): a
+        paste, or a key that none of its keys uses, on a focused message moves the
+        focus to the input, where it (and every key after it) is typed. Letters
+        always type."""
+        if not self.message_focused():
             return
-        if any(key in self.active_bindings for key in event.aliases):
-            return
+        if isinstance(event, events.Key):
+            if not (event.is_printable or event.key == "backspace"):
+                return
+            if any(key in self.active_bindings for key in event.aliases):
+                return
         self.set_focus(self.prompt, scroll_visible=False)
 
     def on_descendant_focus(self) -> None:
@@ -694,11 +701,14 @@ class ChatScreen(Screen[None]):
         self.refresh_footer()
 
     def _send_queued(self) -> None:
-        """Send what was typed while compacting, once nothing else runs (Esc and errors included:
-        what was queued is still meant to be sent)."""
-        if self.replying or self._compacting:
+        """Send what was typed while a reply streamed or a compaction ran, once nothing
+        else runs (Esc and errors included: what was queued is still meant to be
+        sent); one message (or edit) at a time, the next when its reply is over."""
+        if self.replying or self._compacting or self.branches.asking:
             return
         queued = self._queue.take()
-        self.compaction_status.queued = ()
+        self.compaction_status.queued = self._queue.texts
         if queued is not None:
-            self._reply_worker = self._send(queued.message, queued.draft, queued.attachments)
+            self._reply_worker = self._send(
+                queued.message, queued.draft, queued.attachments, queued.edited
+            )

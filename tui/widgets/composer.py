@@ -109,22 +109,28 @@ class Composer(Vertical):
         self.prompt.focus()
 
     def take_edit(self) -> Entry | None:
-        """The message being edited, handed to the send, which leaves edit mode."""
-        editing, self.editing = self.editing, None
+        """The message being edited, handed to the send, which leaves edit mode;
+        the draft from before the edit comes back to the (sent, so empty) input."""
+        editing = self.editing
         if editing is not None:
-            self.set_note(None)
+            self._end_edit()
         return editing
 
     def cancel_edit(self) -> bool:
         """Leave edit mode, the draft from before it back; False when not editing."""
         if self.editing is None:
             return False
+        self._end_edit()
+        return True
+
+    def _end_edit(self) -> None:
+        """Out of edit mode, with the draft and attachments set aside when it began."""
         self.editing = None
         self.set_note(None)
         self.prompt.set_draft(self._draft_before_edit)
-        self.attachments = self._attachments_before_edit
+        self.attachments, self._attachments_before_edit = self._attachments_before_edit, []
+        self._draft_before_edit = ""
         self._show_attachments()
-        return True
 
     # --- attachments ---------------------------------------------------------
 

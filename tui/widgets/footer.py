@@ -80,16 +80,20 @@ def short_totals_text(state: FooterState) -> str:
     return f"{format_tokens(state.tokens)} tok · {format_cost(state.cost)}"
 
 
-def fit_hints(hints: str, width: int) -> str:
+def fit_hints(hints: str, width: int, more: str = "") -> str:
     """``a · b · c · last`` cut to ``width`` by leaving out hints before the last one
-    (one line: a footer that grew would move the chat under the mouse)."""
+    (one line: a footer that grew would move the chat under the mouse); when some
+    are left out, ``more`` (where to find them) goes before the last."""
     *items, last = hints.split(" · ")
+    if len(hints) <= width:
+        return hints
+    tail = [more, last] if more else [last]
     kept: list[str] = []
     for item in items:
-        if len(" · ".join([*kept, item, last])) > width:
+        if len(" · ".join([*kept, item, *tail])) > width:
             break
         kept.append(item)
-    return " · ".join([*kept, last])
+    return " · ".join([*kept, *tail])
 
 
 def context_text(used: int | None, window: int | None, guessed: bool = False) -> str:
@@ -122,7 +126,8 @@ class StatusFooter(Widget):
     def render(self) -> RenderResult:
         s = self.state
         if s.keys:
-            return Content.styled(fit_hints(s.keys, self.content_size.width), "$text")
+            more = s.hint.split(" · ")[0]  # the help key
+            return Content.styled(fit_hints(s.keys, self.content_size.width, more), "$text")
         sep = (" │ ", "$text-disabled")
         level = context_level(s.context_tokens, s.window)
         context_style = {"warning": "bold $text-warning", "error": "bold $text-error"}.get(

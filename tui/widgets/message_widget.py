@@ -81,8 +81,12 @@ class MessageWidget(Widget, can_focus=True):
 
     def watch_has_focus(self, has_focus: bool) -> None:
         # Widget's own watcher restyles every descendant; the focus style lives on
-        # this widget alone, so restyle just it.
+        # this widget alone, so restyle just it. Its descendants paint its
+        # background into their text (cached): repaint them, no restyle, no layout.
         self.app.stylesheet.update_nodes([self], animate=False)
+        for node in self.walk_children(Widget, with_self=False):
+            node.notify_style_update()
+            node.refresh()
 
     async def action_focus_previous_message(self) -> None:
         """Move focus to the message above (the chat view mounts it if needed)."""
