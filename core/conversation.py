@@ -259,7 +259,7 @@ class Conversation:
                 self.settings,
                 models,
                 thinking=self.thinking,
-                api_base=self.api_base,
+                api_base=self.explicit_api_base,
                 on_event=column_event,
             )
         finally:

@@ -52,6 +52,7 @@ from core.providers.base import (
 )
 from core.session import Session
 from core.settings import Settings
+from core.target import api_base_for, savable_base_url
 
 MIN_MODELS, MAX_MODELS = 2, 4
 
@@ -152,7 +153,10 @@ async def fan_out(
     """Answer the question at the session's leaf with every model in ``models``
     at once (see the module's docstring). Cancelling saves what streamed in
     every column, moves the position to the first reply, then re-raises. An
-    error raised by ``on_event`` is raised at the end, after every reply is saved."""
+    error raised by ``on_event`` is raised at the end, after every reply is saved.
+    ``api_base`` is an explicit base URL for every model (``--api-base``); without
+    it each model goes where :func:`~core.target.api_base_for` says, and its model
+    change remembers that endpoint as a turn's does."""
     models = checked_models(session, models)
     anchor = session.leaf_id
     assert anchor is not None
@@ -185,14 +189,15 @@ async def fan_out(
                 emit(ColumnEvent(index, model, event))
 
         error: str | None = None
+        endpoint = api_base_for(anchor_path, model, api_base, settings)
         try:
-            await column.set_model(model, thinking)
+            await column.set_model(model, thinking, savable_base_url(endpoint))
             turn = await run_turn(
                 column,
                 quiet,
                 model=model,
                 thinking=thinking,
-                api_base=api_base,
+                api_base=endpoint,
                 emit=on_turn_event,
             )
             error = str(turn.error) if turn.error is not None else None

@@ -202,8 +202,10 @@ class Session:
             return None
         return Message(role="system", content=(TextContent(system),))
 
-    async def set_model(self, model: str, thinking: str = "off") -> Entry | None:
-        change = self.model_change_for(model, thinking)
+    async def set_model(
+        self, model: str, thinking: str = "off", api_base: str | None = None
+    ) -> Entry | None:
+        change = self.model_change_for(model, thinking, api_base)
         return await self.append(change) if change is not None else None
 
     async def move_leaf(self, entry_id: str | None, *, path: list[Entry] | None = None) -> None:

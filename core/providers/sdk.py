@@ -36,6 +36,12 @@ _DELAY_ENV = "TANGENTS_SDK_IMPORT_DELAY"
 
 _imports: dict[str, Future[ModuleType]] = {}
 _lock = threading.Lock()
+_one_import_at_a_time = threading.Lock()
+"""Two threads importing packages that share dependencies can each hold one
+module's import lock and want the other's: Python then hands one of them a
+partially initialised module (seen as a fan-out's third reply failing with
+"partially initialized module 'httpx2' has no attribute 'Timeout'"). Imports
+hold the GIL anyway, so running them one after another costs nothing."""
 
 
 Prepare = Callable[[ModuleType], None]
@@ -90,15 +96,16 @@ def _import(name: str, future: Future[ModuleType], prepare: Prepare | None) -> N
             time.sleep(delay)
         if name == "litellm":
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        module = importlib.import_module(name)
-        if name == "litellm":
-            setattr(module, "suppress_debug_info", True)  # noqa: B010  # not in litellm's stubs
-            # counting must not reach the network
-            setattr(module, "disable_hf_tokenizer_download", True)  # noqa: B010
-            for logger in _LITELLM_LOGGERS:
-                logging.getLogger(logger).setLevel(logging.CRITICAL)
-        if prepare is not None:
-            prepare(module)
+        with _one_import_at_a_time:  # ``prepare`` imports lazily loaded parts too
+            module = importlib.import_module(name)
+            if name == "litellm":
+                setattr(module, "suppress_debug_info", True)  # noqa: B010  # not in its stubs
+                # counting must not reach the network
+                setattr(module, "disable_hf_tokenizer_download", True)  # noqa: B010
+                for logger in _LITELLM_LOGGERS:
+                    logging.getLogger(logger).setLevel(logging.CRITICAL)
+            if prepare is not None:
+                prepare(module)
         # The SDK's modules and models live as long as the app: out of the
         # garbage collector's sight, so full collections stop walking them.
         gc.freeze()

@@ -50,7 +50,10 @@ async def test_every_model_answers_as_an_alternative_of_the_question(fake_provid
     assert sorted(replies) == sorted(c.reply.id for c in result.columns)
     for column in result.columns:
         change, reply = column.entries
-        assert change.payload == ModelChange(column.model, "low") and change.parent_id == question
+        # the model change remembers where the reply came from (--api-base)
+        endpoint = fake_provider.base_url
+        assert change.payload == ModelChange(column.model, "low", endpoint)
+        assert change.parent_id == question
         assert reply.message.model == column.model and reply.message.usage.output_tokens > 0
         ttft, total = timing(reply.message)
         assert ttft is not None and total is not None and 0 <= ttft <= total
@@ -182,6 +185,6 @@ async def test_the_conversation_reports_a_comparison_on_its_event_stream(
     assert events[-1] == PositionMoved(result.columns[0].reply.id, False)
     assert asked.leaf_id == result.columns[0].reply.id
     assert [c.entries[0].payload for c in result.columns] == [
-        ModelChange(m, "low") for m in MODELS[:2]
+        ModelChange(m, "low", fake_provider.base_url) for m in MODELS[:2]
     ]
     assert conversation.session_totals.usage.output_tokens == 12
