@@ -23,7 +23,13 @@ from core.providers.complete import CompletionError, complete_text
 from core.providers.retry import OnWait
 from core.session import Session
 from core.settings import Settings
-from core.tokens import context_tokens, context_window, max_output_tokens, upper_bound_tokens
+from core.tokens import (
+    context_tokens,
+    context_window,
+    max_output_tokens,
+    split_usage,
+    upper_bound_tokens,
+)
 
 Trigger = Literal["manual", "auto", "overflow"]
 
@@ -124,9 +130,14 @@ async def maybe_compact(
     # safety net's own estimate of the path counts too, so compaction runs
     # before anything is dropped.
     sent = estimated_tokens(session.context(model).messages)
-    if max(sent, upper_bound_tokens(path, model)) <= limits.threshold:
+    if max(sent, upper_bound_tokens(path, model) - overhead) <= limits.threshold:
         return None
-    tokens = max(sent, await asyncio.to_thread(context_tokens, path, model))
+    # A reported usage counted all but the newest messages exactly (and the
+    # overhead with them): the estimate of those few is enough, and saves
+    # importing litellm's counter (seconds) in every print-mode run.
+    exact = split_usage(path, model).reported == 0
+    counted = await asyncio.to_thread(context_tokens, path, model, exact=exact)
+    tokens = max(sent, counted - (0 if exact else overhead))
     if not plan.should_compact(tokens, limits, settings.compaction):
         return None
     preparation = plan.prepare_compaction(path, limits.keep_recent_tokens)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from core.attachments import Attachment
 from core.context import system_prompt
-from core.entries import THINKING_LEVELS, Entry
+from core.entries import THINKING_LEVELS, Compaction, Entry
 from core.events import (
     ColumnFinished,
     CompactionEnded,
@@ -43,7 +43,7 @@ from core.target import api_base_for, savable_base_url
 from core.tokens import context_tokens
 from core.tree import SessionTree
 from core.usage import SessionTotals, total_usage
-from core.window_learning import learn_window
+from core.window_learning import learn_window, window_at_most
 
 if TYPE_CHECKING:
     from core.agent import AgentResult
@@ -188,7 +188,26 @@ class Conversation:
                 learn_window(self.session.store, self.model, self.settings, self.api_base)
             )
             self._learning[key] = task
-        learned = await asyncio.shield(task)
+        self._use_window(await asyncio.shield(task))
+
+    async def _learn_from_overflows(self, result: AgentResult) -> None:
+        """A request the server refused as too long was larger than its window."""
+        refused = [
+            entry.payload.tokens_before
+            for turn in result.turns
+            for entry in turn.compactions
+            if isinstance(entry.payload, Compaction)
+            and entry.payload.details.get("trigger") == "overflow"
+            and entry.payload.tokens_before > 0
+        ]
+        if refused:
+            self._use_window(
+                await window_at_most(
+                    self.session.store, self.model, self.settings, self.api_base, min(refused)
+                )
+            )
+
+    def _use_window(self, learned: LearnedWindow | None) -> None:
         if learned is None or not learned.tokens:
             return
         if self.settings.context_windows.get(learned.model) != learned.tokens:
@@ -234,6 +253,7 @@ class Conversation:
             approve=self.approve,
             emit=self._publish,
         )
+        await self._learn_from_overflows(result)
         self._publish(TurnEnded(result))
         return result
 

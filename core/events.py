@@ -78,7 +78,8 @@ class WindowLearned:
     model: str
     tokens: int
     source: str
-    """``vllm``, ``llama.cpp``, ``ollama`` or ``lm-studio``."""
+    """``vllm``, ``llama.cpp``, ``ollama`` or ``lm-studio``; ``overflow`` when the
+    server refused a request of ``tokens`` as too long (its window is smaller)."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ Only for a model neither the ``context_windows`` setting nor litellm's table
 knows, served by something that may be local (:func:`server_root`). What the
 server said (or that nothing answered) is saved in the database with the time,
 and asked again only after :data:`REMEMBERED_FOR`: a server restarted with
-another context size is noticed within a day.
+another context size is noticed within a day. A server that refused a request
+as too long (and says its window nowhere, as llama-cpp-python's) has a window
+smaller than that request: :func:`window_at_most` remembers that too.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from core.providers.endpoint_window import ask_window, served_name, server_root
 from core.settings import Settings
 from core.store import LearnedWindow, SessionStore
 from core.target import resolve_target, savable_base_url
-from core.tokens import known_context_window
+from core.tokens import context_window, known_context_window
 
 REMEMBERED_FOR = timedelta(days=1)
 
@@ -50,4 +52,20 @@ async def learn_window(
     tokens, source = found if found is not None else (0, "none")
     learned = LearnedWindow(endpoint, model, tokens, source, now_iso())
     await store.save_learned_window(learned)
+    return learned
+
+
+async def window_at_most(
+    store: SessionStore, model: str, settings: Settings, api_base: str | None, refused: int
+) -> LearnedWindow | None:
+    """The model's server refused a request of ``refused`` tokens as too long:
+    its window is smaller. Remembered (source ``overflow``) when that is less
+    than the window assumed so far; None otherwise."""
+    if refused >= await asyncio.to_thread(context_window, model, settings.context_windows):
+        return None
+    root = server_root(resolve_target(model, settings, api_base))
+    endpoint = savable_base_url(root) or ""
+    learned = LearnedWindow(endpoint, model, refused, "overflow", now_iso())
+    if endpoint:
+        await store.save_learned_window(learned)
     return learned

@@ -1,9 +1,10 @@
 """A long conversation with a small local model, through print mode.
 
-Run with ``python tests/bench/bench_small_window.py [--exchanges 200] [--window 4096]``.
-The fake provider imitates a llama.cpp server with that window (it reports
-``n_ctx`` at ``/props`` and refuses a longer prompt in llama.cpp's words); each
-exchange is one run of the real ``tangents --json -c -p`` with default settings
+Run with ``python tests/bench/bench_small_window.py [--exchanges 200]
+[--window 4096] [--server llama.cpp]``. The fake provider imitates that server
+with that window (llama.cpp reports ``n_ctx`` at ``/props`` and refuses a
+longer prompt in its words; llama-cpp-python says its window nowhere and ends
+the stream); each exchange is one run of the real ``tangents --json -c -p`` with default settings
 (so the request carries the default tools). Printed:
 
 - compactions (automatic, and after an overflow) and refused requests;
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from fake_local_server import LocalServer  # noqa: E402
+from fake_local_server import KINDS, LocalServer  # noqa: E402
 from fake_provider import FakeProvider  # noqa: E402
 
 WORDS = "the garden by the sea has cats and a long wall of old stones ".split()
@@ -85,8 +86,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--exchanges", type=int, default=200)
     parser.add_argument("--window", type=int, default=4_096)
+    parser.add_argument(
+        "--server",
+        choices=KINDS,
+        default="llama.cpp",
+        help="llama-cpp-python says its window nowhere: Tangents guesses 8,192 and learns by overflows",
+    )
     args = parser.parse_args(sys.argv[1:] if __name__ == "__main__" else [])
-    local = LocalServer("llama.cpp", args.window)
+    local = LocalServer(args.server, args.window)
     with tempfile.TemporaryDirectory() as home, FakeProvider(local=local) as server:
         env = {
             key: value
@@ -109,7 +116,10 @@ def main() -> None:
             for key, value in counts.items():
                 totals[key] += value
     answering = total - compacting
-    print(f"exchanges                 {args.exchanges} on a {args.window:,}-token window")
+    print(
+        f"exchanges                 {args.exchanges} with {args.server}"
+        f" on a {args.window:,}-token window"
+    )
     print(
         f"compactions               {totals['compactions']}"
         f" ({totals['overflow']} after an overflow); requests refused {local.refused}"

@@ -138,3 +138,24 @@ async def test_overflow_in_each_servers_way_compacts_once_and_retries(
     assert turn.error is None, turn.error
     assert [e.trigger for e in events if isinstance(e, CompactionStarted)] == ["overflow"]
     assert local.refused == 1, "refused once, then the compacted context fit"
+
+
+async def test_a_server_that_says_nothing_is_learned_from_its_refusal(store: SqliteStore) -> None:
+    """llama-cpp-python says its window nowhere: 8,192 is guessed; its first
+    refusal (a stream that just ends) teaches that the window is smaller than
+    the refused request, so later turns compact before it refuses again."""
+    local = LocalServer("llama-cpp-python", 4_096)
+    with FakeProvider(local=local) as server:
+        conversation = await conversation_at(store, server)
+        events: list[Event] = []
+        conversation.subscribe(events.append)
+        for i in range(40):
+            result = await conversation.send(f"question {i}: " + WORDS * 8)
+            assert result.turns[-1].error is None, result.turns[-1].error
+    learned = [e for e in events if isinstance(e, WindowLearned)]
+    assert [(e.source, 4_096 <= e.tokens < 8_192) for e in learned] == [("overflow", True)]
+    triggers = [e.trigger for e in events if isinstance(e, CompactionStarted)]
+    assert triggers[0] == "overflow" and set(triggers[1:]) == {"auto"}, triggers
+    assert local.refused == 1
+    saved = await store.learned_window(server.base_url, MODEL)
+    assert saved is not None and saved.source == "overflow"

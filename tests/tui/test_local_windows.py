@@ -88,7 +88,9 @@ async def test_a_stream_that_just_ends_is_an_overflow_not_a_lost_connection() ->
             for i in range(8):
                 await send_pasted(pilot, f"question {i}: " + WORDS * 13)
             assert local.refused == 1
-            assert [c.details.get("trigger") for c in compactions(pilot)] == ["overflow"]
+            triggers = [c.details.get("trigger") for c in compactions(pilot)]
+            # then the window is known to be smaller: later turns compact first
+            assert triggers[0] == "overflow" and set(triggers[1:]) <= {"auto"}, triggers
             assert not [n for n in notifications(pilot) if "retrying" in n or "ended" in n]
             last = app_of(pilot).conversation.session.path[-1].message
             assert last is not None and last.role == "assistant" and last.error is None
