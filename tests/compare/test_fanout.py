@@ -42,8 +42,9 @@ async def test_every_model_answers_as_an_alternative_of_the_question(fake_provid
         on_event=events.append,
     )
     assert [c.model for c in result.columns] == MODELS
-    assert [c.message.text for c in result.columns] == ["Four.", "It is 4.", "4"]
-    assert all(c.error is None for c in result.columns)
+    errors = [(c.error, c.message.stop_reason) for c in result.columns]
+    assert [c.message.text for c in result.columns] == ["Four.", "It is 4.", "4"], errors
+    assert all(c.error is None for c in result.columns), errors
     assert result.anchor_id == question
     tree = await tree_of(asked)
     replies = tree.alternatives(result.columns[0].reply.id)
