@@ -115,12 +115,13 @@ async def main(server):
 with FakeProvider() as server:
     server.script(Reply(text="hello", usage={"input_tokens": 1000, "output_tokens": 10}))
     costs = asyncio.run(main(server))
-heavy = [m for m in ("litellm", "tiktoken", "tokenizers", "mcp") if m in sys.modules]
+heavy = [m for m in ("litellm", "openai", "pydantic", "tiktoken", "tokenizers", "mcp") if m in sys.modules]
 print(json.dumps({"heavy": heavy, "costs": costs}))
 """
 
 
-def test_an_openai_compatible_reply_is_priced_without_litellm_or_a_tokenizer():
+def test_an_openai_compatible_reply_is_priced_without_litellm_the_openai_sdk_or_a_tokenizer():
+    """httpx alone: neither SDK (seconds to import, models never used) nor a tokenizer."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
         [sys.executable, "-c", HOT_PATH_PROBE],
