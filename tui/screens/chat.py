@@ -77,6 +77,8 @@ class ChatScreen(Screen[None]):
         self._loaded = asyncio.Event()
         """Set once the chat view shows the session's path."""
         self._compacting = False
+        self._title_shown: str | None = None
+        """The title line as last shown."""
         self._queue = MessageQueue()
         """Messages typed while compacting or while a reply is written, sent once it is over."""
         self.branches = BranchController(self)
@@ -173,7 +175,10 @@ class ChatScreen(Screen[None]):
         )
         title = one_line(self.session.title or first or "New session", 200)
         count = f" · {branches} branches" if branches > 1 else ""
-        self.query_one("#chat-title", Static).update(f"{title}{count}")
+        text = f"{title}{count}"
+        if text != self._title_shown:  # an update lays the whole screen out again
+            self._title_shown = text
+            self.query_one("#chat-title", Static).update(text)
 
     def refresh_footer(self) -> None:
         self.refresh_title()
