@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 from collections.abc import Sequence
 from functools import partial
@@ -126,10 +127,11 @@ class ChatScreen(Screen[None]):
 
     @work(group="load", exit_on_error=False)
     async def _load_path(self) -> None:
-        """Make and fill the chat view after the first frame."""
-        from tui.widgets.chat_view import ChatView
-
-        view = ChatView(
+        """Make and fill the chat view after the first frame. Its modules (Markdown
+        and every message widget, ~0.3 s on a busy machine) are imported in a
+        thread: keys typed meanwhile still echo."""
+        module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
+        view = module.ChatView(
             blob_loader=self.session.store.get_blob,
             show_thinking=self.show_thinking,
             branch_info=self.branches.branch_info,
