@@ -156,6 +156,18 @@ asyncio.run(main())
     assert "LOADED []" in result.stdout, result.stdout
 
 
+async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -> None:
+    """Once the chat view's modules are in, everything alive is frozen (``gc.freeze``):
+    full collections during the session walk only what it made since."""
+    import gc
+
+    gc.unfreeze()
+    async with running([]) as pilot:
+        await settle(pilot)
+        assert gc.get_freeze_count() > 10_000
+    gc.unfreeze()
+
+
 def test_the_launch_checks_import_none_of_the_chat_views_widgets() -> None:
     """Without a [keymap], checking it imports no widget module (the chat view and
     Markdown load after the first frame); a [keymap] is checked against them."""

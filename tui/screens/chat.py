@@ -43,6 +43,7 @@ from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
 from tui.screens.model_picker import ModelPicker
 from tui.screens.welcome import welcome_text
+from tui.widgets import _gc
 from tui.widgets._text import one_line
 from tui.widgets.branch_bar import BranchBar
 from tui.widgets.compaction_status import CompactionStatus
@@ -131,6 +132,7 @@ class ChatScreen(Screen[None]):
         and every message widget, ~0.3 s on a busy machine) are imported in a
         thread: keys typed meanwhile still echo."""
         module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
+        _gc.freeze_loaded()
         view = module.ChatView(
             blob_loader=self.session.store.get_blob,
             show_thinking=self.show_thinking,
