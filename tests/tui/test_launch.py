@@ -161,10 +161,19 @@ async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -
     full collections during the session walk only what it made since."""
     import gc
 
+    from tui.widgets import _gc
+
     gc.unfreeze()
+    _gc._frozen = False
     async with running([]) as pilot:
         await settle(pilot)
         assert gc.get_freeze_count() > 10_000
+    # Another chat screen (another session) freezes nothing more: only the first does.
+    garbage = [[] for _ in range(1_000)]
+    frozen = gc.get_freeze_count()
+    _gc.freeze_loaded()
+    assert gc.get_freeze_count() == frozen
+    del garbage
     gc.unfreeze()
 
 

@@ -47,8 +47,16 @@ def collect_young() -> None:
         gc.collect(1)
 
 
+_frozen = False
+
+
 def freeze_loaded() -> None:
     """Everything alive now (the app's modules and classes, loaded once) is left
     out of every later collection (``gc.freeze``): full collections then walk
-    only the objects made since, not the ~hundreds of thousands of startup ones."""
-    gc.freeze()
+    only the objects made since, not the ~hundreds of thousands of startup ones.
+    Only the first call freezes: later ones (another session's chat screen) could
+    freeze a closed screen's garbage, which would then never be freed."""
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.freeze()
