@@ -434,6 +434,8 @@ def conflicts(overrides: Mapping[str, str]) -> list[str]:
     lives: another action (with the overrides applied) or a key Textual binds
     (``ctrl+q``; ``ctrl+k`` in the input...). Only keys that differ from an
     action's defaults are checked, so the built-in sharing (Enter, Esc) stands."""
+    if not overrides:
+        return []  # nothing to check: the widgets (Markdown...) stay unimported until shown
     from textual.keys import _normalize_key_list
 
     problems: list[str] = []

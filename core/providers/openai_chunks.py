@@ -1,5 +1,5 @@
 """Chat-completions stream chunks to stream events, for both readers of them:
-the openai SDK (OpenAI-compatible endpoints: the chunks' JSON as parsed, no
+httpx (OpenAI-compatible endpoints: the chunks' JSON as parsed, no
 models built) and litellm (everything else: its own chunk objects)."""
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def usage(raw: Any) -> Usage:
 
 
 def _field(item: Any, name: str) -> Any:
-    """A field of a chunk part: the openai SDK hands over the JSON (dicts),
+    """A field of a chunk part: the httpx path hands over the JSON (dicts),
     litellm its own objects."""
     if item is None:
         return None

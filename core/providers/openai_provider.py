@@ -1,13 +1,15 @@
 """OpenAI-compatible endpoints (``openai/...``, custom ``[[endpoints]]``,
-``--api-base``) through the ``openai`` SDK directly.
+``--api-base``) over httpx (:mod:`core.providers.openai_http`).
 
 litellm reads these streams through its own wrapper at ~1 ms a chunk and
-reports a cut stream as finished; the SDK parses a chunk in ~0.1 ms and hands
-over the chunks as they came, so a stream without a finish reason is seen as
-interrupted. The request is the one litellm sent: the model without its
-``openai/`` prefix, usage asked for with ``stream_options``, ``reasoning_effort``
-only where litellm forwarded it (models its table says reason, and models it
-does not know: a proxy's own names), ``max_completion_tokens`` in place of
+reports a cut stream as finished; read as JSON lines, a chunk costs a few
+microseconds and a stream without a finish reason is seen as interrupted.
+Neither litellm nor the openai SDK is imported: httpx loads in a fifth of the
+SDK's time, so a message sent right after launch is not held back. The
+request is the one litellm sent: the model without its ``openai/`` prefix,
+usage asked for with ``stream_options``, ``reasoning_effort`` only where
+litellm forwarded it (models its table says reason, and models it does not
+know: a proxy's own names), ``max_completion_tokens`` in place of
 ``max_tokens`` for reasoning models. Errors are classified by
 :func:`core.providers.errors.to_provider_error` like every provider's.
 """
@@ -21,11 +23,12 @@ from functools import cache
 from typing import Any
 
 from core.messages import user_text
-from core.providers import openai_format, sdk
+from core.providers import openai_format, openai_http, sdk
 from core.providers.base import ChatRequest, StreamEvent
 from core.providers.cost import price_table
 from core.providers.errors import to_provider_error
 from core.providers.openai_chunks import ChunkReader
+from core.providers.openai_http import DEFAULT_BASE_URL
 from core.providers.pacing import LoopShare
 
 PREFIX = "openai/"
@@ -60,57 +63,55 @@ NO_KEY = "no-key"
 """Sent to an explicit base URL when no key is set."""
 
 
+MISSING_KEY = (
+    "no API key: set OPENAI_API_KEY, or give the server's base URL (--api-base) for a local one"
+)
+
+
+class MissingKeyError(Exception):
+    """No key and no base URL: the request would go to api.openai.com without one."""
+
+
 class OpenAIProvider:
     name = "openai"
 
     def preload(self) -> None:
-        sdk.preload("openai", prepare)
+        sdk.preload("httpx", prepare)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         reader = ChunkReader(request.model)
         share = LoopShare()
         try:
-            openai = await sdk.loaded("openai", prepare)
-            base_url = request.api_base or os.environ.get("OPENAI_API_BASE") or None
-            client = openai.AsyncOpenAI(
-                # A local server (llama.cpp, vLLM, LM Studio) needs no key, but
-                # the SDK refuses to start without one.
-                api_key=request.api_key
-                or os.environ.get("OPENAI_API_KEY")
-                or (NO_KEY if base_url else None),
-                base_url=base_url,
-                max_retries=0,  # our own policy: core.providers.retry
-                timeout=request.timeout,
-                http_client=openai.DefaultAsyncHttpxClient(
-                    verify=_tls_context(), timeout=request.timeout
-                ),
+            httpx = await sdk.loaded("httpx", prepare)
+            explicit_base = (
+                request.api_base
+                or os.environ.get("OPENAI_API_BASE")
+                or os.environ.get("OPENAI_BASE_URL")
             )
-            async with client:
-                chunks = await open_stream(openai, client, request_params(request))
-                async with chunks:
-                    async for chunk in chunks:
-                        for event in reader.events(chunk):
-                            yield event
-                        await share.tick()
+            # A local server (llama.cpp, vLLM, LM Studio) needs no key.
+            api_key = (
+                request.api_key
+                or os.environ.get("OPENAI_API_KEY")
+                or (NO_KEY if explicit_base else None)
+            )
+            if api_key is None:
+                raise MissingKeyError(MISSING_KEY)
+            async with (
+                httpx.AsyncClient(
+                    verify=_tls_context(), timeout=request.timeout, follow_redirects=True
+                ) as client,
+                openai_http.chunks(
+                    client, explicit_base or DEFAULT_BASE_URL, api_key, request_params(request)
+                ) as chunks,
+            ):
+                async for chunk in chunks:
+                    for event in reader.events(chunk):
+                        yield event
+                    await share.tick()
         except Exception as exc:  # every failure becomes an event: the stream never raises
             reader.error = to_provider_error(exc, api_key=request.api_key)
         for event in reader.ending():
             yield event
-
-
-async def open_stream(openai: Any, client: Any, body: dict[str, Any]) -> Any:
-    """POST the body as it is and read the chunks as JSON (``object``: no
-    models). ``chat.completions.create`` would first walk the whole body
-    against the SDK's type hints (~20 ms for a short conversation, growing
-    with it) only to send the same JSON, and build a model of every chunk
-    (~0.3 ms each) only to be read field by field."""
-    return await client.post(
-        "/chat/completions",
-        body=body,
-        cast_to=object,
-        stream=True,
-        stream_cls=openai.AsyncStream[object],
-    )
 
 
 @cache
@@ -129,18 +130,41 @@ def _model_info(model: str) -> Mapping[str, Any] | None:
     )
 
 
-def prepare(openai: Any) -> None:
-    """In the import thread: one whole request through the SDK to an in-memory
-    transport, so that what the SDK and httpx make or import on a first request
-    (request building, the stream decoder, anyio) is done off the loop; and
-    the TLS context and the model table."""
+def _first_connection_modules() -> None:
+    """What httpx, httpcore and anyio import only when the first real
+    connection opens (~0.2 s on a busy machine): imported here, off the loop."""
+    import importlib
+
+    for name in (
+        "httpcore",
+        "httpcore._async.connection_pool",
+        "httpcore._async.connection",
+        "httpcore._async.http11",
+        "httpcore._async.http2",
+        "httpcore._backends.anyio",
+        "anyio.streams.memory",
+        "anyio.streams.tls",
+        "anyio._core._sockets",
+        "anyio._backends._asyncio",
+    ):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an optional part (h2 for http2) that is not installed
+            pass
+
+
+def prepare(httpx: Any) -> None:
+    """In the import thread: one whole request to an in-memory transport, so
+    that what httpx makes or imports on a first request (request building,
+    the stream decoder, anyio) is done off the loop; and the TLS context and
+    the model table."""
     import asyncio
 
     import anyio  # noqa: F401  # httpcore imports it at its first connection
-    import httpx
 
     price_table()
     _tls_context()
+    _first_connection_modules()
     sample = json.dumps(
         {
             "id": "warm-up",
@@ -153,22 +177,19 @@ def prepare(openai: Any) -> None:
     )
     body = f"data: {sample}\n\ndata: [DONE]\n\n".encode()
 
-    def respond(_: httpx.Request) -> httpx.Response:
+    def respond(_: Any) -> Any:
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
 
     async def one_request() -> None:
-        transport = httpx.MockTransport(respond)
-        async with openai.AsyncOpenAI(
-            api_key="warm-up",
-            base_url="http://warm-up.invalid/v1",
-            max_retries=0,
-            http_client=openai.DefaultAsyncHttpxClient(transport=transport),
-        ) as client:
-            request = ChatRequest(model=PREFIX + "warm-up", messages=(user_text("hi"),))
-            stream = await open_stream(openai, client, request_params(request))
-            reader = ChunkReader(request.model)
-            async with stream:
-                async for chunk in stream:
-                    reader.events(chunk)
+        request = ChatRequest(model=PREFIX + "warm-up", messages=(user_text("hi"),))
+        reader = ChunkReader(request.model)
+        async with (
+            httpx.AsyncClient(transport=httpx.MockTransport(respond)) as client,
+            openai_http.chunks(
+                client, "http://warm-up.invalid/v1", "warm-up", request_params(request)
+            ) as chunks,
+        ):
+            async for chunk in chunks:
+                reader.events(chunk)
 
     asyncio.run(one_request())

@@ -1,7 +1,7 @@
 """Which provider serves a model name.
 
 ``anthropic/...`` goes through the anthropic SDK, ``openai/...`` (custom
-endpoints are sent as ``openai/...`` too) through the openai SDK, ``demo``
+endpoints are sent as ``openai/...`` too) over httpx (no SDK), ``demo``
 (and ``demo/...``) is the offline demo, everything else goes through litellm.
 Providers are stateless, so one instance of each serves every request; none
 of these modules imports an SDK: see :mod:`core.providers.sdk`.

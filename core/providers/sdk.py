@@ -1,6 +1,6 @@
 """The provider SDKs (and the ``mcp`` package), imported in a background thread.
 
-The SDKs take from half a second (openai) to seconds (litellm) to import,
+The clients take from a fifth of a second (httpx) to seconds (litellm) to import,
 which on the event loop would freeze a UI. :func:`preload` starts an import
 in a thread of its own (the app calls it after its first frame, for the
 model it will use); a request awaits :func:`loaded`, which starts the import
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from types import ModuleType
 
-SDKS = ("openai", "anthropic", "litellm", "mcp")
+SDKS = ("httpx", "openai", "anthropic", "litellm", "mcp")
 _LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 _DELAY_ENV = "TANGENTS_SDK_IMPORT_DELAY"
 

@@ -2,7 +2,7 @@
 
 Run: ``python tests/bench/bench_branch_switch.py`` (or ``run_all.py branch_switch``).
 
-branch_switch: the chat screen's own leaf move (``ChatScreen.move_leaf``:
+branch_switch: the chat screen's own leaf move (``BranchController.move_leaf``:
 the path from the in-memory tree, the leaf persisted in SQLite, the chat view
 rebuilt) until the first frame that shows the new path, alternating between
 the main line and a side branch of a session with 10,000 entries and 200

@@ -6,7 +6,9 @@ The issue's figures (#13), each beside a floor measured in the same run:
 * first reply after launch vs the second (floor: the second; goal ≤ 2x pi,
   which is about the second), and the slowest key echo while the first is awaited;
 * a 20,000-word reply at the server's full speed, after one short exchange
-  (painting, not loading): Enter → first word, Enter → last word (floor: a plain HTTP client reading the same stream) and the p95
+  (painting, not loading): Enter → first word (floor: a plain HTTP client's
+  first chunk of the same stream; goal: within 100 ms of it), Enter → last
+  word (floor: that client reading the whole stream) and the p95
   echo of a key typed every 50 ms meanwhile (goal < 50 ms);
 * 50 short exchanges: Enter → reply per exchange, first 5 vs last 5 (flat),
   and CPU per exchange;
@@ -82,7 +84,12 @@ def report(name: str, r: dict, floors: dict) -> None:
     print(f"  slowest echo while awaited    {r['first_echo_max'] * ms:7.0f} ms")
     print(
         f"  {WORDS:,}-word reply: first word {r['first_word'] * ms:7.0f} ms   "
-        f"last word {r['last_word'] * ms:.0f} ms = {r['last_word'] / floors['raw_stream']:.2f}x "
+        f"{(r['first_word'] - floors['raw_first']) * ms:.0f} ms after a plain client's first chunk "
+        f"({floors['raw_first'] * ms:.0f} ms; goal < 100 ms)"
+    )
+    print(
+        f"  {WORDS:,}-word reply: last word  "
+        f"{r['last_word'] * ms:.0f} ms = {r['last_word'] / floors['raw_stream']:.2f}x "
         f"a plain client ({floors['raw_stream'] * ms:.0f} ms)"
     )
     print(
@@ -109,12 +116,8 @@ def main() -> None:
         print("replies: skipped (tmux is not installed)")
         return
     with driver.workspace() as (home, server):
-        floors = {
-            "raw_stream": driver.FakeServer.raw_stream_seconds(
-                server, driver.long_reply_text(WORDS), CHUNK_CHARS
-            ),
-            "rss": floor_rss_mb(home),
-        }
+        first_chunk, whole = server.raw_stream_seconds(driver.long_reply_text(WORDS), CHUNK_CHARS)
+        floors = {"raw_first": first_chunk, "raw_stream": whole, "rss": floor_rss_mb(home)}
         report("tangents", measure(driver.tangents(), server, home), floors)
 
 

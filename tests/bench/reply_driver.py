@@ -84,8 +84,9 @@ class FakeServer:
         with urllib.request.urlopen(self.base + "/_fake/requests", timeout=10) as response:
             return json.loads(response.read())
 
-    def raw_stream_seconds(self, text: str, chunk_size: int) -> float:
-        """How long reading the whole reply takes a plain HTTP client: the floor."""
+    def raw_stream_seconds(self, text: str, chunk_size: int) -> tuple[float, float]:
+        """How long a plain HTTP client takes to the reply's first chunk and to its
+        end: the floors of Enter → first word and Enter → last word."""
         self.script({"type": "reply", "text": text, "chunk_size": chunk_size})
         body = json.dumps(
             {"model": "fake", "stream": True, "messages": [{"role": "user", "content": "x"}]}
@@ -95,9 +96,10 @@ class FakeServer:
         )
         start = time.perf_counter()
         with urllib.request.urlopen(request, timeout=60) as response:
-            while response.read(65536):
-                pass
-        return time.perf_counter() - start
+            first = None
+            while response.read1(65536):
+                first = first or time.perf_counter()
+        return (first or start) - start, time.perf_counter() - start
 
     def close(self) -> None:
         self.process.terminate()

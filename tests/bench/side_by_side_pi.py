@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     results: dict[str, list[dict]] = {"tangents": [], "pi": []}
     with driver.workspace() as (home, server):
         pi = pi_program(args.pi, home, server.api_base)
-        raw = server.raw_stream_seconds(driver.long_reply_text(WORDS), CHUNK_CHARS)
+        _, raw = server.raw_stream_seconds(driver.long_reply_text(WORDS), CHUNK_CHARS)
         for run in range(args.runs):
             for program in (driver.tangents(), pi):
                 print(f"run {run + 1}: {program.name}...", file=sys.stderr, flush=True)

@@ -2,7 +2,7 @@
 
 The fake provider imitates each server (tests/fake_local_server.py): where it
 says its window, and how it refuses a prompt over it. Everything goes through
-the real openai SDK, a real SQLite file and the conversation every front end
+real httpx, a real SQLite file and the conversation every front end
 uses. Settings are the defaults: nothing tells Tangents the window.
 """
 

@@ -1,5 +1,5 @@
 """The conversation in core: send, retry, edit, move, summarize, fork and compact over the fake
-provider (through the real openai SDK) and a real SQLite file, watched only
+provider (through real httpx) and a real SQLite file, watched only
 through its event stream, as every front end watches it."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Fixtures for provider tests: a "wire" is one provider path (the anthropic SDK,
-the openai SDK, or litellm) pointed at the fake provider server."""
+httpx for OpenAI-compatible servers, or litellm) pointed at the fake provider server."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def anthropic_wire(fake_provider: FakeProvider) -> Wire:
 
 @pytest.fixture(params=["openai", "litellm"])
 def openai_wire(request: pytest.FixtureRequest, fake_provider: FakeProvider) -> Wire:
-    """The two readers of chat-completions streams: the openai SDK and litellm."""
+    """The two readers of chat-completions streams: httpx directly and litellm."""
     return make_wire(request.param, fake_provider)
 
 

@@ -1,4 +1,4 @@
-"""What the OpenAI-compatible paths (the openai SDK and litellm) send and read: checked on recorded request bodies."""
+"""What the OpenAI-compatible paths (httpx directly and litellm) send and read: checked on recorded request bodies."""
 
 from __future__ import annotations
 

@@ -115,12 +115,13 @@ async def main(server):
 with FakeProvider() as server:
     server.script(Reply(text="hello", usage={"input_tokens": 1000, "output_tokens": 10}))
     costs = asyncio.run(main(server))
-heavy = [m for m in ("litellm", "tiktoken", "tokenizers", "mcp") if m in sys.modules]
+heavy = [m for m in ("litellm", "openai", "pydantic", "tiktoken", "tokenizers", "mcp") if m in sys.modules]
 print(json.dumps({"heavy": heavy, "costs": costs}))
 """
 
 
-def test_an_openai_compatible_reply_is_priced_without_litellm_or_a_tokenizer():
+def test_an_openai_compatible_reply_is_priced_without_litellm_the_openai_sdk_or_a_tokenizer():
+    """httpx alone: neither SDK (seconds to import, models never used) nor a tokenizer."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
         [sys.executable, "-c", HOT_PATH_PROBE],
@@ -133,3 +134,46 @@ def test_an_openai_compatible_reply_is_priced_without_litellm_or_a_tokenizer():
     report = json.loads(out.stdout)
     assert report["heavy"] == []
     assert len(report["costs"]) == 1 and report["costs"][0] > 0
+
+
+FIRST_CONNECTION_PROBE = """
+import asyncio, json, sys
+sys.path.append("tests")  # after the checkout: tests/core would shadow core
+from fake_provider import FakeProvider, Reply
+from core.messages import user_text
+from core.providers import openai_provider, sdk
+from core.providers.base import ChatRequest
+
+async def main(server):
+    request = ChatRequest(
+        model="openai/gpt-4o", messages=(user_text("hi"),),
+        api_base=server.base_url + "/v1", api_key="sk-test-0000000000000000",
+    )
+    return [type(e).__name__ async for e in openai_provider.OpenAIProvider().stream(request)]
+
+sdk.preload("httpx", openai_provider.prepare).result()
+before = set(sys.modules)
+with FakeProvider() as server:
+    server.script(Reply(text="hello"))
+    events = asyncio.run(main(server))
+fresh = sorted(m for m in set(sys.modules) - before if m.split(".")[0] in ("httpx", "httpcore", "h11", "h2", "anyio"))
+print(json.dumps({"fresh": fresh, "events": events}))
+"""
+
+
+def test_the_first_request_imports_nothing_the_background_import_could_have():
+    """httpcore, h11 and anyio's sockets are imported when the first real
+    connection opens: ``prepare`` imports them in the background thread, so
+    the first request does no import on the event loop."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_CONNECTION_PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(out.stdout)
+    assert "TextDelta" in report["events"]
+    assert report["fresh"] == []

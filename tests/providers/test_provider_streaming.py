@@ -119,7 +119,7 @@ async def test_refusal_is_a_refused_error(wire):
 
 
 async def test_missing_key_is_an_auth_error_or_none_is_needed(wire):
-    """Without a key: anthropic and litellm say so; the openai SDK path, given
+    """Without a key: anthropic and litellm say so; the httpx path, given
     an explicit base URL (a local server, which needs none), asks it anyway."""
     result = await wire.run(wire.request(api_key=None))
     if wire.name == "openai":

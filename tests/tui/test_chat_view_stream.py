@@ -318,6 +318,12 @@ async def test_full_collections_wait_while_a_reply_streams() -> None:
         reply.feed(TextDelta("text"))
         await wait_rendered(pilot, reply)
         await reply.finish(make(assistant("text")))
+        # The deferred full collection waits for the frame showing the last words.
+        assert not gc.isenabled()
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if gc.isenabled():
+                break
         assert gc.isenabled()
         # A reply dropped without being finished (another branch shown) restores them too.
         app.chat.start_reply("demo")

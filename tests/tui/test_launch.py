@@ -172,6 +172,54 @@ asyncio.run(main())
     assert "LOADED []" in result.stdout, result.stdout
 
 
+async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -> None:
+    """Once the chat view's modules are in, everything alive is frozen (``gc.freeze``):
+    full collections during the session walk only what it made since."""
+    import gc
+
+    from tui.widgets import _gc
+
+    gc.unfreeze()
+    _gc._frozen = False
+    async with running([]) as pilot:
+        await settle(pilot)
+        assert gc.get_freeze_count() > 10_000
+    # Another chat screen (another session) freezes nothing more: only the first does.
+    garbage = [[] for _ in range(1_000)]
+    frozen = gc.get_freeze_count()
+    _gc.freeze_loaded()
+    assert gc.get_freeze_count() == frozen
+    del garbage
+    gc.unfreeze()
+
+
+def test_the_launch_checks_import_none_of_the_chat_views_widgets() -> None:
+    """Without a [keymap], checking it imports no widget module (the chat view and
+    Markdown load after the first frame); a [keymap] is checked against them."""
+    import subprocess
+
+    code = """
+import sys
+from tui.cli import build_parser
+from tui.launch import prepare_launch
+
+prepare_launch(build_parser().parse_args([]))
+print("LOADED", sorted(m for m in sys.modules if m.startswith(("tui.widgets.", "textual.widgets._markdown"))))
+"""
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = result.stdout.split("LOADED ", 1)[1]
+    assert "tui.widgets.assistant_message" not in loaded and "_markdown" not in loaded, loaded
+
+
 async def test_a_message_sent_while_a_long_session_loads_lands_after_it() -> None:
     """The path is shown after the first frame; what is sent meanwhile goes after it."""
     args = build_parser().parse_args(["-c"])

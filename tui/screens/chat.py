@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
@@ -46,6 +47,7 @@ from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
 from tui.screens.model_picker import ModelPicker
 from tui.screens.welcome import welcome_text
+from tui.widgets import _gc
 from tui.widgets._text import one_line
 from tui.widgets.branch_bar import BranchBar
 from tui.widgets.compaction_status import CompactionStatus
@@ -81,6 +83,8 @@ class ChatScreen(Screen[None]):
         self._loaded = asyncio.Event()
         """Set once the chat view shows the session's path."""
         self._compacting = False
+        self._title_shown: str | None = None
+        """The title line as last shown."""
         self._queue = MessageQueue()
         """Messages typed while compacting or while a reply is written, sent once it is over."""
         self.branches = BranchController(self)
@@ -128,10 +132,12 @@ class ChatScreen(Screen[None]):
 
     @work(group="load", exit_on_error=False)
     async def _load_path(self) -> None:
-        """Make and fill the chat view after the first frame."""
-        from tui.widgets.chat_view import ChatView
-
-        view = ChatView(
+        """Make and fill the chat view after the first frame. Its modules (Markdown
+        and every message widget, ~0.3 s on a busy machine) are imported in a
+        thread: keys typed meanwhile still echo."""
+        module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
+        _gc.freeze_loaded()
+        view = module.ChatView(
             blob_loader=self.session.store.get_blob,
             show_thinking=self.show_thinking,
             branch_info=self.branches.branch_info,
@@ -177,7 +183,10 @@ class ChatScreen(Screen[None]):
         )
         title = one_line(self.session.title or first or "New session", 200)
         count = f" · {branches} branches" if branches > 1 else ""
-        self.query_one("#chat-title", Static).update(f"{title}{count}")
+        text = f"{title}{count}"
+        if text != self._title_shown:  # an update lays the whole screen out again
+            self._title_shown = text
+            self.query_one("#chat-title", Static).update(text)
 
     def refresh_footer(self) -> None:
         self.refresh_title()

@@ -7,6 +7,11 @@ and the last tokens of a reply showed at half the speed of the first. While a
 reply streams, automatic collection is off and only the young generations are
 collected, after each render; when no reply streams any more, automatic
 collection is back as it was.
+
+What the app loads once and keeps (modules, classes, the theme) is moved out
+of the collector's reach once the chat view's modules are in
+(:func:`freeze_loaded`), so later full collections walk only what the session
+made since.
 """
 
 from __future__ import annotations
@@ -40,3 +45,18 @@ def collect_young() -> None:
     """Collect the young generations (cheap: only objects made since the last call)."""
     if _streams and _was_enabled:
         gc.collect(1)
+
+
+_frozen = False
+
+
+def freeze_loaded() -> None:
+    """Everything alive now (the app's modules and classes, loaded once) is left
+    out of every later collection (``gc.freeze``): full collections then walk
+    only the objects made since, not the ~hundreds of thousands of startup ones.
+    Only the first call freezes: later ones (another session's chat screen) could
+    freeze a closed screen's garbage, which would then never be freed."""
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.freeze()

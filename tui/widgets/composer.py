@@ -86,6 +86,8 @@ class Composer(Vertical):
 
     def set_note(self, note: str | None) -> None:
         """One line above the input saying what the next message does (editing, continuing from...)."""
+        if note == self.note and self.is_mounted:
+            return  # an update lays the whole screen out again
         self.note = note
         line = self.query_one("#composer-note", Static)
         line.display = bool(note)

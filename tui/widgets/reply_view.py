@@ -217,7 +217,10 @@ class ReplyView(AssistantMessage):
         if message is not None:
             await self._reconcile(list(content_runs(message.content)))
         self._header.remove_class("-streaming")
-        self._restore_collections()
+        # After the frame showing the last words: the full collection deferred
+        # while streaming (a pause that grows with the reply) comes after them.
+        self.call_after_refresh(self._restore_collections)
+        self.refresh()
         self._update_waiting()
         self._show_header()
         self._show_status()
