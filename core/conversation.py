@@ -374,7 +374,9 @@ class Conversation:
     async def prepare_retry(self, entry_id: str | None = None) -> bool:
         """Move the leaf back before a reply (``entry_id``, else the last one if
         the path ends with a reply) and record a model change if needed; False
-        when there is no message to answer."""
+        when there is no message to answer. The move leaves no branch worth a
+        summary: the old reply stays as an alternative of the new one."""
+        before = self.session.leaf_id
         if entry_id is not None:
             entry = await self.session.entry(entry_id)
             if entry.message is None or entry.message.role != "assistant":
@@ -384,6 +386,8 @@ class Conversation:
             path = self.session.path
             if path and path[-1].message is not None and path[-1].message.role == "assistant":
                 await self.session.move_leaf(path[-1].parent_id)
+        if self.session.leaf_id != before:
+            self._publish(PositionMoved(self.session.leaf_id, False))
         last = next((e.message for e in reversed(self.session.path) if e.message is not None), None)
         if last is None or last.role not in ("user", "tool_result"):
             return False

@@ -20,7 +20,6 @@ from tui import keymap
 from tui.bootstrap import Launch
 from tui.screens.chat import ChatScreen
 from tui.screens.help import HelpScreen
-from tui.widgets._textual_private import give_result_callback
 
 if TYPE_CHECKING:
     from core.tools import ToolRegistry
@@ -52,6 +51,8 @@ class TangentsApp(App[None]):
         return self.conversation.settings.keymap
 
     def get_default_screen(self) -> ChatScreen:
+        from tui.widgets._textual_private import give_result_callback  # with the chat view, later
+
         screen = self.chat_screen()
         # Textual gives its default screen no result callback, and switch_screen
         # pops one when another session's chat screen replaces it: give it the

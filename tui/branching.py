@@ -208,7 +208,7 @@ class BranchController:
         the move left a branch (:meth:`core.conversation.Conversation.move_to`)."""
         old_leaf = self.screen.session.leaf_id
         left = await self.screen.conversation.move_to(entry_id)
-        await self.screen.chat_view.set_entries(self.screen.session.path)
+        await self.screen.view_settled()  # the view shows the new path
         self.screen._show_welcome()
         self.screen.call_after_refresh(
             self.screen.refresh_footer
@@ -330,7 +330,7 @@ class BranchController:
             note = self.screen.composer.note
             self.screen.composer.set_note("⎇ summarizing the branch you left… · esc stops")
             try:
-                entry = await self.screen.conversation.summarize_branch(old_leaf, new_entry)
+                await self.screen.conversation.summarize_branch(old_leaf, new_entry)
             except BranchSummaryError as error:
                 self.screen.notify(f"No branch summary: {error}", severity="warning")
             except asyncio.CancelledError:
@@ -341,7 +341,6 @@ class BranchController:
                 self.screen._reply_worker = then()
                 raise
             else:
-                await self.screen.chat_view.append_entry(entry)
                 self.screen.notify("Branch summary added.")
             finally:  # the note from before, unless it said what waited (sent now)
                 self.screen.composer.set_note(note if then is None else None)

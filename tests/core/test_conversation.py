@@ -88,9 +88,11 @@ async def test_retry_answers_again_as_an_alternative(
 ) -> None:
     fake_provider.script(Reply(text="first"), Reply(text="second"))
     first = await conversation.send("pick a number")
+    events = recorder(conversation)
     again = await conversation.retry(first.final.entry.id)
 
     assert again is not None and again.message.text == "second"
+    assert events[0] == PositionMoved(first.final.entry.parent_id, left_branch=False)
     assert again.final.entry.parent_id == first.final.entry.parent_id
     assert [m.text for m in conversation.session.messages()] == ["pick a number", "second"]
 

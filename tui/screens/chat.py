@@ -3,8 +3,10 @@ in a worker, stopping and retrying them, slash commands and attachments.
 
 State that is not UI (the session and what the next message will use) lives
 in :class:`~core.conversation.Conversation`; message rendering is the
-:class:`~tui.widgets.chat_view.ChatView`'s. The chat view (Markdown, images)
-is imported and filled just after the first frame, so the input is there at
+:class:`~tui.widgets.chat_view.ChatView`'s, kept in step with what the
+conversation saves and where it moves by one
+:class:`~tui.view_binding.ViewBinding`. The chat view (Markdown, images) is
+imported and filled just after the first frame, so the input is there at
 once; whatever needs it waits for :attr:`ChatScreen.loaded`.
 """
 
@@ -64,6 +66,7 @@ if TYPE_CHECKING:
     from core.content import ToolCallContent
     from core.tools.base import Approval, Tool
     from tui.screens.sessions import PickerResult
+    from tui.view_binding import ViewBinding
     from tui.widgets.assistant_message import AssistantMessage
     from tui.widgets.chat_view import ChatView
 
@@ -80,6 +83,8 @@ class ChatScreen(Screen[None]):
         self.show_thinking = show_thinking
         self.windows: dict[str, int | None] = {}
         self._reply_worker: Worker | None = None
+        self._binding: ViewBinding | None = None
+        """Keeps the chat view in step with the conversation, once it shows the path."""
         self._loaded = asyncio.Event()
         """Set once the chat view shows the session's path."""
         self._compacting = False
@@ -130,6 +135,15 @@ class ChatScreen(Screen[None]):
         self.refresh_footer()
         self.call_after_refresh(self._load_path)
 
+    def on_unmount(self) -> None:
+        if self._binding is not None:
+            self._binding.close()
+
+    async def view_settled(self) -> None:
+        """Wait until the chat view shows everything the conversation reported so far."""
+        if self._binding is not None:
+            await self._binding.settled()
+
     @work(group="load", exit_on_error=False)
     async def _load_path(self) -> None:
         """Make and fill the chat view after the first frame. Its modules (Markdown
@@ -137,6 +151,8 @@ class ChatScreen(Screen[None]):
         thread: keys typed meanwhile still echo."""
         module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
         _gc.freeze_loaded()
+        from tui.view_binding import ViewBinding
+
         view = module.ChatView(
             blob_loader=self.session.store.get_blob,
             show_thinking=self.show_thinking,
@@ -146,6 +162,7 @@ class ChatScreen(Screen[None]):
         totals = asyncio.ensure_future(self.conversation.load_totals())
         try:
             await self.query_one("#chat-slot").mount(view)
+            self._binding = ViewBinding(view, self.conversation)
             await view.set_entries(self.session.path)
             await totals  # before anything is sent: appends from now on add to it
         finally:
@@ -284,20 +301,17 @@ class ChatScreen(Screen[None]):
             return  # sent once the branch summary is made or declined
         save = asyncio.ensure_future(self.conversation.add_message(message, attachments))
         try:
-            entries = await asyncio.shield(save)
+            await asyncio.shield(save)
         except asyncio.CancelledError:
-            # Stopped while saving: the save completes; show what it saved.
+            # Stopped while saving: the save completes (and the view shows it).
             with contextlib.suppress(Exception):
                 await save
-            await self.chat_view.set_entries(self.session.path)
             raise
         except Exception as error:  # storage failures: say so and keep the draft
             self.notify(f"Could not save the message, draft kept: {error}", severity="error")
             self.composer.restore(draft, attachments)
             return
         self._show_welcome()
-        for entry in entries:
-            await self.chat_view.append_entry(entry)
         self.refresh_footer()
         await self._stream_reply()
 
@@ -307,7 +321,7 @@ class ChatScreen(Screen[None]):
         if not await self.conversation.prepare_retry(entry_id):
             self.notify("Nothing to retry: send a message first.")
             return
-        await self.chat_view.set_entries(self.session.path)
+        await self.view_settled()  # the view shows the path the reply answers
         self.prompt.focus()
         await self._stream_reply()
 
@@ -321,22 +335,16 @@ class ChatScreen(Screen[None]):
         if models is not None:
             await self.compare.fan_out(models)
             return
-        from tui.agent_display import AgentDisplay
-
         conversation = self.conversation
         conversation.tools = self.app.tool_registry  # type: ignore[attr-defined]
         conversation.approve = self._approve
-        display = AgentDisplay(self.chat_view, conversation.model, after=self.session.leaf_id)
-        stop_listening = conversation.subscribe(display.on_event)
+        binding = self._binding
+        assert binding is not None  # replies start once the path is shown
+        binding.begin_reply()
         try:
             result = await conversation.reply()
         finally:  # stopped too: show what was saved
-            stop_listening()
-            try:
-                await display.drain()
-                await display.catch_up(self.session.path)
-            finally:
-                display.close()
+            await binding.end_reply()
             self.refresh_footer()
         if result.stop == "step_limit":
             self.notify(
@@ -347,14 +355,14 @@ class ChatScreen(Screen[None]):
         self._lookup_window(conversation.model)
 
     def _conversation_event(self, event: Event) -> None:
-        """What the screen itself shows of the conversation's events (the reply
-        is the :class:`AgentDisplay`'s): compaction progress and markers, notices."""
+        """What the screen itself shows of the conversation's events (the
+        messages are the :class:`~tui.view_binding.ViewBinding`'s): compaction
+        progress, notices."""
         if isinstance(event, CompactionStarted):
             self._compaction_started(event.trigger)
         elif isinstance(event, CompactionEnded):
             self._compaction_ended()
-            if event.entry is not None:  # its marker at once
-                self.run_worker(self._show_compaction(event.entry), group="compaction-view")
+            self.refresh_footer()
         elif isinstance(event, Waiting) and self._compacting:
             self.compaction_status.progress = (
                 f"Compacting… retrying in {event.seconds:.0f}s "
@@ -674,7 +682,7 @@ class ChatScreen(Screen[None]):
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _compact(self, focus: str | None) -> None:
         """``/compact [focus]``: a reply worker, so Esc stops it and nothing else runs meanwhile.
-        The marker appears on :class:`~core.events.CompactionEnded`; a failure writes nothing."""
+        The marker appears when the compaction is saved; a failure writes nothing."""
         from core.compactor import CompactionError, NothingToCompact
 
         await self._loaded.wait()
@@ -703,11 +711,6 @@ class ChatScreen(Screen[None]):
     def _compaction_ended(self) -> None:
         self._compacting = False
         self.compaction_status.progress = ""
-
-    async def _show_compaction(self, entry: Entry) -> None:
-        await self._loaded.wait()
-        await self.chat_view.append_entry(entry)
-        self.refresh_footer()
 
     def _send_queued(self) -> None:
         """Send what was typed while a reply streamed or a compaction ran, once nothing

@@ -26,8 +26,11 @@ KNOWN_VERSIONS = ("8.2.",)
 """Textual releases (prefixes) this module was checked against."""
 
 
-def check_version(version: str = textual.__version__) -> None:
-    """Raise when Textual is a release the private uses here were not checked against."""
+def check_version(version: str | None = None) -> None:
+    """Raise when Textual (``version``, else the installed one) is a release the
+    private uses here were not checked against. Not run at import: Textual's
+    version is read from its metadata, which costs the app's start."""
+    version = version or textual.__version__
     if not version.startswith(KNOWN_VERSIONS):
         raise RuntimeError(
             f"Textual {version} is not one of {', '.join(KNOWN_VERSIONS)}: check every use "
