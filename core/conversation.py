@@ -270,6 +270,9 @@ class Conversation:
             if isinstance(event, ColumnFinished) and event.result.entries:
                 # the columns write beside the path, out of the session's hearing
                 self.session_totals.add(event.result.entries)
+                if self._tree is not None:
+                    for entry in event.result.entries:
+                        self._tree.add(entry)
                 self._publish(EntriesSaved(event.result.entries))
 
         before = self.session.leaf_id
@@ -283,6 +286,8 @@ class Conversation:
                 on_event=column_event,
             )
         finally:
+            if self._tree is not None:
+                self._tree.move_leaf(self.session.leaf_id)
             if self.session.leaf_id != before:
                 self._publish(PositionMoved(self.session.leaf_id, False))
 

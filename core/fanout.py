@@ -126,9 +126,9 @@ def checked_models(session: Session, models: Sequence[str]) -> list[str]:
     return distinct
 
 
-async def move_before_reply(session: Session, reply_id: str) -> None:
-    """Position the session at the question a reply answers (through any model
-    change in front of the reply), to answer it again with several models."""
+async def question_of(session: Session, reply_id: str) -> str | None:
+    """The entry a reply answers (through any model change in front of the
+    reply): where to stand to answer it again with several models."""
     entry = await session.entry(reply_id)
     if entry.message is None or entry.message.role != "assistant":
         raise FanOutError("only a reply can be answered again")
@@ -138,7 +138,7 @@ async def move_before_reply(session: Session, reply_id: str) -> None:
         if not isinstance(above.payload, ModelChange):
             break
         parent = above.parent_id
-    await session.move_leaf(parent)
+    return parent
 
 
 async def fan_out(

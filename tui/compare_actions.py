@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from core.comparison import ComparisonError, anchor_text, of_alternatives
 from core.entries import Entry
-from core.events import ColumnFinished, Event
-from core.fanout import MAX_MODELS, MIN_MODELS, FanOutError, checked_models
+from core.events import Event
+from core.fanout import MAX_MODELS, MIN_MODELS, FanOutError, checked_models, question_of
 from tui.screens.compare import CompareScreen, Kept
 
 if TYPE_CHECKING:
@@ -84,10 +84,13 @@ class CompareActions:
 
     # --- fan-out ----------------------------------------------------------------
 
-    async def fan_out(self, models: list[str]) -> None:
-        """Answer the question at the leaf with ``models`` (in the reply worker)."""
+    async def fan_out(self, models: list[str], again: str | None = None) -> None:
+        """Answer the question at the leaf with ``models`` (in the reply worker);
+        ``again``: the question of this reply instead, beside its answers."""
         screen = self.screen
         conversation = screen.conversation
+        if again is not None:
+            await conversation.move_to(await question_of(screen.session, again))
         try:
             models = checked_models(screen.session, models)
         except FanOutError as error:
@@ -99,11 +102,8 @@ class CompareActions:
         view = CompareScreen.live(
             models, on_stop=screen.action_stop, on_label=self.label, question=question
         )
-        saved: list[Entry] = []
 
         def on_event(event: Event) -> None:
-            if isinstance(event, ColumnFinished):
-                saved.extend(event.result.entries)
             if view.is_attached:
                 view.feed(event)
 
@@ -114,23 +114,12 @@ class CompareActions:
         finally:
             stop_listening()
             view.end_streams()
-            await self._show_saved(saved)
-
-    async def _show_saved(self, saved: list[Entry]) -> None:
-        """Put what the fan-out saved into the tree and the chat."""
-        screen = self.screen
-        tree = await screen.conversation.tree()
-        for entry in sorted(saved, key=lambda e: (e.created_at, e.id)):
-            tree.add(entry)
-        tree.move_leaf(screen.session.leaf_id)
-        await screen.chat_view.set_entries(screen.session.path)
-        screen.chat_view.refresh_branch_info()
-        screen.refresh_footer()
+            await screen.view_settled()  # the chat shows the first model's reply
+            screen.chat_view.refresh_branch_info()
+            screen.refresh_footer()
 
     async def regenerate(self, entry: Entry) -> None:
         """``alt+shift+v``: answer the focused reply's question again with the compare models."""
-        from core.fanout import move_before_reply
-
         models = self.models
         if models is None:
             self.screen.notify(
@@ -139,10 +128,7 @@ class CompareActions:
             )
             return
         self.last = models
-        await move_before_reply(self.screen.session, entry.id)
-        (await self.screen.conversation.tree()).move_leaf(self.screen.session.leaf_id)
-        await self.screen.chat_view.set_entries(self.screen.session.path)
-        await self.fan_out(models)
+        await self.fan_out(models, again=entry.id)
 
     # --- the compare screen ----------------------------------------------------------
 

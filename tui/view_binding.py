@@ -72,11 +72,17 @@ class ViewBinding:
                 elif isinstance(event, ToolChanged) and replying:
                     self.show_tool(event.activity)
                 elif isinstance(event, EntriesSaved):
-                    await self.show_saved(event.entries)
+                    await self.show_saved(self._on_path(event.entries))
                 elif isinstance(event, PositionMoved):
                     await self.chat_view.set_entries(self.conversation.session.path)
             finally:
                 self._events.task_done()
+
+    def _on_path(self, entries: Sequence[Entry]) -> list[Entry]:
+        """Those of ``entries`` on the current path (a comparison's other columns
+        are saved beside it: the move to the first one's reply shows that)."""
+        on_path = {entry.id for entry in self.conversation.session.path}
+        return [entry for entry in entries if entry.id in on_path]
 
     async def settled(self) -> None:
         """Wait until every event queued so far is shown."""

@@ -12,7 +12,7 @@ from core.comparison import timing
 from core.conversation import Conversation
 from core.entries import ModelChange
 from core.events import ColumnEvent, ColumnFinished, EntriesSaved, Event, PositionMoved
-from core.fanout import FanOutError, fan_out, move_before_reply
+from core.fanout import FanOutError, fan_out, question_of
 from core.providers.base import TextDelta
 from core.session import Session
 from core.settings import Settings
@@ -119,7 +119,7 @@ async def test_cancelling_keeps_what_streamed_in_each_column(fake_provider, aske
 async def test_regenerating_a_reply_adds_the_models_beside_it(fake_provider, asked) -> None:
     await fan_out(asked, Settings(), MODELS[:2], api_base=fake_provider.base_url)
     first = asked.leaf_id
-    await move_before_reply(asked, first)
+    await asked.move_leaf(await question_of(asked, first))
     assert asked.path[-1].message.role == "user"
     await fan_out(
         asked, Settings(), ["openai/delta", "openai/eps"], api_base=fake_provider.base_url
