@@ -14,7 +14,7 @@ or not yet started gets an error result, the turn is saved with them, and
 ``CancelledError`` propagates.
 
 Everything that happens is reported through one ``emit`` (:mod:`core.events`):
-stream events as :func:`core.chat.run_turn` reports them, a
+stream events as :func:`core.turn.run_turn` reports them, a
 :class:`~core.events.ToolChanged` on every change of a :class:`ToolActivity`,
 a :class:`~core.events.Notice` for the user (an MCP server that did not
 start). The approval callback (``approve``, see
@@ -28,7 +28,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from core.chat import TurnResult, run_turn
 from core.content import TextContent, ToolCallContent, ToolResultContent
 from core.entries import Entry
 from core.events import Emit, Notice, ToolChanged, ignore
@@ -48,6 +47,7 @@ from core.tools.base import (
 )
 from core.tools.outcome import ToolOutcome, outcomes_meta
 from core.tools.registry import ToolRegistry
+from core.turn import TurnResult, run_turn
 
 ToolState = Literal["pending", "running", "done", "error", "denied"]
 AgentStop = Literal["answered", "step_limit", "error", "incomplete"]

@@ -12,7 +12,7 @@ from urllib.parse import unquote, urlparse
 
 from core.content import ImageContent
 from core.images import MAX_BYTES, ImageError, image_blob, image_content, too_large
-from core.store import Blob
+from core.persistence import Blob
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 

@@ -75,7 +75,7 @@ async def summarize_branch(
     :class:`BranchSummaryError` when there is nothing to summarize or the
     model fails.
     """
-    from core.compaction import serialize_transcript
+    from core.compaction.plan import serialize_transcript
     from core.target import resolve_target
     from core.tokens import context_window
 
@@ -96,7 +96,7 @@ async def summarize_branch(
     max_chars = max(MIN_TRANSCRIPT_CHARS, (window - SUMMARY_MAX_TOKENS - 1_000) * CHARS_PER_TOKEN)
     transcript = serialize_transcript(content, max_chars)
     target = resolve_target(model, settings, api_base)
-    from core.compaction import request_messages
+    from core.compaction.plan import request_messages
 
     request = ChatRequest(
         model=target.model,

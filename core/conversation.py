@@ -36,9 +36,9 @@ from core.events import (
     WindowLearned,
 )
 from core.messages import user_text
+from core.persistence import LearnedWindow
 from core.session import Session
 from core.settings import Settings
-from core.store import LearnedWindow
 from core.target import api_base_for, savable_base_url
 from core.tokens import context_tokens
 from core.tree import SessionTree
@@ -355,10 +355,10 @@ class Conversation:
 
     async def compact(self, focus: str | None = None) -> Entry:
         """Summarise the history now (``/compact``). Raises
-        :class:`~core.compactor.NothingToCompact` when that would not make the
-        context smaller and :class:`~core.compactor.CompactionError` when it
+        :class:`~core.compaction.run.NothingToCompact` when that would not make the
+        context smaller and :class:`~core.compaction.run.CompactionError` when it
         fails; either way nothing is written."""
-        from core.compactor import compact
+        from core.compaction.run import compact
 
         await self.learn_window()
         self._publish(CompactionStarted("manual"))

@@ -177,7 +177,7 @@ async def fan_out(
             failures.append(error)
 
     async def run(index: int) -> None:
-        from core.chat import run_turn
+        from core.turn import run_turn
 
         model, column = models[index], columns[index]
 

@@ -14,7 +14,7 @@ import hashlib
 import io
 
 from core.content import ImageContent
-from core.store import Blob
+from core.persistence import Blob
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_PIXELS = 50_000_000

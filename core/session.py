@@ -15,7 +15,7 @@ from core.context import Context, build_context, current_model, system_prompt
 from core.entries import Compaction, Entry, ModelChange, Payload
 from core.ids import now_iso, uuid7
 from core.messages import Message
-from core.store import SessionInfo, SessionStore
+from core.persistence import SessionInfo, SessionStore
 
 TITLE_LIMIT = 60
 

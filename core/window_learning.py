@@ -15,9 +15,9 @@ import asyncio
 from datetime import datetime, timedelta
 
 from core.ids import now_iso
+from core.persistence import LearnedWindow, SessionStore
 from core.providers.endpoint_window import ask_window, served_name, server_root
 from core.settings import Settings
-from core.store import LearnedWindow, SessionStore
 from core.target import resolve_target, savable_base_url
 from core.tokens import context_window, known_context_window
 

@@ -8,7 +8,7 @@ from operator import itemgetter
 
 from core.entries import Entry
 from core.messages import Usage
-from core.store import (
+from core.persistence import (
     Blob,
     LearnedWindow,
     SearchHit,

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.entries import Entry, payload_from_json
-from core.store import SessionInfo
+from core.persistence import SessionInfo
 
 ENTRY_COLUMNS = "id, parent_id, session_id, type, created_at, payload"
 

@@ -32,7 +32,7 @@ def test_core_and_storage_never_import_textual() -> None:
 
 def test_core_imports_no_provider_sdk_until_a_request() -> None:
     loaded = modules_after(
-        "import core.chat, core.session, core.context, core.settings, core.providers.base"
+        "import core.turn, core.session, core.context, core.settings, core.providers.base"
     )
     assert not loaded & set(SDKS)
 

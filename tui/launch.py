@@ -30,8 +30,8 @@ from tui.bootstrap import (
 )
 
 if TYPE_CHECKING:
+    from core.persistence import SessionStore
     from core.session import Session
-    from core.store import SessionStore
 
 
 def run_app(args: argparse.Namespace) -> int:

@@ -29,7 +29,7 @@ from core.content import (
 )
 from core.entries import Entry, ModelChange, Payload, entry_type_of
 from core.messages import Message, Usage, user_text
-from core.store import Blob, SessionInfo
+from core.persistence import Blob, SessionInfo
 
 SIZE = (100, 32)
 OUT_DIR = Path(__file__).resolve().parent.parent / "screenshots"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from core.formats import FormatError, ImportedSession, parse_import
 from core.formats.export import export_text
+from core.persistence import ConflictError
 from core.sanitize import json_for_terminal, strip_control
-from core.store import ConflictError
 from tui.bootstrap import (
     Launch,
     UsageError,
@@ -293,7 +293,7 @@ def _confirm(question: str) -> bool:
 async def _compact(store, args: argparse.Namespace, launch: Launch) -> int:
     """Summarize the session's current path now; the next turn sends the summary.
     A consumer of the conversation's events, as the chat and print mode are."""
-    from core.compactor import CompactionError
+    from core.compaction.run import CompactionError
     from core.events import Event, Waiting
     from core.session import Session, SessionError
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from rich.style import Style
 from rich.text import Text
 
+from core.persistence import SessionMatch
 from core.sanitize import strip_control
-from core.store import SessionMatch
 from storage.fts import HIGHLIGHT_END, HIGHLIGHT_START
 
 _UNITS = (

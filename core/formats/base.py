@@ -15,7 +15,7 @@ from typing import Any
 
 from core.entries import Entry
 from core.images import image_blob
-from core.store import Blob, SessionInfo
+from core.persistence import Blob, SessionInfo
 
 
 class FormatError(Exception):

@@ -61,9 +61,9 @@ from core.formats.base import (
 from core.ids import now_iso, uuid7
 from core.images import image_blob
 from core.messages import Message, StopReason, Usage
+from core.persistence import Blob, SessionInfo
 from core.providers.cost import cost_for, prices_for
 from core.session import derive_title
-from core.store import Blob, SessionInfo
 
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from core.persistence import Blob, SessionInfo, SessionStore
 from core.sanitize import json_for_terminal
-from core.store import Blob, SessionInfo, SessionStore
 
 EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
 EXTENSIONS = {

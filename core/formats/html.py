@@ -34,7 +34,7 @@ from core.content import (
 )
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
-from core.store import Blob, SessionInfo
+from core.persistence import Blob, SessionInfo
 
 SNIPPET = 48
 HINT_CHARS = 60

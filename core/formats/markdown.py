@@ -23,7 +23,7 @@ from core.content import (
 )
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
-from core.store import SessionInfo
+from core.persistence import SessionInfo
 
 
 def _fence(text: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.entries import Entry
-from core.store import SessionInfo
+from core.persistence import SessionInfo
 from core.tree import SessionTree, preview_text
 
 _HEADER_LINES = 4

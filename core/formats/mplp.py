@@ -33,7 +33,7 @@ from typing import Any
 from core.content import ImageContent, TextContent, ThinkingContent, ToolResultContent
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
-from core.store import SessionInfo
+from core.persistence import SessionInfo
 
 PROTOCOL_VERSION = "1.0.0"
 SCHEMA_VERSION = "1.0.0"

@@ -48,9 +48,9 @@ from core.formats.base import (
 )
 from core.ids import uuid7
 from core.messages import Message
+from core.persistence import Blob, SessionInfo
 from core.providers.openai_format import convert
 from core.session import derive_title
-from core.store import Blob, SessionInfo
 
 # --- export -----------------------------------------------------------------
 

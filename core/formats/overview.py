@@ -17,7 +17,7 @@ from typing import Any
 from core.content import ToolCallContent, ToolResultContent
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Usage
-from core.store import SessionInfo, SessionStore
+from core.persistence import SessionInfo, SessionStore
 
 SNIPPET = 60
 

@@ -74,8 +74,8 @@ from core.formats.base import (
 from core.ids import now_iso, uuid7
 from core.images import image_blob
 from core.messages import Message, StopReason, Usage
+from core.persistence import Blob, SessionInfo
 from core.session import derive_title
-from core.store import Blob, SessionInfo
 
 PI_VERSION = 3
 TANGENTS_CUSTOM_TYPE = "tangents"

@@ -58,7 +58,7 @@ from core.formats.pi import (
     TANGENTS_POSITION_TYPE,
 )
 from core.messages import Message, Usage
-from core.store import Blob, SessionInfo
+from core.persistence import Blob, SessionInfo
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 STOP_REASONS = {

@@ -35,7 +35,7 @@ from core.formats.base import (
 )
 from core.ids import uuid7
 from core.images import ImageError, image_blob, image_content
-from core.store import Blob, SessionInfo
+from core.persistence import Blob, SessionInfo
 
 JSON_FORMAT = "tangents-session"
 JSON_VERSION = 1

@@ -29,7 +29,7 @@ from core.providers.base import ToolSpec
 from core.tools.env import EnvPolicy
 
 if TYPE_CHECKING:
-    from core.store import SessionStore
+    from core.persistence import SessionStore
     from core.tools.paths import Roots
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from core.content import TextContent
 from core.images import MAX_BYTES as MAX_IMAGE_BYTES
 from core.images import ImageError, image_blob, image_content, looks_like_image, too_large
-from core.store import Blob
+from core.persistence import Blob
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from core.tools.process import close_transport, protect_environ, run_process
 

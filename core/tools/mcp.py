@@ -33,9 +33,9 @@ from typing import Any, Literal
 from core import __version__
 from core.content import ImageContent, TextContent
 from core.images import image_blob, image_content
+from core.persistence import Blob
 from core.providers.sdk import loaded
 from core.settings import McpServer
-from core.store import Blob
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_problem
 from core.tools.env import EnvPolicy
 from core.tools.mcp_stdio import StdioProcess, stdio_transport

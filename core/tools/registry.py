@@ -28,8 +28,8 @@ from core.tools.paths import Roots
 from core.tools.process import kill_all
 
 if TYPE_CHECKING:
+    from core.persistence import SessionStore
     from core.settings import McpServer, Settings
-    from core.store import SessionStore
     from core.tools.mcp import McpManager
 
 WIRE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

@@ -36,9 +36,9 @@ BUDGET_MS = 100.0
 async def _switch_ms(n: int, branches: int, db: Path) -> tuple[float, float, float]:
     """Median ms of a switch to its first frame, to idle, and of its data part alone."""
     from core.conversation import Conversation
+    from core.persistence import SessionInfo
     from core.session import Session
     from core.settings import Settings
-    from core.store import SessionInfo
     from core.tree import SessionTree
     from storage import SqliteStore
     from tui.app import TangentsApp

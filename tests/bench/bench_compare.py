@@ -115,8 +115,8 @@ def script_replies(server: FakeServer, models: list[str]) -> None:
 
 async def case_single(base_url: str, model: str, db: Path) -> dict[str, float]:
     """One stream alone, no screen: the floor of the fan-out."""
-    from core.chat import run_turn
     from core.settings import Settings
+    from core.turn import run_turn
 
     store, session = await asked(db)
     try:

@@ -32,7 +32,7 @@ from core.content import TextContent  # noqa: E402
 from core.entries import Entry  # noqa: E402
 from core.ids import now_iso, uuid7  # noqa: E402
 from core.messages import Message, Usage, user_text  # noqa: E402
-from core.store import SessionInfo  # noqa: E402
+from core.persistence import SessionInfo  # noqa: E402
 from storage import SqliteStore  # noqa: E402
 from storage.rows import entry_row  # noqa: E402
 

@@ -10,13 +10,13 @@ import pytest
 from fake_provider import Reply
 
 from core.branch_summary import BranchSummaryError, summarize_branch
-from core.chat import run_turn
 from core.content import TextContent
 from core.entries import BranchSummary, Compaction
 from core.messages import Message
 from core.session import Session
 from core.settings import Settings
 from core.tree import SessionTree
+from core.turn import run_turn
 from storage import SqliteStore
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.compaction import (
+from core.compaction.plan import (
     SPLIT_TOLERANCE,
     CutPoint,
     cut_candidates,

@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 from fake_provider import Fail, Reply
 
-from core import compaction_prompts as prompts
-from core.chat import run_turn
-from core.compactor import CompactionError, compact
+from core.compaction import prompts
+from core.compaction.run import CompactionError, compact
 from core.context import SUMMARY_PREFIX
 from core.entries import Compaction
 from core.events import CompactionStarted, Notice
 from core.messages import user_text
 from core.settings import CompactionSettings, Settings
 from core.tokens import context_tokens
+from core.turn import run_turn
 from tests.compaction.builders import assistant, call, result
 from tests.compaction.conftest import Rig, sent_texts, system_text
 

@@ -10,11 +10,11 @@ import re
 
 from PIL import Image
 
-from core.chat import run_turn
 from core.content import ImageContent
 from core.messages import user_text
+from core.persistence import Blob
 from core.settings import Settings
-from core.store import Blob
+from core.turn import run_turn
 from tests.compaction.builders import assistant
 from tests.compaction.conftest import Rig, sent_texts
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from core import compaction_prompts as prompts
-from core.compaction import (
+from core.compaction.plan import (
     TOOL_TEXT_LIMIT,
     Budget,
     budget_for,
     merge_summaries,
+    prompts,
     serialize_transcript,
     should_compact,
     summary_prompt,

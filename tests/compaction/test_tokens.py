@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from core.compaction import budget_for
+from core.compaction.plan import budget_for
 from core.entries import Compaction
 from core.messages import Usage
 from core.providers import sdk
@@ -45,7 +45,7 @@ def test_no_sdk_is_imported_to_know_the_window_or_to_decide() -> None:
     code = (
         "import sys\n"
         "from core.tokens import context_window, upper_bound_tokens, context_tokens\n"
-        "import core.compactor, core.chat\n"
+        "import core.compaction.run, core.turn\n"
         "from core.entries import Entry\n"
         "from core.messages import Message, Usage\n"
         "from core.content import TextContent\n"

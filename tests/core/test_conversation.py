@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fake_provider import FakeProvider, Reply, ToolCall
 
-from core.compactor import NothingToCompact
+from core.compaction.run import NothingToCompact
 from core.conversation import Conversation
 from core.entries import BranchSummary, Compaction
 from core.events import (

@@ -29,7 +29,7 @@ from core.content import (
 )
 from core.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
 from core.messages import Message, Usage
-from core.store import Blob, SessionInfo
+from core.persistence import Blob, SessionInfo
 
 SESSION_ID = "019a0000-0000-7000-8000-000000000000"
 

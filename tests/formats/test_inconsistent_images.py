@@ -16,7 +16,7 @@ from core.formats import FormatError, parse_import
 from core.formats.tangents_json import to_json_document
 from core.ids import uuid7
 from core.messages import Message
-from core.store import Blob, SessionInfo
+from core.persistence import Blob, SessionInfo
 from tests.core.test_images import png, with_pixels_cut_short
 from tests.formats.test_hostile_json import PI_HEADER
 

@@ -7,7 +7,7 @@ from core.content import TextContent
 from core.entries import BranchSummary, Compaction, Entry
 from core.formats.markdown import nest_headings, to_markdown
 from core.messages import Message
-from core.store import SessionInfo
+from core.persistence import SessionInfo
 
 INFO = SessionInfo("s", "Demo", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
 

@@ -19,7 +19,7 @@ from core.formats.mplp import mplp_id, to_mplp_dialog
 from core.formats.pi import from_pi_jsonl
 from core.ids import uuid7
 from core.messages import Message, Usage
-from core.store import SessionInfo
+from core.persistence import SessionInfo
 from tests.formats.helpers import MPLP, PI_LOCAL, PI_REAL, mplp_errors
 from tests.strategies import conversation_paths
 

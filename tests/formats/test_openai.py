@@ -23,7 +23,7 @@ from core.entries import BranchSummary, Compaction, Entry, ModelChange, entry_ty
 from core.formats import FormatError, detect_format, parse_import
 from core.formats.openai import from_openai_messages, to_openai_messages
 from core.messages import Message
-from core.store import Blob
+from core.persistence import Blob
 from tests.strategies import conversation_paths
 
 

@@ -21,7 +21,7 @@ from core.formats.markdown import to_markdown
 from core.formats.tangents_json import from_json_text, image_shas, to_json_document
 from core.ids import uuid7
 from core.messages import Message
-from core.store import Blob, ConflictError, SessionInfo
+from core.persistence import Blob, ConflictError, SessionInfo
 from storage import SqliteStore
 from tests.strategies import payloads
 

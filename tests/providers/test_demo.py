@@ -136,8 +136,8 @@ async def test_a_branch_summary_says_who_asked_what() -> None:
 
 
 async def test_a_compaction_summary_says_who_asked_what() -> None:
-    from core.compaction import summary_prompt
-    from core.compaction_prompts import SYSTEM
+    from core.compaction.plan import summary_prompt
+    from core.compaction.prompts import SYSTEM
 
     transcript = "[User]: What is a monad?\n\n[Assistant]: A monad is...\n\n[User]: And a functor?"
     text = await summary_of(SYSTEM, summary_prompt(transcript))

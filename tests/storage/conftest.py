@@ -12,7 +12,7 @@ from core.content import TextContent
 from core.entries import Entry
 from core.ids import now_iso, uuid7
 from core.messages import Message
-from core.store import SessionInfo
+from core.persistence import SessionInfo
 from storage import SqliteStore
 
 

@@ -53,7 +53,7 @@ WRITER = textwrap.dedent(
     from core.entries import Entry
     from core.ids import now_iso, uuid7
     from core.messages import user_text
-    from core.store import SessionInfo
+    from core.persistence import SessionInfo
     from storage import SqliteStore
 
     async def main(db, go, name, count):

@@ -10,7 +10,7 @@ from pathlib import Path
 from core.content import ImageContent, TextContent
 from core.entries import Entry
 from core.messages import Message
-from core.store import Blob
+from core.persistence import Blob
 from storage import SqliteStore
 from tests.storage.conftest import add_chain, new_session
 

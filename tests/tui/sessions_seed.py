@@ -8,7 +8,7 @@ from core.content import TextContent
 from core.entries import Entry
 from core.messages import Message
 from core.paths import default_db_path
-from core.store import SessionInfo
+from core.persistence import SessionInfo
 from storage import SqliteStore
 
 MODEL = "anthropic/claude-sonnet-4-5"

@@ -9,7 +9,7 @@ from PIL import Image
 from textual_image.widget import HalfcellImage
 
 from core.content import ImageContent, ToolCallContent
-from core.store import Blob
+from core.persistence import Blob
 from tests.tui.snapshot_apps.chat_data import (
     BlobShelf,
     EntryMaker,

@@ -12,7 +12,7 @@ import pytest
 from textual.widgets import Input
 
 from core.formats.export import EXPORT_FORMATS
-from core.store import SessionInfo, SessionMatch, SessionSummary
+from core.persistence import SessionInfo, SessionMatch, SessionSummary
 from tests.tui.helpers import (
     app_of,
     notifications,

@@ -683,7 +683,7 @@ class ChatScreen(Screen[None]):
     async def _compact(self, focus: str | None) -> None:
         """``/compact [focus]``: a reply worker, so Esc stops it and nothing else runs meanwhile.
         The marker appears when the compaction is saved; a failure writes nothing."""
-        from core.compactor import CompactionError, NothingToCompact
+        from core.compaction.run import CompactionError, NothingToCompact
 
         await self._loaded.wait()
         try:

@@ -25,8 +25,8 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from core.persistence import SessionMatch
 from core.session import Session, SessionError
-from core.store import SessionMatch
 from tui import keymap
 from tui.screens.dialogs import Confirm, TextPrompt
 from tui.session_rows import one_line

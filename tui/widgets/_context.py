@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from core.store import Blob
+from core.persistence import Blob
 
 BlobLoader = Callable[[str], Awaitable["Blob | None"]]
 """Loads a blob's bytes by sha256 (``None`` when it is missing)."""

@@ -15,7 +15,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from core.store import SessionMatch
+from core.persistence import SessionMatch
 from tui.session_rows import counts, detail_line, one_line, title_line
 
 ROW_HEIGHT = 2

@@ -14,7 +14,7 @@ from core.content import (
 )
 from core.entries import BranchSummary, Compaction, Entry, ModelChange, Payload, entry_type_of
 from core.messages import Message, Usage
-from core.store import Blob
+from core.persistence import Blob
 
 SESSION_ID = "session-0001"
 

@@ -195,7 +195,7 @@ async def _compact_if_needed(turn: _Turn) -> _Prelude:
     """Automatic compaction when the context is over window - reserve. A failed
     compaction does not stop the turn: the context builder's safety net drops
     the oldest turns instead, and a note says so."""
-    from core.compactor import CompactionError, budget, maybe_compact
+    from core.compaction.run import CompactionError, budget, maybe_compact
 
     session, settings = turn.session, turn.settings
     path_model = session.model(turn.model, turn.thinking)[0]
@@ -243,7 +243,7 @@ def _overflowed(builder, settings: Settings) -> bool:
 async def _compact_after_overflow(turn: _Turn, builder, prelude: _Prelude) -> bool:
     """Compact once after a context overflow; True when a retry makes sense.
     When compacting fails, the builder's error says so."""
-    from core.compactor import CompactionError, compact
+    from core.compaction.run import CompactionError, compact
 
     first: ProviderError = builder.error
     turn.on_compact("overflow")

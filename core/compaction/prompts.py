@@ -1,6 +1,6 @@
 """The words of compaction: what the summarizing model is told.
 
-Kept in core, apart from the logic (:mod:`core.compaction`) and from every
+Kept in core, apart from the logic (:mod:`core.compaction.plan`) and from every
 front end, so the prompts can be read and tuned in one place.
 """
 

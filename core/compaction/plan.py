@@ -10,7 +10,7 @@ steps), the beginning of that turn is summarized on its own and merged in (a
 "split turn"). A previous summary is updated, not discarded: it goes into the
 prompt with the newly summarized messages.
 
-I/O (the provider call, writing the entry) lives in :mod:`core.compactor`.
+I/O (the provider call, writing the entry) lives in :mod:`core.compaction.run`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core import compaction_prompts as prompts
+from core.compaction import prompts
 from core.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
 from core.context import estimate_tokens, latest_compaction
 from core.entries import BranchSummary, Compaction, Entry

@@ -3,7 +3,7 @@
 :func:`compact` is the manual ``/compact`` (and ``tangents sessions compact``);
 :func:`maybe_compact` runs before every turn and compacts when the context is
 over ``window - reserve_tokens``. The decisions are the pure functions of
-:mod:`core.compaction`; this module only talks to the provider and the store.
+:mod:`core.compaction.plan`; this module only talks to the provider and the store.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Literal
 
-from core import compaction as plan
-from core import compaction_prompts as prompts
-from core.compaction import Budget, Preparation
+from core.compaction import plan, prompts
+from core.compaction.plan import Budget, Preparation
 from core.context import build_context, estimated_tokens
 from core.entries import Compaction, Entry
 from core.messages import Usage
