@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 from textual.widgets import Input, Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
@@ -36,11 +37,11 @@ from tui.widgets.tool_call_card import ToolCallCard
 
 
 async def wait_rendered(pilot, reply: ReplyView) -> None:
-    """Let the render loop catch up with everything fed so far."""
-    for _ in range(200):
+    """Let the render loop catch up with everything fed so far (a frame budget at
+    a time: on a loaded machine that takes a while, so the deadline is generous)."""
+    deadline = time.monotonic() + 60
+    while reply._pending and time.monotonic() < deadline:
         await pilot.pause(0.02)
-        if not reply._pending:
-            break
     await pilot.pause()
 
 

@@ -21,6 +21,7 @@ from tests.tui.helpers import (
     send,
     settle,
     type_text,
+    wait_for,
 )
 from tests.tui.sessions_seed import seed
 from tui.bootstrap import UsageError
@@ -138,7 +139,9 @@ async def test_enter_resumes_the_chosen_session_on_its_saved_leaf() -> None:
             "And the cassette?",
             "Check it too.",
         ]
-        assert "Check it too." in screen_text(pilot) and "Then oil it." not in screen_text(pilot)
+        # the chat view is filled just after the chat screen's first frame
+        await wait_for(lambda: "Check it too." in screen_text(pilot), pilot, timeout=30)
+        assert "Then oil it." not in screen_text(pilot)
 
 
 async def test_rename_from_the_picker() -> None:
