@@ -22,6 +22,19 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fake_provider import FakeProvider  # noqa: E402
 
+_APP_DIRS = ("tui", "branching", "e2e")
+"""Test folders that drive the app: marked ``app``, so ``-m "not slow and not app"``
+is the quick inner loop (the domain, storage, providers, formats, tools)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        folder = Path(item.fspath).relative_to(tests).parts[0]
+        if folder in _APP_DIRS:
+            item.add_marker(pytest.mark.app)
+
+
 # Provider settings that must never leak in from the developer's shell.
 _PROVIDER_ENV = (
     "ANTHROPIC_BASE_URL",
