@@ -24,6 +24,7 @@ def main(argv: list[str]) -> int:
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
         spec.loader.exec_module(module)
+        sys.argv = [str(path)]  # a benchmark's own options are its defaults here
         module.main()
     return 0
 
