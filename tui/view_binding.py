@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from tui.widgets.chat_view import ChatView
     from tui.widgets.reply_view import ReplyView
 
+_SHOWN = (*STREAM_EVENT_TYPES, Waiting, ToolChanged, EntriesSaved, PositionMoved)
+"""The events the binding acts on."""
+
 TICK_SECONDS = 1.0
 """How often running cards update their time (one timer for all of them)."""
 
@@ -58,7 +61,10 @@ class ViewBinding:
         self._stop_listening = conversation.subscribe(self._queue)
 
     def _queue(self, event: Event) -> None:
-        self._events.put_nowait((event, self._after is not None))
+        # Only what changes the view: a comparison's thousands of column events
+        # would each wake the worker for nothing.
+        if isinstance(event, _SHOWN):
+            self._events.put_nowait((event, self._after is not None))
 
     async def _work(self) -> None:
         while True:
