@@ -30,7 +30,7 @@ is the quick inner loop (the domain, storage, providers, formats, tools)."""
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests = Path(__file__).parent
     for item in items:
-        folder = Path(item.fspath).relative_to(tests).parts[0]
+        folder = item.path.relative_to(tests).parts[0]
         if folder in _APP_DIRS:
             item.add_marker(pytest.mark.app)
 

@@ -96,19 +96,38 @@ def test_an_unknown_sdk_is_refused():
         sdk.preload("nonsense")
 
 
-HOT_PATH_PROBE = """
+PROBE_START = """
 import asyncio, json, sys
 sys.path.append("tests")  # after the checkout: tests/core would shadow core
 from fake_provider import FakeProvider, Reply
 from core.messages import user_text
 from core.providers.base import ChatRequest, UsageEvent
+from core.providers import openai_provider, sdk
 from core.providers.registry import get_provider
 
-async def main(server):
-    request = ChatRequest(
+def gpt_request(server):
+    return ChatRequest(
         model="openai/gpt-4o", messages=(user_text("hi"),),
         api_base=server.base_url + "/v1", api_key="sk-test-0000000000000000",
     )
+"""
+"""What both probes start with: the fake provider and a request to it."""
+
+
+def run_probe(code: str) -> dict:
+    """Run a probe in a fresh interpreter (nothing imported yet); its JSON report."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+HOT_PATH_PROBE = (
+    PROBE_START
+    + """
+async def main(server):
+    request = gpt_request(server)
     events = [e async for e in get_provider(request.model).stream(request)]
     return [e.usage.cost for e in events if isinstance(e, UsageEvent)]
 
@@ -118,37 +137,21 @@ with FakeProvider() as server:
 heavy = [m for m in ("litellm", "openai", "pydantic", "tiktoken", "tokenizers", "mcp") if m in sys.modules]
 print(json.dumps({"heavy": heavy, "costs": costs}))
 """
+)
 
 
 def test_an_openai_compatible_reply_is_priced_without_litellm_the_openai_sdk_or_a_tokenizer():
     """httpx alone: neither SDK (seconds to import, models never used) nor a tokenizer."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, "-c", HOT_PATH_PROBE],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    report = json.loads(out.stdout)
+    report = run_probe(HOT_PATH_PROBE)
     assert report["heavy"] == []
     assert len(report["costs"]) == 1 and report["costs"][0] > 0
 
 
-FIRST_CONNECTION_PROBE = """
-import asyncio, json, sys
-sys.path.append("tests")  # after the checkout: tests/core would shadow core
-from fake_provider import FakeProvider, Reply
-from core.messages import user_text
-from core.providers import openai_provider, sdk
-from core.providers.base import ChatRequest
-
+FIRST_CONNECTION_PROBE = (
+    PROBE_START
+    + """
 async def main(server):
-    request = ChatRequest(
-        model="openai/gpt-4o", messages=(user_text("hi"),),
-        api_base=server.base_url + "/v1", api_key="sk-test-0000000000000000",
-    )
+    request = gpt_request(server)
     return [type(e).__name__ async for e in openai_provider.OpenAIProvider().stream(request)]
 
 sdk.preload("httpx", openai_provider.prepare).result()
@@ -159,21 +162,13 @@ with FakeProvider() as server:
 fresh = sorted(m for m in set(sys.modules) - before if m.split(".")[0] in ("httpx", "httpcore", "h11", "h2", "anyio"))
 print(json.dumps({"fresh": fresh, "events": events}))
 """
+)
 
 
 def test_the_first_request_imports_nothing_the_background_import_could_have():
     """httpcore, h11 and anyio's sockets are imported when the first real
     connection opens: ``prepare`` imports them in the background thread, so
     the first request does no import on the event loop."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [sys.executable, "-c", FIRST_CONNECTION_PROBE],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    report = json.loads(out.stdout)
+    report = run_probe(FIRST_CONNECTION_PROBE)
     assert "TextDelta" in report["events"]
     assert report["fresh"] == []
