@@ -45,6 +45,14 @@ async def wait_rendered(pilot, reply: ReplyView) -> None:
     await pilot.pause()
 
 
+async def wait_made(pilot, part: SegmentedMarkdown) -> None:
+    """Until the lazy segments of a finished reply are made in the background."""
+    deadline = time.monotonic() + 60
+    while not part.all_made and time.monotonic() < deadline:
+        await pilot.pause(0.02)
+    assert part.all_made
+
+
 def block_signature(markdown: Markdown) -> list[tuple[str, str]]:
     """Block types and their text: what a reader sees, structure-wise."""
     signature = []
@@ -126,6 +134,9 @@ async def test_a_reply_far_ahead_of_the_screen_makes_only_its_tail() -> None:
         await fresh.remove()
         await reply.finish(make(assistant(text)))
         assert reply.text_parts[0].source == text
+        # Once the reply is complete, the rest are made in the background.
+        await wait_made(pilot, reply.text_parts[0])
+        assert all(segment.children for segment in reply.text_parts[0].segments)
 
 
 async def test_finished_segments_keep_true_heights_when_the_width_changes() -> None:
@@ -167,6 +178,7 @@ async def test_far_segments_hide_their_blocks_and_come_back() -> None:
             await asyncio.sleep(0)
         await wait_rendered(pilot, reply)
         await reply.finish(EntryMaker()(assistant(text)))
+        await wait_made(pilot, reply.text_parts[0])
         await settle(pilot, app)
         segments = reply.text_parts[0].segments
         hidden = [segment for segment in segments if segment.is_hidden]

@@ -340,6 +340,9 @@ class ChatView(VerticalScroll):
     def on_resize(self) -> None:
         self._schedule_check()
 
+    def on_segmented_markdown_all_made(self) -> None:
+        self._schedule_check()
+
     # --- building rows -------------------------------------------------------------
 
     def _make_row(self, index: int) -> MessageWidget:

@@ -11,9 +11,12 @@ height so layout passes skip them.
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.geometry import Size
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
@@ -25,6 +28,10 @@ from tui.widgets._textual_private import set_markdown_source
 SHOWN_TAIL_CHARS = 4_000
 """How much of a write's end is always rendered: about a screen of text. A
 whole segment before it is mounted lazily (see :meth:`SegmentedMarkdown.write`)."""
+
+
+LAZY_SECONDS = 1 / 30
+"""The pause between two lazy segments made in the background."""
 
 
 class MarkdownSegment(Markdown):
@@ -52,6 +59,8 @@ class MarkdownSegment(Markdown):
         """
         super().__init__(None if lazy else markdown, classes=classes)
         self._lazy_text = markdown or "" if lazy else None
+        self.is_materializing = False
+        """Blocks of a lazy segment being made (:meth:`materialize`)."""
         self._estimated_width: int | None = None
         self._hidden_width: int | None = None
         self._streaming = streaming
@@ -108,13 +117,22 @@ class MarkdownSegment(Markdown):
             self.styles.height = estimated_rows(self._lazy_text, width)
 
     def materialize(self) -> AwaitComplete:
-        """Parse and mount the blocks of a lazy segment."""
+        """Parse and mount the blocks of a lazy segment. It keeps its estimated
+        height until they are all in, then takes theirs: one change, not a
+        segment that shrinks to nothing and grows back over a few frames."""
         text, self._lazy_text = self._lazy_text, None
         if text is None:
             return AwaitComplete.nothing()
-        self._estimated_width = None
-        self.styles.height = None
-        return self.update(text)
+        self.is_materializing = True
+        updated = self.update(text)
+
+        async def take_their_height() -> None:
+            await updated
+            self._estimated_width = None
+            self.styles.height = None
+            self.is_materializing = False
+
+        return AwaitComplete(take_their_height())
 
     @property
     def is_hidden(self) -> bool:
@@ -154,6 +172,9 @@ class SegmentedMarkdown(Widget):
         height: auto;
     }
     """
+
+    class AllMade(Message):
+        """Every lazy segment has its blocks now: far ones can be hidden."""
 
     def __init__(
         self,
@@ -195,6 +216,11 @@ class SegmentedMarkdown(Widget):
         if self._live is not None:
             found.append(self._live)
         return found
+
+    @property
+    def all_made(self) -> bool:
+        """Has every segment its blocks (none lazy, none being made)?"""
+        return not any(segment.is_lazy or segment.is_materializing for segment, _ in self._frozen)
 
     # --- streaming ---------------------------------------------------------
 
@@ -291,14 +317,32 @@ class SegmentedMarkdown(Widget):
         self._frozen.extend(zip(new, rest, strict=False))
         if new:
             await self.mount_all(new)
+        if any(segment.is_lazy for segment, _ in self._frozen):
+            self.run_worker(self._make_lazy_blocks(), group="lazy-segments", exclusive=True)
+
+    async def _make_lazy_blocks(self) -> None:
+        """Once the reply is complete: make the lazy segments' blocks in the
+        background, nearest the end first, one per frame, so that scrolling up
+        finds them made."""
+        for segment, _ in reversed(self._frozen):
+            if segment.is_lazy and segment.is_attached:
+                await segment.materialize()
+                await asyncio.sleep(LAZY_SECONDS)
+        self.post_message(self.AllMade())
 
     # --- keeping layout cheap -----------------------------------------------
 
     def update_visibility(self, top: int, bottom: int) -> None:
         """Segments entirely outside screen rows ``top``..``bottom`` hide their
-        blocks; the others show them, lazy ones making them first."""
+        blocks; the others show them. Lazy segments make their blocks from
+        further away (as far again on each side): making them takes a few
+        frames, and a page key must not find them blank."""
         if len(self._frozen) < 2:
             return
+        reach = bottom - top
+        # While lazy segments are being made their heights change, and the
+        # regions read here can be a pass behind: hiding waits until all are made.
+        hiding = self.all_made
         for segment, _ in self._frozen:
             width = segment.size.width
             if not segment.is_mounted or not width:
@@ -306,11 +350,11 @@ class SegmentedMarkdown(Widget):
             region = segment.region
             near = region.bottom >= top and region.y <= bottom
             if segment.is_lazy:
-                if near:
+                if region.bottom >= top - reach and region.y <= bottom + reach:
                     segment.materialize()
                 else:
                     segment.estimate_height(width)
-            elif segment.hidden_stale:
+            elif segment.hidden_stale or not hiding:
                 segment.set_hidden(False)
             else:
                 segment.set_hidden(not near)
