@@ -5,8 +5,12 @@ block grows, and each layout pass walks every widget on the screen. A long
 reply is therefore cut (see ``_markdown_split``) into segments of a few
 thousand characters: the live segment is streamed through
 ``Markdown.get_stream``; finished ("frozen") segments get one update of their
-full text, and those far from the viewport hide their blocks behind a fixed
-height so layout passes skip them.
+full text and measure their height once per width, and those far from the
+viewport hide their blocks behind a fixed height so layout passes skip them.
+A segment that would scroll out of view before it is seen (the reply is far
+ahead of the screen) is mounted lazily, without blocks, and made when it comes
+near or once the reply is complete: the work of a frame follows what is seen,
+not how fast the text arrives.
 """
 
 from __future__ import annotations
