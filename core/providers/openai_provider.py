@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncIterator, Mapping
-from functools import cache
 from typing import Any
 
 from core.messages import user_text
@@ -98,7 +97,7 @@ class OpenAIProvider:
                 raise MissingKeyError(MISSING_KEY)
             async with (
                 httpx.AsyncClient(
-                    verify=_tls_context(), timeout=request.timeout, follow_redirects=True
+                    verify=sdk.tls_context(), timeout=request.timeout, follow_redirects=True
                 ) as client,
                 openai_http.chunks(
                     client, explicit_base or DEFAULT_BASE_URL, api_key, request_params(request)
@@ -112,14 +111,6 @@ class OpenAIProvider:
             reader.error = to_provider_error(exc, api_key=request.api_key)
         for event in reader.ending():
             yield event
-
-
-@cache
-def _tls_context() -> Any:
-    """One TLS context for every request: making one reads the CA bundle (~25 ms)."""
-    import httpx
-
-    return httpx.create_ssl_context()
 
 
 def _model_info(model: str) -> Mapping[str, Any] | None:
@@ -163,7 +154,7 @@ def prepare(httpx: Any) -> None:
     import anyio  # noqa: F401  # httpcore imports it at its first connection
 
     price_table()
-    _tls_context()
+    sdk.tls_context()
     _first_connection_modules()
     sample = json.dumps(
         {

@@ -172,3 +172,34 @@ def test_the_first_request_imports_nothing_the_background_import_could_have():
     report = run_probe(FIRST_CONNECTION_PROBE)
     assert "TextDelta" in report["events"]
     assert report["fresh"] == []
+
+
+ASK_WINDOW_PROBE = (
+    PROBE_START
+    + """
+import ssl, threading
+from core.providers.endpoint_window import ask_window
+
+made_on = []
+real_create = ssl.create_default_context
+
+def recorded(*args, **kwargs):
+    made_on.append(threading.current_thread().name)
+    return real_create(*args, **kwargs)
+
+ssl.create_default_context = recorded
+sdk.preload("httpx", openai_provider.prepare).result()  # the app's warm-up
+with FakeProvider() as server:
+    answer = asyncio.run(ask_window(server.base_url, "gpt-4o"))
+print(json.dumps({"made_on": made_on, "answer": answer}))
+"""
+)
+
+
+def test_asking_a_server_its_window_reads_no_ca_bundle_on_the_loop():
+    """Asked while the first message is being sent: a client made on the loop
+    without the shared TLS context read the CA bundle there (~40 ms, keys
+    unechoed). The context is made once, in the import thread."""
+    report = run_probe(ASK_WINDOW_PROBE)
+    assert report["made_on"] == ["import-httpx"]
+    assert report["answer"] is None  # the fake provider says no window
