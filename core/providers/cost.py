@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import threading
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import cache
@@ -22,8 +23,18 @@ from core.messages import Usage
 _BUNDLED_PRICES = "model_prices_and_context_window_backup.json"
 
 
-@cache
+_reading = threading.Lock()
+
+
 def price_table() -> Mapping[str, Any]:
+    """The map, read once: threads that want it at once (the SDK's import,
+    the window's lookup) wait for one reading rather than each parse it."""
+    with _reading:
+        return _read_table()
+
+
+@cache
+def _read_table() -> Mapping[str, Any]:
     spec = importlib.util.find_spec("litellm")  # locates the package without importing it
     if spec is None or spec.origin is None:
         return {}

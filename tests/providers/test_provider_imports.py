@@ -89,6 +89,30 @@ def test_a_request_awaits_the_sdk_import_without_blocking_the_loop():
     assert report["ticks_before_loaded"] > 1
 
 
+CLI_PROBE = """
+import json, sys
+from core.providers import sdk
+
+httpx = sdk.preload("httpx").result()
+try:
+    httpx.main()
+except SystemExit as stop:
+    said = str(stop)
+print(json.dumps({"click": "click" in sys.modules, "said": said, "client": hasattr(httpx, "AsyncClient")}))
+"""
+
+
+def test_httpx_is_imported_without_its_command_line():
+    """httpx's CLI (click, rich's progress bars, pygments' lexers) is what a
+    first request would otherwise wait for; it is never run here."""
+    report = run_probe(CLI_PROBE)
+    assert report == {
+        "click": False,
+        "said": "the httpx command line is not loaded in Tangents",
+        "client": True,
+    }
+
+
 def test_an_unknown_sdk_is_refused():
     from core.providers import sdk
 
