@@ -149,8 +149,10 @@ class ChatScreen(Screen[None]):
         """Make and fill the chat view after the first frame. Its modules (Markdown
         and every message widget, ~0.3 s on a busy machine) are imported in a
         thread: keys typed meanwhile still echo."""
-        module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
-        _gc.freeze_loaded()
+        try:
+            module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
+        finally:
+            _gc.freeze_loaded()  # collection paused for the start-up comes back, whatever happened
         from tui.view_binding import ViewBinding
 
         view = module.ChatView(
