@@ -175,6 +175,38 @@ asyncio.run(main())
     assert "LOADED []" in result.stdout, result.stdout
 
 
+def test_the_app_imports_no_screen_or_machinery_it_has_not_shown_yet() -> None:
+    """Launched, its chat view loaded: comparisons (the fan-out, the compare
+    screen, the word diff), the model picker and the help screen are imported
+    when first used, not on the way to the first frame."""
+    import subprocess
+
+    code = """
+import asyncio, sys
+from tests.tui.helpers import running, settle
+
+async def main():
+    async with running([]) as pilot:
+        await settle(pilot)
+        unused = ("core.comparison", "core.fanout", "core.word_diff", "tui.screens.compare",
+                  "tui.screens.model_picker", "tui.screens.help")
+        print("LOADED", sorted(m for m in unused if m in sys.modules))
+
+asyncio.run(main())
+"""
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "LOADED []" in result.stdout, result.stdout
+
+
 async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -> None:
     """Once the chat view's modules are in, everything alive is frozen (``gc.freeze``):
     full collections during the session walk only what it made since."""

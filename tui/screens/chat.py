@@ -47,7 +47,6 @@ from tui.commands import ActionCommands
 from tui.compare_actions import CompareActions
 from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
-from tui.screens.model_picker import ModelPicker
 from tui.screens.welcome import welcome_text
 from tui.widgets import _gc
 from tui.widgets._text import one_line
@@ -531,6 +530,8 @@ class ChatScreen(Screen[None]):
         self.refresh_footer()
 
     def action_pick_model(self) -> None:
+        from tui.screens.model_picker import ModelPicker
+
         self.app.push_screen(
             ModelPicker(self.conversation.settings, self.conversation.model), self.set_model
         )
