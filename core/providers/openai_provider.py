@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -126,22 +127,34 @@ def _first_connection_modules() -> None:
     connection opens (~0.2 s on a busy machine): imported here, off the loop."""
     import importlib
 
+    _import_httpcore_without_h2()
     for name in (
-        "httpcore",
         "httpcore._async.connection_pool",
         "httpcore._async.connection",
         "httpcore._async.http11",
-        "httpcore._async.http2",
         "httpcore._backends.anyio",
         "anyio.streams.memory",
         "anyio.streams.tls",
         "anyio._core._sockets",
         "anyio._backends._asyncio",
     ):
-        try:
-            importlib.import_module(name)
-        except ImportError:  # an optional part (h2 for http2) that is not installed
-            pass
+        importlib.import_module(name)
+
+
+def _import_httpcore_without_h2() -> None:
+    """httpcore imports h2 (HTTP/2, with hpack's Huffman tables: ~25 ms of the
+    first request's wait) at its own import only to re-export its HTTP/2
+    connection class; its connections import that module themselves when one
+    is asked for HTTP/2, which no request here is. So h2 is hidden while
+    httpcore is imported (its import raises ImportError then), and stays
+    importable for them."""
+    if "httpcore" in sys.modules or "h2" in sys.modules:
+        return
+    sys.modules["h2"] = None  # type: ignore[assignment]
+    try:
+        import httpcore  # noqa: F401
+    finally:
+        del sys.modules["h2"]
 
 
 def prepare(httpx: Any) -> None:

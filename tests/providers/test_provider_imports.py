@@ -227,3 +227,32 @@ def test_asking_a_server_its_window_reads_no_ca_bundle_on_the_loop():
     report = run_probe(ASK_WINDOW_PROBE)
     assert report["made_on"] == ["import-httpx"]
     assert report["answer"] is None  # the fake provider says no window
+
+
+HTTP2_PROBE = (
+    PROBE_START
+    + """
+sdk.preload("httpx", openai_provider.prepare).result()
+prepared_without_h2 = not any(m in sys.modules for m in ("h2", "hpack"))
+import httpcore
+
+async def main(server):
+    async with httpcore.AsyncConnectionPool(http1=False, http2=True) as pool:
+        try:
+            await pool.request("GET", server.base_url + "/v1/models")
+        except (httpcore.ReadError, httpcore.RemoteProtocolError):  # HTTP/1.1 only: it hangs up
+            return "spoke HTTP/2"
+    return "answered"
+
+with FakeProvider() as server:
+    outcome = asyncio.run(main(server))
+print(json.dumps({"prepared_without_h2": prepared_without_h2, "outcome": outcome}))
+"""
+)
+
+
+def test_http2_is_imported_only_by_a_connection_that_asks_for_it():
+    """h2 (with hpack's tables) is not what a first HTTP/1.1 request waits for;
+    a client that asks for HTTP/2 still speaks it."""
+    report = run_probe(HTTP2_PROBE)
+    assert report == {"prepared_without_h2": True, "outcome": "spoke HTTP/2"}
