@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.attachments import Attachment
+from core.branch_totals import BranchTotals
 from core.context import system_prompt
 from core.entries import THINKING_LEVELS, Compaction, Entry
 from core.events import (
@@ -40,9 +41,8 @@ from core.persistence import LearnedWindow
 from core.session import Session
 from core.settings import Settings
 from core.target import api_base_for, savable_base_url
-from core.tokens import context_tokens
-from core.tree import SessionTree
-from core.usage import SessionTotals, total_usage
+from core.tree import SessionTree, shared_length
+from core.usage import SessionTotals
 from core.window_learning import learn_window, window_at_most
 
 if TYPE_CHECKING:
@@ -104,6 +104,8 @@ class Conversation:
         self.session_totals = SessionTotals()
         """Usage of every branch: :meth:`load_totals` once, then every append adds to it."""
         session.on_append(self.session_totals.add)
+        self._branch_totals = BranchTotals()
+        """The current path's usage and context size, remembered as the path changes."""
 
     # --- the event stream -------------------------------------------------------
 
@@ -311,15 +313,15 @@ class Conversation:
         left a branch holding a message of the user's (worth a summary: flipping
         between alternative replies leaves only replies)."""
         tree = await self.tree()
-        old_leaf = self.session.leaf_id
+        old_path = self.session.path
         path = None
         if entry_id is None or entry_id in tree:
-            path = [tree.entry(i) for i in tree.path_to(entry_id)]
+            path = tree.path_entries(entry_id, old_path)
         await self.session.move_leaf(entry_id, path=path)
         tree.move_leaf(entry_id)
-        left = any(
-            e.message is not None and e.message.role == "user"
-            for e in tree.branch_entries(old_leaf, entry_id)
+        left = any(  # among the entries left behind: the old path after the shared part
+            _is_question(old_path[i])
+            for i in range(shared_length(old_path, self.session.path), len(old_path))
         )
         self._publish(PositionMoved(entry_id, left))
         return left
@@ -402,13 +404,18 @@ class Conversation:
         return True
 
     def totals(self) -> Totals:
+        """The footer's figures: cost what the path changed since last asked."""
         path = self.session.path
-        branch = total_usage(path)
+        branch = self._branch_totals.usage(path)
         session = self.session_totals.usage
         return Totals(
             tokens=branch.total_tokens,
             cost=branch.cost,
-            context_tokens=context_tokens(path, self.model, exact=False) if path else None,
+            context_tokens=self._branch_totals.context_tokens(path, self.model) if path else None,
             session_tokens=session.total_tokens if session is not None else None,
             session_cost=session.cost if session is not None else 0.0,
         )
+
+
+def _is_question(entry: Entry) -> bool:
+    return entry.message is not None and entry.message.role == "user"

@@ -140,6 +140,19 @@ def _in_creation_order(entries: Sequence[Entry]) -> bool:
     return True
 
 
+def shared_length(a: Sequence[Entry], b: Sequence[Entry]) -> int:
+    """How many leading entries two paths from the root have in common: being
+    paths of one tree, they agree up to the first that differs (a bisection)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] is b[mid] or a[mid] == b[mid]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 class SessionTree:
     """Index of one session's entries: children, parents, depths, sibling positions."""
 
@@ -161,6 +174,8 @@ class SessionTree:
         self._previews: dict[str, str] = {}
         self._search: dict[str, str] = {}
         self._current: set[str] | None = None
+        self._leaves: int | None = None
+        """Entries without children, once counted (kept in step by :meth:`add`)."""
 
     @classmethod
     def from_entries(
@@ -244,7 +259,9 @@ class SessionTree:
 
     def leaf_count(self) -> int:
         """How many branches the session has: entries without children."""
-        return sum(1 for entry_id in self._entries if not self._children.get(entry_id))
+        if self._leaves is None:
+            self._leaves = sum(1 for entry_id in self._entries if not self._children.get(entry_id))
+        return self._leaves
 
     def path_to(self, entry_id: str | None) -> list[str]:
         """Ids from the root down to ``entry_id`` (inclusive); [] for None."""
@@ -255,6 +272,21 @@ class SessionTree:
             current = self.parent(current)
         path.reverse()
         return path
+
+    def path_entries(self, entry_id: str | None, known: Sequence[Entry] = ()) -> list[Entry]:
+        """The entries from the root down to ``entry_id`` (inclusive); [] for None.
+        The part shared with ``known`` (another path from a root, e.g. the current
+        one) is taken from it: the cost is the entries below the common ancestor."""
+        below: list[Entry] = []
+        current = entry_id
+        while current is not None:
+            depth = self._depth[current]
+            if depth < len(known) and known[depth].id == current:
+                return [*known[: depth + 1], *reversed(below)]
+            below.append(self._entries[current])
+            current = self.parent(current)
+        below.reverse()
+        return below
 
     @property
     def current_path(self) -> set[str]:
@@ -363,6 +395,8 @@ class SessionTree:
         if entry.id in self._entries:
             return
         parent = entry.parent_id if entry.parent_id in self._entries else None
+        if self._leaves is not None and (parent is None or self._children.get(parent)):
+            self._leaves += 1  # else the parent stops being a leaf as this one becomes one
         self._entries[entry.id] = entry
         self._depth[entry.id] = 0 if parent is None else self._depth[parent] + 1
         kids = self._children.setdefault(parent, [])

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.entries import BranchSummary, ModelChange
-from core.tree import SessionTree
+from core.tree import SessionTree, shared_length
 from tests.branching.builders import entry, from_parents
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
@@ -111,6 +111,27 @@ def test_common_ancestor_and_branch_entries(case, data) -> None:
     assert (None if got is None else ix(got)) == expected
     branch = [ix(e.id) for e in tree.branch_entries(eid(a), eid(b))]
     assert branch == pa[len(common) :]
+    assert shared_length(tree.path_entries(eid(a)), tree.path_entries(eid(b))) == len(common)
+
+
+@given(trees(), st.data())
+@settings(max_examples=150, deadline=None)
+def test_path_entries_reuse_the_part_shared_with_a_known_path(case, data) -> None:
+    parents, _roles, _labels, _leaf, tree = case
+    model = Model(parents)
+    n = len(parents)
+    a = data.draw(st.none() | st.integers(0, n - 1))
+    b = data.draw(st.none() | st.integers(0, n - 1))
+    # copies: what comes from ``known`` is told apart from what the tree holds
+    known = [replace(tree.entry(eid(i))) for i in (model.path(a) if a is not None else [])]
+    path = tree.path_entries(None if b is None else eid(b), known)
+    expected = model.path(b) if b is not None else []
+    assert [ix(e.id) for e in path] == expected
+    pairs = zip([ix(e.id) for e in known], expected, strict=False)
+    shared = next((i for i, (x, y) in enumerate(pairs) if x != y), min(len(known), len(path)))
+    assert all(path[i] is known[i] for i in range(shared))
+    assert all(path[i] is tree.entry(path[i].id) for i in range(shared, len(path)))
+    assert tree.path_entries(None if b is None else eid(b)) == path
 
 
 @given(trees())
@@ -271,6 +292,7 @@ def test_adding_entries_one_by_one_matches_building_at_once(case, data) -> None:
     entries = from_parents(parents, roles)
     start = data.draw(st.integers(1, len(entries)))
     grown = SessionTree.from_entries(entries[:start], labels, None)
+    grown.leaf_count()  # counted before the adds: they keep the count
     for late in entries[start:]:  # written later, parents first
         grown.add(late)
     grown.move_leaf(leaf)
@@ -280,6 +302,8 @@ def test_adding_entries_one_by_one_matches_building_at_once(case, data) -> None:
     for i in range(len(parents)):
         assert grown.siblings(eid(i)) == whole.siblings(eid(i))
         assert grown.depth(eid(i)) == whole.depth(eid(i))
+    childless = sum(1 for i in range(len(parents)) if i not in parents)
+    assert grown.leaf_count() == whole.leaf_count() == childless
 
 
 def test_add_path_indexes_only_new_entries_and_moves_the_leaf() -> None:

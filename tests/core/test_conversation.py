@@ -122,14 +122,21 @@ async def test_edit_keeps_the_old_branch_and_answers_the_new_text(
 
 
 async def test_moving_between_alternative_replies_leaves_no_branch(
-    conversation: Conversation, fake_provider: FakeProvider
+    conversation: Conversation, fake_provider: FakeProvider, store: SqliteStore
 ) -> None:
-    fake_provider.script(Reply(text="one"), Reply(text="two"))
+    fake_provider.script(Reply(text="one"), Reply(text="two"), Reply(text="three"))
     first = await conversation.send("q")
+    deeper = (await conversation.send("more")).final.entry.id
+    await conversation.move_to(first.final.entry.id)
     await conversation.retry()
+    retried = conversation.session.leaf_id
 
     assert await conversation.move_to(first.final.entry.id) is False
     assert conversation.session.leaf_id == first.final.entry.id
+    # each path as the store has it (the part shared with the last one is reused)
+    for target in (first.final.entry.id, deeper, retried, None, deeper):
+        await conversation.move_to(target)
+        assert conversation.session.path == (await store.path(target) if target else [])
 
 
 async def test_tool_calls_are_reported_with_their_states(

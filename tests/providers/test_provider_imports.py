@@ -198,6 +198,38 @@ def test_the_first_request_imports_nothing_the_background_import_could_have():
     assert report["fresh"] == []
 
 
+ANTHROPIC_FIRST_CONNECTION_PROBE = (
+    PROBE_START
+    + """
+from core.providers import anthropic_provider
+
+async def main(server):
+    request = ChatRequest(
+        model="anthropic/claude-sonnet-4-6", messages=(user_text("hi"),),
+        api_base=server.base_url, api_key="sk-ant-test-0000000000",
+    )
+    return [type(e).__name__ async for e in anthropic_provider.AnthropicProvider().stream(request)]
+
+anthropic_provider.AnthropicProvider().preload()
+sdk.preload("anthropic").result()
+before = set(sys.modules)
+with FakeProvider() as server:
+    server.script(Reply(text="hello"))
+    events = asyncio.run(main(server))
+fresh = sorted(m for m in set(sys.modules) - before if m.split(".")[0] in ("httpx2", "httpcore2", "anthropic"))
+print(json.dumps({"fresh": fresh, "events": events}))
+"""
+)
+
+
+def test_the_first_anthropic_request_imports_no_part_of_its_client_on_the_loop():
+    """The SDK's HTTP transport imports httpcore2 when its first client is made
+    (~0.4 s): ``_prepare`` makes one in the import thread."""
+    report = run_probe(ANTHROPIC_FIRST_CONNECTION_PROBE)
+    assert "TextDelta" in report["events"]
+    assert report["fresh"] == []
+
+
 ASK_WINDOW_PROBE = (
     PROBE_START
     + """

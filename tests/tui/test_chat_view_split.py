@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.content import ToolCallContent
+from core.entries import Compaction, Entry
+from tests.strategies import conversation_paths
 from tests.tui.snapshot_apps.chat_data import (
     EntryMaker,
     assistant,
@@ -139,3 +143,44 @@ def test_transcript_puts_results_in_their_calls_row_and_dims_before_compaction()
     assert transcript.dim_before == 1
     # Adding the same entry again changes nothing.
     assert transcript.add(entries[0]) == (0, False)
+
+
+def _grafted(path: list[Entry], tail: list[Entry], at: int) -> list[Entry]:
+    """``path[:at]`` then ``tail`` under ``path[at - 1]``, its ids renamed apart
+    (its tool call ids are not: they may repeat the first part's)."""
+    renamed: list[Entry] = []
+    for entry in tail:
+        payload = entry.payload
+        if isinstance(payload, Compaction) and payload.first_kept_id is not None:
+            payload = replace(payload, first_kept_id="x" + payload.first_kept_id)
+        parent = renamed[-1].id if renamed else (path[at - 1].id if at else None)
+        renamed.append(replace(entry, id="x" + entry.id, parent_id=parent, payload=payload))
+    return path[:at] + renamed
+
+
+def _state(transcript: Transcript, entries: list[Entry]) -> tuple:
+    calls = {call.id for entry in entries if entry.message for call in entry.message.tool_calls}
+    return (
+        [entry.id for entry in transcript.entries],
+        [(row.entry.id, dict(row.results), dict(row.outcomes)) for row in transcript.rows],
+        {entry.id: transcript.row_index(entry.id) for entry in entries},
+        {call: transcript.row_of_call(call) for call in calls},
+        transcript.dim_before,
+    )
+
+
+@given(conversation_paths(), conversation_paths(), st.data())
+@settings(max_examples=150, deadline=None)
+def test_a_transcript_for_another_path_is_the_one_built_for_it(first, tail, data) -> None:
+    """Rows shared with the path shown are reused (the cost is what differs),
+    and the result is what building the new path from nothing gives."""
+    second = _grafted(first, tail, data.draw(st.integers(0, len(first))))
+    shown = Transcript.build(first)
+    before = _state(shown, first + second)
+
+    moved = shown.for_path(second)
+
+    assert _state(moved, first + second) == _state(Transcript.build(second), first + second)
+    assert _state(shown, first + second) == before, "the transcript shown is left as it was"
+    back = moved.for_path(first)
+    assert _state(back, first + second) == before

@@ -30,8 +30,8 @@ from tests.tui.snapshot_apps.chat_data import (
 from tests.tui.test_chat_view import ChatTestApp, screen_text
 from tests.tui.test_chat_view_window import settle
 from tui.widgets._markdown_split import split_markdown
-from tui.widgets.reply_view import FRAME_CHARS, ReplyView
-from tui.widgets.segmented_markdown import MarkdownSegment, SegmentedMarkdown
+from tui.widgets.reply_view import FIRST_FRAME_CHARS, ReplyView
+from tui.widgets.segmented_markdown import SHOWN_TAIL_CHARS, MarkdownSegment, SegmentedMarkdown
 from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call_card import ToolCallCard
 
@@ -78,6 +78,7 @@ async def test_long_streamed_reply_is_segmented_and_finishes_with_the_full_text(
         assert "".join(segment.source for segment in segments) == text
         # Each segment shows what a fresh parse of its text shows.
         for segment, source in zip(segments, split_markdown(text), strict=False):
+            await segment.materialize()  # if it was mounted lazily
             fresh = MarkdownSegment(source)
             await app.mount(fresh)
             assert block_signature(segment) == block_signature(fresh)
@@ -88,27 +89,72 @@ async def test_long_streamed_reply_is_segmented_and_finishes_with_the_full_text(
         assert "6,000 tokens" in str(reply.query_one(".message-header").render())
 
 
-async def test_a_reply_far_ahead_of_the_screen_is_shown_a_frame_budget_at_a_time() -> None:
-    """Text that arrived all at once is rendered FRAME_CHARS per frame while the
-    reply streams (each frame's layout work stays bounded), all of it once the
-    reply is complete."""
+async def test_a_reply_far_ahead_of_the_screen_makes_only_its_tail() -> None:
+    """Text that arrived all at once: the first render takes a small part (the
+    first words show at once), the next everything, and the segments that
+    scroll out of view before they are ever seen are mounted without blocks,
+    made when they come into view; the text is whole all along."""
     app = ChatTestApp()
     async with app.run_test(size=(100, 40)) as pilot:
         make = EntryMaker()
         await app.chat.set_entries([make(user("write a lot"))])
         reply = app.chat.start_reply("demo/model")
         text = "".join(reply_tokens(12_000))
-        assert len(text) > 3 * FRAME_CHARS
+        assert len(text) > 5 * SHOWN_TAIL_CHARS
         reply.feed(TextDelta(text))
-        while reply.renders == 0:
-            await pilot.pause(0.01)
-        assert 0 < reply.rendered_chars <= FRAME_CHARS
         await wait_rendered(pilot, reply)
-        assert reply.renders >= 3 and reply.source == text
-        more = "\n\nAnd the end. " * 2_000
-        reply.feed(TextDelta(more))
-        await reply.finish(make(assistant(text + more)))
-        assert reply.text_parts[0].source == text + more
+        assert reply.source == text
+        assert reply.renders >= 2 and reply.first_render_chars <= FIRST_FRAME_CHARS
+        await settle(pilot, app)
+        segments = reply.text_parts[0].segments
+        lazy = [segment for segment in segments if segment.is_lazy]
+        assert len(lazy) >= 3 and not segments[-1].is_lazy
+        assert all(not segment.children for segment in lazy)
+        # The tail is on screen, made of blocks.
+        assert "Part 0" not in screen_text(app) and segments[-1].children
+        # Scrolling to the top makes the first segments' blocks, as a fresh parse would.
+        app.chat.scroll_home(animate=False)
+        await settle(pilot, app)
+        await settle(pilot, app)
+        first = segments[0]
+        assert not first.is_lazy and "Part 0" in screen_text(app)
+        fresh = MarkdownSegment(first.source)
+        await reply.text_parts[0].mount(fresh)
+        await settle(pilot, app)
+        assert block_signature(first) == block_signature(fresh)
+        assert first.outer_size.height == fresh.outer_size.height
+        await fresh.remove()
+        await reply.finish(make(assistant(text)))
+        assert reply.text_parts[0].source == text
+
+
+async def test_finished_segments_keep_true_heights_when_the_width_changes() -> None:
+    """A finished segment measures its height once per width (layout passes
+    while a reply streams skip it): after a resize, each is as tall as a fresh
+    segment of the same text at the new width."""
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        reply = app.chat.start_reply("demo")
+        text = "".join(reply_tokens(6_000))
+        for piece in chunks(text, 700):
+            reply.feed(TextDelta(piece))
+            await asyncio.sleep(0)
+        await wait_rendered(pilot, reply)
+        await reply.finish(EntryMaker()(assistant(text)))
+        await settle(pilot, app)
+        part = reply.text_parts[0]
+        wide = [segment.outer_size.height for segment in part.segments]
+        await pilot.resize_terminal(60, 40)
+        await settle(pilot, app)
+        narrow = [segment.outer_size.height for segment in part.segments]
+        assert len(narrow) > 3 and all(n > w for n, w in zip(narrow, wide, strict=True))
+        for segment in part.segments[:3]:
+            fresh = MarkdownSegment(segment.source)
+            await part.mount(fresh)
+            await settle(pilot, app)
+            assert fresh.size.width == segment.size.width
+            assert fresh.outer_size.height == segment.outer_size.height
+            await fresh.remove()
 
 
 async def test_far_segments_hide_their_blocks_and_come_back() -> None:

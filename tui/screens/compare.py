@@ -345,9 +345,10 @@ class CompareScreen(Screen["Kept | None"]):
             self._show_hint()
 
     async def _flush(self) -> None:
-        for column in self.columns:
-            if column.live:
-                await column.flush()
+        with self.app.batch_update():  # the columns change in one frame
+            for column in self.columns:
+                if column.live:
+                    await column.flush()
 
     # --- actions ------------------------------------------------------------------
 

@@ -140,6 +140,13 @@ class MarkdownSplitter:
             self._has_content = self._has_content or not blank
 
 
+def estimated_rows(text: str, width: int) -> int:
+    """About how many rows ``text`` takes as Markdown ``width`` columns wide:
+    each line wraps at the width, and a blank line is the margin between blocks."""
+    width = max(1, width)
+    return sum(max(1, -(-len(line) // width)) for line in text.split("\n"))
+
+
 def split_markdown(text: str, segment_chars: int = SEGMENT_CHARS) -> list[str]:
     """``text`` cut into segments the way a stream of it would be."""
     splitter = MarkdownSplitter(segment_chars)

@@ -188,10 +188,11 @@ class ChatView(VerticalScroll):
         """Show this path (a session opened, another branch): the newest rows, at the bottom.
 
         Rows the new path shares with the one shown keep their widgets, so
-        moving to a sibling re-renders only what differs."""
+        moving to a sibling re-renders only what differs, and the rows of the
+        path are worked out only for the entries that differ."""
         async with self._window_lock:
             old = self._transcript
-            self._transcript = Transcript.build(entries)
+            self._transcript = old.for_path(entries)
             total = len(self._transcript)
             await self._replace_window(
                 *end_window(total, self.INITIAL_ROWS),

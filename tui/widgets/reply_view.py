@@ -38,12 +38,12 @@ from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call_card import ToolCallCard
 
 FRAME_SECONDS = 1 / 30
-"""At most one render of new stream events per frame."""
-FRAME_CHARS = 8_000
-"""At most this much new text per render while the reply streams: the layout
-work of one frame stays bounded (keys echo) however far the reply is ahead of
-the screen; the rest follows at the next frame. Once the reply is complete,
-what is left is shown at once."""
+"""At most one render of new stream events per frame while the screen keeps up."""
+FIRST_FRAME_CHARS = 1_000
+"""At most this much text in the first render, so that the first words are
+painted at once. Later renders take everything queued: a reply far ahead of
+the screen mounts what scrolls out of view lazily (``SegmentedMarkdown.write``),
+so a render's work stays bounded (keys echo) however much text it takes."""
 SHOWN_WITHIN = 10.0
 """How long :meth:`ReplyView.wait_shown` waits for a reply's mount."""
 
@@ -127,6 +127,8 @@ class ReplyView(AssistantMessage):
         """How many times queued events were rendered (for benchmarks)."""
         self.rendered_chars = 0
         """How many characters of reply text have been rendered (for benchmarks)."""
+        self.first_render_chars = 0
+        """How many characters the first render took (for tests)."""
 
     def compose(self) -> ComposeResult:
         yield self._header
@@ -254,17 +256,26 @@ class ReplyView(AssistantMessage):
             if self._stream_ended and not self._pending:
                 return
             if self._pending:
+                # Behind the stream: paint this frame, then render the next at once.
                 self._wake.set()
-            await asyncio.sleep(FRAME_SECONDS)
+                await self._painted()
+            else:
+                await asyncio.sleep(FRAME_SECONDS)
+
+    async def _painted(self) -> None:
+        """Until the screen has been refreshed (at once if it cannot be)."""
+        painted = asyncio.Event()
+        if self.call_after_refresh(painted.set):
+            await painted.wait()
 
     def _take_frame(self) -> list[StreamEvent | ToolActivity]:
-        """The queued events for one render: while streaming, text up to
-        :data:`FRAME_CHARS` (a delta that crosses it is split) and the rest
-        stays queued; once the reply is complete, everything."""
-        if self._stream_ended:
+        """The queued events for one render: everything, except in the first
+        render, which takes text up to :data:`FIRST_FRAME_CHARS` (a delta that
+        crosses it is split) and leaves the rest queued."""
+        if self.renders:
             taken, self._pending = self._pending, []
             return taken
-        budget = FRAME_CHARS
+        budget = FIRST_FRAME_CHARS
         for index, event in enumerate(self._pending):
             if not isinstance(event, TextDelta):
                 continue
@@ -321,6 +332,8 @@ class ReplyView(AssistantMessage):
         assert isinstance(part, SegmentedMarkdown)
         segments = len(part.segments)
         await part.write(text)
+        if not self.rendered_chars:
+            self.first_render_chars = len(text)
         self.rendered_chars += len(text)
         if len(part.segments) != segments:
             self._refresh_visibility()

@@ -12,13 +12,19 @@ height so layout passes skip them.
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
-from tui.widgets._markdown_split import Cut, MarkdownSplitter, split_markdown
+from tui.widgets._markdown_split import Cut, MarkdownSplitter, estimated_rows, split_markdown
 from tui.widgets._text import clean
 from tui.widgets._textual_private import set_markdown_source
+
+SHOWN_TAIL_CHARS = 4_000
+"""How much of a write's end is always rendered: about a screen of text. A
+whole segment before it is mounted lazily (see :meth:`SegmentedMarkdown.write`)."""
 
 
 class MarkdownSegment(Markdown):
@@ -30,9 +36,85 @@ class MarkdownSegment(Markdown):
     }
     """
 
-    def __init__(self, markdown: str | None = None, *, classes: str | None = None) -> None:
-        super().__init__(markdown, classes=classes)
+    def __init__(
+        self,
+        markdown: str | None = None,
+        *,
+        streaming: bool = False,
+        lazy: bool = False,
+        classes: str | None = None,
+    ) -> None:
+        """
+        Args:
+            streaming: Text will be appended (``Markdown.get_stream``) until :meth:`settle`.
+            lazy: Parse and mount the blocks only when :meth:`materialize` is called;
+                until then the segment is blank, about as tall as its text.
+        """
+        super().__init__(None if lazy else markdown, classes=classes)
+        self._lazy_text = markdown or "" if lazy else None
+        self._estimated_width: int | None = None
         self._hidden_width: int | None = None
+        self._streaming = streaming
+        self._settled = False
+        self._height_at: tuple[int, int] | None = None
+        """(width, content height) of a settled segment, once measured."""
+
+    def settle(self) -> None:
+        """The blocks will not change any more: measure the height once per width.
+
+        Textual keys its arrangement cache on the container's whole size, and a
+        streaming reply's container grows at every frame, so without this every
+        layout pass re-measured every block of every finished segment: the
+        layout cost grew with the reply (80 ms a pass at 20,000 words)."""
+        self._streaming = False
+        self._settled = True
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        known = self._height_at
+        if known is not None and known[0] == width:
+            return known[1]
+        height = super().get_content_height(container, viewport, width)
+        if self._settled:
+            self._height_at = (width, height)
+        return height
+
+    def update(self, markdown: str) -> AwaitComplete:
+        """Show ``markdown`` (the whole segment's text): settled once its blocks
+        are in, unless it is still streaming."""
+        self._settled, self._height_at = False, None
+        updated = super().update(markdown)
+
+        async def settle_when_updated() -> None:
+            await updated
+            if not self._streaming:
+                self.settle()
+
+        return AwaitComplete(settle_when_updated())
+
+    @property
+    def source(self) -> str:
+        """The segment's Markdown text (made into blocks or not)."""
+        return self._lazy_text if self._lazy_text is not None else super().source
+
+    @property
+    def is_lazy(self) -> bool:
+        """Are the blocks still to be made (:meth:`materialize`)?"""
+        return self._lazy_text is not None
+
+    def estimate_height(self, width: int) -> None:
+        """Be as tall as the lazy text probably is at ``width`` columns."""
+        if self._lazy_text is not None and width > 0 and width != self._estimated_width:
+            self._estimated_width = width
+            self.styles.height = estimated_rows(self._lazy_text, width)
+
+    def materialize(self) -> AwaitComplete:
+        """Parse and mount the blocks of a lazy segment."""
+        text, self._lazy_text = self._lazy_text, None
+        if text is None:
+            return AwaitComplete.nothing()
+        self._estimated_width = None
+        self.styles.height = None
+        return self.update(text)
 
     @property
     def is_hidden(self) -> bool:
@@ -41,7 +123,7 @@ class MarkdownSegment(Markdown):
 
     def set_hidden(self, hidden: bool) -> None:
         """Hide the blocks behind a fixed height (same height: nothing moves), or show them."""
-        if hidden == self.is_hidden:
+        if hidden == self.is_hidden or self.is_lazy:
             return
         # Inline styles, not a CSS class: a class change would restyle every block.
         if hidden:
@@ -117,20 +199,42 @@ class SegmentedMarkdown(Widget):
     # --- streaming ---------------------------------------------------------
 
     async def write(self, text: str) -> None:
-        """Append streamed Markdown (already cleaned by the caller)."""
+        """Append streamed Markdown (already cleaned by the caller).
+
+        A whole segment that arrives with more than :data:`SHOWN_TAIL_CHARS`
+        after it would scroll out of view before it is ever seen: it is mounted
+        lazily (its blocks are made when it comes into view), so the work of a
+        write is bounded by its tail, however far the reply is ahead."""
         if self._splitter is None:
             self._splitter = MarkdownSplitter()
-        for operation in self._splitter.feed(text):
+        operations = self._splitter.feed(text)
+        index = 0
+        while index < len(operations):
+            operation = operations[index]
+            following = operations[index + 1] if index + 1 < len(operations) else None
+            index += 1
             if isinstance(operation, Cut):
                 await self._freeze(operation.finished, operation.carried)
                 if operation.carried:
                     await self._write_live(operation.carried)
+            elif self._live is None and isinstance(following, Cut) and not following.carried:
+                # A whole segment at once: mounted from its text, parsed once.
+                index += 1
+                tail = sum(len(op) for op in operations[index:] if isinstance(op, str))
+                await self._mount_whole(following.finished, lazy=tail > SHOWN_TAIL_CHARS)
             else:
                 await self._write_live(operation)
 
+    async def _mount_whole(self, text: str, *, lazy: bool) -> None:
+        segment = MarkdownSegment(text, lazy=lazy)
+        if lazy:
+            segment.estimate_height(self.size.width or self.app.size.width)
+        self._frozen.append((segment, text))
+        await self.mount(segment)
+
     async def _write_live(self, text: str) -> None:
         if self._live is None:
-            self._live = MarkdownSegment()
+            self._live = MarkdownSegment(streaming=True)
             self._live_text = ""
             await self.mount(self._live)
             self._stream = Markdown.get_stream(self._live)
@@ -150,13 +254,13 @@ class SegmentedMarkdown(Widget):
         live, stream = self._live, self._stream
         self._live, self._stream, self._live_text = None, None, ""
         if live is None:
-            live = MarkdownSegment(finished)
-            await self.mount(live)
-        else:
-            if stream is not None:
-                await stream.stop()
-            if carried:
-                await _drop_blocks_from(live, finished)
+            await self._mount_whole(finished, lazy=False)
+            return
+        if stream is not None:
+            await stream.stop()
+        if carried:
+            await _drop_blocks_from(live, finished)
+        live.settle()
         self._frozen.append((live, finished))
 
     async def finish(self, text: str) -> None:
@@ -180,6 +284,7 @@ class SegmentedMarkdown(Widget):
         live, self._live, self._live_text = self._live, None, ""
         if live is not None:
             first = rest.pop(0) if rest else ""
+            live.settle()
             await live.update(first)
             self._frozen.append((live, first))
         new = [MarkdownSegment(part) for part in rest]
@@ -190,23 +295,25 @@ class SegmentedMarkdown(Widget):
     # --- keeping layout cheap -----------------------------------------------
 
     def update_visibility(self, top: int, bottom: int) -> None:
-        """Hide frozen segments entirely outside screen rows ``top``..``bottom``; show the rest."""
+        """Segments entirely outside screen rows ``top``..``bottom`` hide their
+        blocks; the others show them, lazy ones making them first."""
         if len(self._frozen) < 2:
             return
         for segment, _ in self._frozen:
-            if not segment.is_mounted:
-                continue
+            width = segment.size.width
+            if not segment.is_mounted or not width:
+                continue  # not laid out yet: where it is is not known
             region = segment.region
             near = region.bottom >= top and region.y <= bottom
-            if segment.hidden_stale:
+            if segment.is_lazy:
+                if near:
+                    segment.materialize()
+                else:
+                    segment.estimate_height(width)
+            elif segment.hidden_stale:
                 segment.set_hidden(False)
             else:
                 segment.set_hidden(not near)
-
-    def show_all(self) -> None:
-        """Show every segment's blocks (e.g. after the width changed)."""
-        for segment, _ in self._frozen:
-            segment.set_hidden(False)
 
 
 async def _drop_blocks_from(segment: Markdown, finished: str) -> None:
