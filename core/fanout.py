@@ -51,10 +51,8 @@ from core.providers.base import (
     ToolCallDelta,
 )
 from core.session import Session
-from core.settings import Settings
+from core.settings import MAX_MODELS, MIN_MODELS, Settings
 from core.target import api_base_for, savable_base_url
-
-MIN_MODELS, MAX_MODELS = 2, 4
 
 
 class FanOutError(ValueError):

@@ -74,6 +74,10 @@ class CompactionSettings:
     """A cheaper model for summaries; the conversation's model when unset."""
 
 
+MIN_MODELS, MAX_MODELS = 2, 4
+"""How many models a comparison (a fan-out) asks at once."""
+
+
 @dataclass(frozen=True)
 class CompareSettings:
     models: tuple[str, ...] = ()

@@ -48,6 +48,9 @@ async def learn_window(
     saved = await store.learned_window(endpoint, model)
     if saved is not None and _fresh(saved, datetime.fromisoformat(now_iso())):
         return saved
+    from core.providers.registry import warm_up  # the providers: not at launch
+
+    warm_up(target.model)  # the request this is asked for needs its SDK prepared, not just imported
     found = await ask_window(root, served_name(target.model))
     tokens, source = found if found is not None else (0, "none")
     learned = LearnedWindow(endpoint, model, tokens, source, now_iso())

@@ -19,7 +19,6 @@ from core.settings import write_state
 from tui import keymap
 from tui.bootstrap import Launch
 from tui.screens.chat import ChatScreen
-from tui.screens.help import HelpScreen
 
 if TYPE_CHECKING:
     from core.tools import ToolRegistry
@@ -163,6 +162,8 @@ class TangentsApp(App[None]):
         return (c for c in super().get_system_commands(screen) if c.title != "Quit")
 
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss()
         else:

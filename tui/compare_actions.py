@@ -21,14 +21,16 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from core.comparison import ComparisonError, anchor_text, of_alternatives
 from core.entries import Entry
-from core.events import Event
-from core.fanout import MAX_MODELS, MIN_MODELS, FanOutError, checked_models, question_of
-from tui.screens.compare import CompareScreen, Kept
+from core.settings import MAX_MODELS, MIN_MODELS
 
 if TYPE_CHECKING:
+    from core.events import Event
     from tui.screens.chat import ChatScreen
+    from tui.screens.compare import Kept
+
+# The fan-out, the comparisons and the compare screen are imported when first
+# used: the chat screen owns this object from its first frame.
 
 USAGE = (
     f"Usage: /compare MODEL MODEL [MODEL…] ({MIN_MODELS} to {MAX_MODELS} models), or /compare off"
@@ -87,6 +89,9 @@ class CompareActions:
     async def fan_out(self, models: list[str], again: str | None = None) -> None:
         """Answer the question at the leaf with ``models`` (in the reply worker);
         ``again``: the question of this reply instead, beside its answers."""
+        from core.fanout import FanOutError, checked_models, question_of
+        from tui.screens.compare import CompareScreen
+
         screen = self.screen
         conversation = screen.conversation
         if again is not None:
@@ -134,6 +139,9 @@ class CompareActions:
 
     async def open_alternatives(self, entry: Entry) -> None:
         """``alt+v``: the alternatives of the focused message, side by side."""
+        from core.comparison import ComparisonError, anchor_text, of_alternatives
+        from tui.screens.compare import CompareScreen
+
         screen = self.screen
         tree = await screen.conversation.tree()
         try:

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 
 def run_app(args: argparse.Namespace) -> int:
+    from tui.widgets import _gc
+
+    _gc.pause_for_start_up()  # until the chat view's modules are in
     probe = probe_terminal_graphics()
     try:
         launch = prepare_launch(args)
@@ -45,6 +48,8 @@ def run_app(args: argparse.Namespace) -> int:
         return fail(str(error))
     except KeyboardInterrupt:
         return 130
+    finally:
+        _gc.end_start_up()  # when the app never got that far
 
 
 def prepare_launch(args: argparse.Namespace) -> Launch:

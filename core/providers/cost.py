@@ -1,7 +1,11 @@
 """Cost in USD, part by part, from litellm's bundled price map.
 
-The map is the JSON file shipped in litellm's package, read directly (once,
-~30 ms): importing litellm takes seconds, far too long to price a reply. With
+The map is the JSON file shipped in litellm's package, read directly (once):
+importing litellm takes seconds, far too long to price a reply. Parsing its
+3 MB of JSON takes ~20 ms of the first request's wait, so a copy is kept in
+Python's marshal format (~6 ms to read) where Python keeps this package's
+bytecode, and for the same reason: it is made from installed files, once,
+and made again whenever litellm's file changes (:func:`_read_table`). With
 ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (set by :mod:`core.providers.sdk`)
 ``litellm.model_cost`` is that same file. Tiered prices (above 200k tokens,
 priority, batch) are not applied.
@@ -11,6 +15,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import marshal
+import os
+import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import cache
@@ -20,14 +28,55 @@ from typing import Any
 from core.messages import Usage
 
 _BUNDLED_PRICES = "model_prices_and_context_window_backup.json"
+_COPY = Path(__file__).parent / "__pycache__" / "litellm-prices.marshal"
+
+
+_reading = threading.Lock()
+
+
+def price_table() -> Mapping[str, Any]:
+    """The map, read once: threads that want it at once (the SDK's import,
+    the window's lookup) wait for one reading rather than each parse it."""
+    with _reading:
+        return _read_table()
 
 
 @cache
-def price_table() -> Mapping[str, Any]:
+def _read_table() -> Mapping[str, Any]:
     spec = importlib.util.find_spec("litellm")  # locates the package without importing it
     if spec is None or spec.origin is None:
         return {}
-    return json.loads((Path(spec.origin).parent / _BUNDLED_PRICES).read_text(encoding="utf-8"))
+    source = Path(spec.origin).parent / _BUNDLED_PRICES
+    stamp = _stamp(source)
+    try:
+        kept_stamp, table = marshal.loads(_COPY.read_bytes())
+        if kept_stamp == stamp:
+            return table
+    except (OSError, ValueError, EOFError, TypeError):
+        pass  # no copy yet, another litellm's, or damaged: read the JSON
+    table = json.loads(source.read_text(encoding="utf-8"))
+    if not sys.dont_write_bytecode:  # where Python writes no bytecode, no copy either
+        _keep(_COPY, stamp, table)
+    return table
+
+
+def _stamp(source: Path) -> str:
+    """What the copy was made from: litellm's file (where, how big, when
+    written) and this Python's marshal format."""
+    info = source.stat()
+    return f"{source}|{info.st_size}|{info.st_mtime_ns}|{sys.version_info[:2]}|{marshal.version}"
+
+
+def _keep(copy: Path, stamp: str, table: dict[str, Any]) -> None:
+    """Write the copy whole or not at all (a temporary file renamed over it);
+    a directory that cannot be written only means no copy."""
+    temporary = copy.with_name(f"{copy.name}.{os.getpid()}.{threading.get_ident()}")
+    try:
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_bytes(marshal.dumps((stamp, table)))
+        os.replace(temporary, copy)
+    except OSError:
+        temporary.unlink(missing_ok=True)
 
 
 def load_table(_sdk: object = None) -> None:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import AsyncIterator, Mapping
-from functools import cache
 from typing import Any
 
 from core.messages import user_text
@@ -98,7 +98,7 @@ class OpenAIProvider:
                 raise MissingKeyError(MISSING_KEY)
             async with (
                 httpx.AsyncClient(
-                    verify=_tls_context(), timeout=request.timeout, follow_redirects=True
+                    verify=sdk.tls_context(), timeout=request.timeout, follow_redirects=True
                 ) as client,
                 openai_http.chunks(
                     client, explicit_base or DEFAULT_BASE_URL, api_key, request_params(request)
@@ -114,14 +114,6 @@ class OpenAIProvider:
             yield event
 
 
-@cache
-def _tls_context() -> Any:
-    """One TLS context for every request: making one reads the CA bundle (~25 ms)."""
-    import httpx
-
-    return httpx.create_ssl_context()
-
-
 def _model_info(model: str) -> Mapping[str, Any] | None:
     table = price_table()
     entry = table.get(model) or table.get(PREFIX + model)
@@ -135,22 +127,34 @@ def _first_connection_modules() -> None:
     connection opens (~0.2 s on a busy machine): imported here, off the loop."""
     import importlib
 
+    _import_httpcore_without_h2()
     for name in (
-        "httpcore",
         "httpcore._async.connection_pool",
         "httpcore._async.connection",
         "httpcore._async.http11",
-        "httpcore._async.http2",
         "httpcore._backends.anyio",
         "anyio.streams.memory",
         "anyio.streams.tls",
         "anyio._core._sockets",
         "anyio._backends._asyncio",
     ):
-        try:
-            importlib.import_module(name)
-        except ImportError:  # an optional part (h2 for http2) that is not installed
-            pass
+        importlib.import_module(name)
+
+
+def _import_httpcore_without_h2() -> None:
+    """httpcore imports h2 (HTTP/2, with hpack's Huffman tables: ~25 ms of the
+    first request's wait) at its own import only to re-export its HTTP/2
+    connection class; its connections import that module themselves when one
+    is asked for HTTP/2, which no request here is. So h2 is hidden while
+    httpcore is imported (its import raises ImportError then), and stays
+    importable for them."""
+    if "httpcore" in sys.modules or "h2" in sys.modules:
+        return
+    sys.modules["h2"] = None  # type: ignore[assignment]
+    try:
+        import httpcore  # noqa: F401
+    finally:
+        del sys.modules["h2"]
 
 
 def prepare(httpx: Any) -> None:
@@ -163,7 +167,7 @@ def prepare(httpx: Any) -> None:
     import anyio  # noqa: F401  # httpcore imports it at its first connection
 
     price_table()
-    _tls_context()
+    sdk.tls_context()
     _first_connection_modules()
     sample = json.dumps(
         {

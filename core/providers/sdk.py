@@ -24,11 +24,14 @@ import gc
 import importlib
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from functools import cache
 from types import ModuleType
+from typing import Any
 
 SDKS = ("httpx", "openai", "anthropic", "litellm", "mcp")
 _LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
@@ -77,6 +80,17 @@ def is_loaded(name: str) -> bool:
     return future is not None and future.done() and future.exception() is None
 
 
+@cache
+def tls_context() -> Any:
+    """One TLS context for every httpx client (``verify=``): making one reads the
+    CA bundle (~25-40 ms), which an ``AsyncClient`` made without it does each
+    time, on the loop. Make it in a thread (an SDK's ``prepare``, or
+    ``asyncio.to_thread``) before a client needs it."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
 def litellm() -> ModuleType:
     return preload("litellm").result()
 
@@ -89,6 +103,22 @@ def openai() -> ModuleType:
     return preload("openai").result()
 
 
+def _without_httpx_cli() -> None:
+    """Every SDK here imports httpx, and httpx imports its command line at its
+    own import (``httpx._main``: click, rich's progress bars and syntax
+    highlighting, pygments' lexers; ~40 ms of the first request's wait) only
+    to offer ``httpx.main``, which nothing here runs: a stand-in is
+    registered in its place first."""
+    if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
+        cli = ModuleType("httpx._main")
+        cli.main = _no_httpx_cli  # type: ignore[attr-defined]
+        sys.modules[cli.__name__] = cli
+
+
+def _no_httpx_cli() -> None:
+    raise SystemExit("the httpx command line is not loaded in Tangents")
+
+
 def _import(name: str, future: Future[ModuleType], prepare: Prepare | None) -> None:
     try:
         delay = float(os.environ.get(_DELAY_ENV) or 0)
@@ -96,6 +126,7 @@ def _import(name: str, future: Future[ModuleType], prepare: Prepare | None) -> N
             time.sleep(delay)
         if name == "litellm":
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        _without_httpx_cli()
         with _one_import_at_a_time:  # ``prepare`` imports lazily loaded parts too
             module = importlib.import_module(name)
             if name == "litellm":

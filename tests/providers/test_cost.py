@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import marshal
+import sys
+from collections.abc import Mapping
+from typing import Any
+
 import pytest
 from fake_provider import Reply
 
@@ -65,3 +70,46 @@ async def test_cost_reaches_the_message_on_every_path(wire):
     assert usage.input_cost == pytest.approx(1000 * prices["input_cost_per_token"])
     assert usage.output_cost == pytest.approx(200 * prices["output_cost_per_token"])
     assert usage.cost > 0
+
+
+@pytest.fixture
+def fresh_table(tmp_path, monkeypatch):
+    """The table read anew, its marshal copy kept in ``tmp_path`` (written as
+    bytecode is: this environment may say not to)."""
+    monkeypatch.setattr(cost, "_COPY", tmp_path / "prices.marshal")
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    cost._read_table.cache_clear()
+    yield tmp_path / "prices.marshal"
+    cost._read_table.cache_clear()
+
+
+def read_anew() -> Mapping[str, Any]:
+    cost._read_table.cache_clear()
+    return cost.price_table()
+
+
+def test_the_table_is_read_from_its_marshal_copy_while_litellms_file_is_unchanged(fresh_table):
+    """Parsing litellm's JSON is ~20 ms of the first request's wait; its copy ~6."""
+    table = read_anew()
+    stamp, copied = marshal.loads(fresh_table.read_bytes())
+    assert copied == table
+    fresh_table.write_bytes(marshal.dumps((stamp, {**copied, "copy/marker": {}})))
+    assert "copy/marker" in read_anew()
+
+
+@pytest.mark.parametrize(
+    "copy",
+    [marshal.dumps(("another litellm", {"copy/marker": {}})), b"\x00damaged"],
+    ids=["stale", "damaged"],
+)
+def test_a_stale_or_damaged_copy_is_made_again_from_litellms_file(fresh_table, copy):
+    fresh_table.write_bytes(copy)
+    table = read_anew()
+    assert "copy/marker" not in table and "gpt-4o" in table
+    assert marshal.loads(fresh_table.read_bytes())[1] == table
+
+
+def test_where_python_writes_no_bytecode_no_copy_is_written(fresh_table, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert "gpt-4o" in read_anew()
+    assert not fresh_table.exists()

@@ -89,6 +89,30 @@ def test_a_request_awaits_the_sdk_import_without_blocking_the_loop():
     assert report["ticks_before_loaded"] > 1
 
 
+CLI_PROBE = """
+import json, sys
+from core.providers import sdk
+
+httpx = sdk.preload("httpx").result()
+try:
+    httpx.main()
+except SystemExit as stop:
+    said = str(stop)
+print(json.dumps({"click": "click" in sys.modules, "said": said, "client": hasattr(httpx, "AsyncClient")}))
+"""
+
+
+def test_httpx_is_imported_without_its_command_line():
+    """httpx's CLI (click, rich's progress bars, pygments' lexers) is what a
+    first request would otherwise wait for; it is never run here."""
+    report = run_probe(CLI_PROBE)
+    assert report == {
+        "click": False,
+        "said": "the httpx command line is not loaded in Tangents",
+        "client": True,
+    }
+
+
 def test_an_unknown_sdk_is_refused():
     from core.providers import sdk
 
@@ -204,3 +228,63 @@ def test_the_first_anthropic_request_imports_no_part_of_its_client_on_the_loop()
     report = run_probe(ANTHROPIC_FIRST_CONNECTION_PROBE)
     assert "TextDelta" in report["events"]
     assert report["fresh"] == []
+
+
+ASK_WINDOW_PROBE = (
+    PROBE_START
+    + """
+import ssl, threading
+from core.providers.endpoint_window import ask_window
+
+made_on = []
+real_create = ssl.create_default_context
+
+def recorded(*args, **kwargs):
+    made_on.append(threading.current_thread().name)
+    return real_create(*args, **kwargs)
+
+ssl.create_default_context = recorded
+sdk.preload("httpx", openai_provider.prepare).result()  # the app's warm-up
+with FakeProvider() as server:
+    answer = asyncio.run(ask_window(server.base_url, "gpt-4o"))
+print(json.dumps({"made_on": made_on, "answer": answer}))
+"""
+)
+
+
+def test_asking_a_server_its_window_reads_no_ca_bundle_on_the_loop():
+    """Asked while the first message is being sent: a client made on the loop
+    without the shared TLS context read the CA bundle there (~40 ms, keys
+    unechoed). The context is made once, in the import thread."""
+    report = run_probe(ASK_WINDOW_PROBE)
+    assert report["made_on"] == ["import-httpx"]
+    assert report["answer"] is None  # the fake provider says no window
+
+
+HTTP2_PROBE = (
+    PROBE_START
+    + """
+sdk.preload("httpx", openai_provider.prepare).result()
+prepared_without_h2 = not any(m in sys.modules for m in ("h2", "hpack"))
+import httpcore
+
+async def main(server):
+    async with httpcore.AsyncConnectionPool(http1=False, http2=True) as pool:
+        try:
+            await pool.request("GET", server.base_url + "/v1/models")
+        except (httpcore.ReadError, httpcore.RemoteProtocolError):  # HTTP/1.1 only: it hangs up
+            return "spoke HTTP/2"
+    return "answered"
+
+with FakeProvider() as server:
+    outcome = asyncio.run(main(server))
+print(json.dumps({"prepared_without_h2": prepared_without_h2, "outcome": outcome}))
+"""
+)
+
+
+def test_http2_is_imported_only_by_a_connection_that_asks_for_it():
+    """h2 (with hpack's tables) is not what a first HTTP/1.1 request waits for;
+    a client that asks for HTTP/2 still speaks it."""
+    report = run_probe(HTTP2_PROBE)
+    assert report == {"prepared_without_h2": True, "outcome": "spoke HTTP/2"}

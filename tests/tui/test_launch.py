@@ -128,10 +128,13 @@ async def test_welcome_goes_away_after_the_first_message() -> None:
     ],
 )
 def test_start_up_errors_are_one_line_and_exit_2(argv, expected, capsys) -> None:
+    import gc
+
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert expected in err
     assert err.count("\n") == 1
+    assert gc.isenabled()  # collection, paused while the program starts, is back
 
 
 def test_a_bad_database_is_refused_before_the_app_starts(tmp_path, capsys) -> None:
@@ -172,6 +175,38 @@ asyncio.run(main())
     assert "LOADED []" in result.stdout, result.stdout
 
 
+def test_the_app_imports_no_screen_or_machinery_it_has_not_shown_yet() -> None:
+    """Launched, its chat view loaded: comparisons (the fan-out, the compare
+    screen, the word diff), the model picker and the help screen are imported
+    when first used, not on the way to the first frame."""
+    import subprocess
+
+    code = """
+import asyncio, sys
+from tests.tui.helpers import running, settle
+
+async def main():
+    async with running([]) as pilot:
+        await settle(pilot)
+        unused = ("core.comparison", "core.fanout", "core.word_diff", "tui.screens.compare",
+                  "tui.screens.model_picker", "tui.screens.help")
+        print("LOADED", sorted(m for m in unused if m in sys.modules))
+
+asyncio.run(main())
+"""
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "LOADED []" in result.stdout, result.stdout
+
+
 async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -> None:
     """Once the chat view's modules are in, everything alive is frozen (``gc.freeze``):
     full collections during the session walk only what it made since."""
@@ -191,6 +226,32 @@ async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -
     assert gc.get_freeze_count() == frozen
     del garbage
     gc.unfreeze()
+
+
+def test_collection_is_paused_from_the_start_until_the_chat_views_modules_are_in(
+    monkeypatch,
+) -> None:
+    """A full collection while the program starts walks every module and class
+    loaded so far for nothing (25-40 ms, before the first frame or during the
+    first reply): none runs until the chat view's modules are in."""
+    import gc
+
+    from tui.widgets import _gc
+
+    monkeypatch.setattr(_gc, "_frozen", True)  # this test process is not frozen
+    assert gc.isenabled()
+    try:
+        _gc.pause_for_start_up()
+        assert not gc.isenabled()
+        _gc.freeze_loaded()
+        assert gc.isenabled()
+        # A collector someone else turned off stays off.
+        gc.disable()
+        _gc.pause_for_start_up()
+        _gc.freeze_loaded()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_the_launch_checks_import_none_of_the_chat_views_widgets() -> None:

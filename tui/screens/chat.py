@@ -47,7 +47,6 @@ from tui.commands import ActionCommands
 from tui.compare_actions import CompareActions
 from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
-from tui.screens.model_picker import ModelPicker
 from tui.screens.welcome import welcome_text
 from tui.widgets import _gc
 from tui.widgets._text import one_line
@@ -149,8 +148,10 @@ class ChatScreen(Screen[None]):
         """Make and fill the chat view after the first frame. Its modules (Markdown
         and every message widget, ~0.3 s on a busy machine) are imported in a
         thread: keys typed meanwhile still echo."""
-        module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
-        _gc.freeze_loaded()
+        try:
+            module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
+        finally:
+            _gc.freeze_loaded()  # collection paused for the start-up comes back, whatever happened
         from tui.view_binding import ViewBinding
 
         view = module.ChatView(
@@ -529,6 +530,8 @@ class ChatScreen(Screen[None]):
         self.refresh_footer()
 
     def action_pick_model(self) -> None:
+        from tui.screens.model_picker import ModelPicker
+
         self.app.push_screen(
             ModelPicker(self.conversation.settings, self.conversation.model), self.set_model
         )
