@@ -53,6 +53,23 @@ async def wait_made(pilot, part: SegmentedMarkdown) -> None:
     assert part.all_made
 
 
+async def streamed_and_finished(
+    pilot, app: ChatTestApp, tokens: list[str], *, piece_chars: int
+) -> ReplyView:
+    """A reply streamed in pieces of ``piece_chars``, finished with its entry,
+    every segment made (none lazy) and the view settled."""
+    reply = app.chat.start_reply("demo")
+    text = "".join(tokens)
+    for piece in chunks(text, piece_chars):
+        reply.feed(TextDelta(piece))
+        await asyncio.sleep(0)
+    await wait_rendered(pilot, reply)
+    await reply.finish(EntryMaker()(assistant(text)))
+    await wait_made(pilot, reply.text_parts[0])
+    await settle(pilot, app)
+    return reply
+
+
 def block_signature(markdown: Markdown) -> list[tuple[str, str]]:
     """Block types and their text: what a reader sees, structure-wise."""
     signature = []
@@ -145,14 +162,7 @@ async def test_finished_segments_keep_true_heights_when_the_width_changes() -> N
     segment of the same text at the new width."""
     app = ChatTestApp()
     async with app.run_test(size=(100, 40)) as pilot:
-        reply = app.chat.start_reply("demo")
-        text = "".join(reply_tokens(6_000))
-        for piece in chunks(text, 700):
-            reply.feed(TextDelta(piece))
-            await asyncio.sleep(0)
-        await wait_rendered(pilot, reply)
-        await reply.finish(EntryMaker()(assistant(text)))
-        await settle(pilot, app)
+        reply = await streamed_and_finished(pilot, app, reply_tokens(6_000), piece_chars=700)
         part = reply.text_parts[0]
         wide = [segment.outer_size.height for segment in part.segments]
         await pilot.resize_terminal(60, 40)
@@ -171,15 +181,7 @@ async def test_finished_segments_keep_true_heights_when_the_width_changes() -> N
 async def test_far_segments_hide_their_blocks_and_come_back() -> None:
     app = ChatTestApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        reply = app.chat.start_reply("demo")
-        text = "".join(reply_tokens(8_000))
-        for piece in chunks(text, 400):
-            reply.feed(TextDelta(piece))
-            await asyncio.sleep(0)
-        await wait_rendered(pilot, reply)
-        await reply.finish(EntryMaker()(assistant(text)))
-        await wait_made(pilot, reply.text_parts[0])
-        await settle(pilot, app)
+        reply = await streamed_and_finished(pilot, app, reply_tokens(8_000), piece_chars=400)
         segments = reply.text_parts[0].segments
         hidden = [segment for segment in segments if segment.is_hidden]
         assert hidden and segments[-1] not in hidden

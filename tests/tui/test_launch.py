@@ -146,10 +146,25 @@ def test_a_bad_database_is_refused_before_the_app_starts(tmp_path, capsys) -> No
     assert bad.read_bytes() == b"this is not a database" * 100
 
 
-def test_nothing_on_the_way_to_the_first_frame_imports_a_provider_sdk(tmp_path) -> None:
-    """Run in a fresh interpreter: the app draws its first frame, then we look."""
+def loaded_by(code: str) -> str:
+    """What a probe printed, run in a fresh interpreter from the checkout."""
     import subprocess
 
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_nothing_on_the_way_to_the_first_frame_imports_a_provider_sdk(tmp_path) -> None:
+    """Run in a fresh interpreter: the app draws its first frame, then we look."""
     code = """
 import asyncio, sys
 from tests.tui.helpers import running
@@ -162,25 +177,13 @@ async def main():
 
 asyncio.run(main())
 """
-    root = Path(__file__).resolve().parents[2]
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=root,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "LOADED []" in result.stdout, result.stdout
+    assert "LOADED []" in loaded_by(code)
 
 
 def test_the_app_imports_no_screen_or_machinery_it_has_not_shown_yet() -> None:
     """Launched, its chat view loaded: comparisons (the fan-out, the compare
     screen, the word diff), the model picker and the help screen are imported
     when first used, not on the way to the first frame."""
-    import subprocess
-
     code = """
 import asyncio, sys
 from tests.tui.helpers import running, settle
@@ -194,17 +197,7 @@ async def main():
 
 asyncio.run(main())
 """
-    root = Path(__file__).resolve().parents[2]
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=root,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "LOADED []" in result.stdout, result.stdout
+    assert "LOADED []" in loaded_by(code)
 
 
 async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -> None:
@@ -257,8 +250,6 @@ def test_collection_is_paused_from_the_start_until_the_chat_views_modules_are_in
 def test_the_launch_checks_import_none_of_the_chat_views_widgets() -> None:
     """Without a [keymap], checking it imports no widget module (the chat view and
     Markdown load after the first frame); a [keymap] is checked against them."""
-    import subprocess
-
     code = """
 import sys
 from tui.cli import build_parser
@@ -267,17 +258,7 @@ from tui.launch import prepare_launch
 prepare_launch(build_parser().parse_args([]))
 print("LOADED", sorted(m for m in sys.modules if m.startswith(("tui.widgets.", "textual.widgets._markdown"))))
 """
-    root = Path(__file__).resolve().parents[2]
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=root,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    loaded = result.stdout.split("LOADED ", 1)[1]
+    loaded = loaded_by(code).split("LOADED ", 1)[1]
     assert "tui.widgets.assistant_message" not in loaded and "_markdown" not in loaded, loaded
 
 
