@@ -478,6 +478,10 @@ class ChatView(VerticalScroll):
                 self._loading = True
                 self.run_worker(self._load_newer(), group="chat-window")
                 return
+            if len(self._rows) > self.FOLLOW_ROWS and following(self):
+                # Rows appended faster than the layout followed them were kept
+                # (their place was not known yet): drop them now that it is.
+                self.run_worker(self._trim_top(), group="chat-window")
         self._update_visibility()
 
     async def _load_older(self) -> None:
