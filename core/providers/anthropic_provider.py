@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
-from functools import cache
 from typing import Any
 
 from core.messages import StopReason, Usage
@@ -49,16 +48,9 @@ def _prepare(anthropic: Any) -> None:
 
 
 def _http_client(anthropic: Any, timeout: float | None) -> Any:
-    """The SDK's default HTTP client, with the TLS context every request shares."""
-    return anthropic.DefaultAsyncHttpxClient(verify=_tls_context(), timeout=timeout)
-
-
-@cache
-def _tls_context() -> Any:
-    """One TLS context for every request: making one reads the CA bundle (~25 ms)."""
-    import httpx2  # the SDK's own httpx
-
-    return httpx2.create_ssl_context()
+    """The SDK's default HTTP client, with the TLS context every client shares
+    (an ``ssl.SSLContext``: the SDK's own httpx takes it as it is)."""
+    return anthropic.DefaultAsyncHttpxClient(verify=sdk.tls_context(), timeout=timeout)
 
 
 class AnthropicProvider:
