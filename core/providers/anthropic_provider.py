@@ -110,6 +110,8 @@ async def _events(anthropic: Any, response: Any) -> AsyncIterator[dict[str, Any]
 
 
 def _stream_error(anthropic: Any, data: str, response: Any) -> Exception:
+    """Built as the SDK's ``AsyncStream`` builds it, with the same message and
+    body (for a 200 response the SDK's error table names no subclass)."""
     body: object = data
     try:
         body = json.loads(data)
