@@ -14,7 +14,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from core.conversation import Conversation
-from core.providers.pacing import input_first
+from core.providers.pacing import ui_first
 from core.sanitize import strip_control
 from core.session import Session
 from core.settings import write_state
@@ -93,7 +93,7 @@ class TangentsApp(App[None]):
     def post_message(self, message: Message) -> bool:
         if isinstance(message, (events.Key, events.Paste)):
             # Keys first: streams wait until this one is handled (on_event).
-            input_first.key_read()
+            ui_first.key_read()
         return super().post_message(message)
 
     async def on_event(self, event: events.Event) -> None:
@@ -107,10 +107,10 @@ class TangentsApp(App[None]):
             # Queued behind the key at the widget it went to: run once it is
             # handled, and after the refresh that follows, i.e. once its echo is painted.
             target = self.focused or self.screen
-            if not target.call_later(input_first.key_handled):
-                input_first.key_handled()
-            if not target.call_after_refresh(input_first.key_painted):
-                input_first.key_painted()
+            if not target.call_later(ui_first.key_handled):
+                ui_first.key_handled()
+            if not target.call_after_refresh(ui_first.key_painted):
+                ui_first.key_painted()
 
     def _remember_theme(self, theme) -> None:
         """A theme chosen (in the command palette) is the theme next time too."""

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from textual import events
 from textual.app import App
 
-from core.providers.pacing import input_first
+from core.providers.pacing import ui_first
 from tests.tui.helpers import running
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.segmented_markdown import MarkdownSegment
@@ -21,25 +21,25 @@ PARAGRAPHS = "\n\n".join(f"Paragraph {n} with some words in it." for n in range(
 async def test_a_key_read_holds_readers_until_handled_and_renderers_until_painted(
     monkeypatch,
 ) -> None:
-    monkeypatch.setattr(input_first, "hold_seconds", 30.0)  # a missing report cannot pass
+    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)  # a missing report cannot pass
     async with running() as pilot:
         prompt = pilot.app.screen.query_one(PromptInput)
         seen: list[tuple[str, str]] = []
 
         async def reader() -> None:
-            await input_first.handled()
+            await ui_first.reader_turn()
             seen.append(("reader", prompt.text))
 
         async def renderer() -> None:
-            await input_first.painted()
+            await ui_first.render_turn()
             seen.append(("renderer", prompt.text))
 
         pilot.app.post_message(events.Key("x", "x"))  # as the terminal driver posts it
-        assert input_first.held
+        assert ui_first.held
         waiting = [asyncio.create_task(reader()), asyncio.create_task(renderer())]
         await asyncio.wait_for(asyncio.gather(*waiting), 10)
         assert seen == [("reader", "x"), ("renderer", "x")]
-        assert not input_first.held
+        assert not ui_first.held
 
 
 class Segments(App):

@@ -28,7 +28,7 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
-from core.providers.pacing import input_first
+from core.providers.pacing import ui_first
 from core.sanitize import StreamCleaner
 from tui.widgets import _gc
 from tui.widgets._context import ViewContext
@@ -249,12 +249,13 @@ class ReplyView(AssistantMessage):
         while True:
             await self._wake.wait()
             self._wake.clear()
-            await input_first.painted()  # a key on its way to the screen is painted first
+            await ui_first.render_turn()  # a key on its way to the screen is painted first
             started = time.perf_counter()
             if self._pending:
                 events = self._take_frame()
                 try:
-                    await self._apply(events)
+                    with ui_first.rendering():  # its mounts do not wait on the stream's reader
+                        await self._apply(events)
                 except Exception as error:  # never lose the reply to a rendering bug
                     self._broken = True
                     self.log.error("reply rendering failed", error)

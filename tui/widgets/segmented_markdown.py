@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
-from core.providers.pacing import input_first
+from core.providers.pacing import ui_first
 from tui.widgets._markdown_split import Cut, MarkdownSplitter, estimated_rows, split_markdown
 from tui.widgets._text import clean
 from tui.widgets._textual_private import append_markdown, markdown_blocks, set_markdown_source
@@ -119,7 +119,7 @@ class MarkdownSegment(Markdown):
         the loop turns of every other task (a stream's reader, other segments),
         and no screen update, a key's echo included, is painted meanwhile. A key
         on its way to the screen is painted first."""
-        await input_first.painted()
+        await ui_first.render_turn()
         async with self.lock:
             set_markdown_source(self, markdown)
             blocks = await markdown_blocks(self, markdown)
