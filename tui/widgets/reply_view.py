@@ -44,6 +44,8 @@ RENDER_REST = 1.0
 """After a render that left text queued (the stream is ahead of the screen),
 the loop is left to keys and the stream's reader for this many times as long
 as the render and its paint took: renders take at most half of it."""
+REST_AT_MOST = 0.25
+"""The longest rest (a paint can be slow for reasons that are not the render's)."""
 FIRST_FRAME_CHARS = 1_000
 """At most this much text in the first render, so that the first words are
 painted at once. Later renders take everything queued: a reply far ahead of
@@ -268,7 +270,8 @@ class ReplyView(AssistantMessage):
                 # render and its paint took, so that keys find the loop free.
                 self._wake.set()
                 await self._painted()
-                await asyncio.sleep(RENDER_REST * (time.perf_counter() - started))
+                took = time.perf_counter() - started
+                await asyncio.sleep(min(REST_AT_MOST, RENDER_REST * took))
             else:
                 await asyncio.sleep(FRAME_SECONDS)
 
