@@ -256,8 +256,11 @@ class ReplyView(AssistantMessage):
             if self._pending:
                 events = self._take_frame()
                 try:
-                    with ui_first.rendering():  # its mounts do not wait on the stream's reader
+                    if self.renders:
                         await self._apply(events)
+                    else:  # the first words at once: its mounts do not wait on the reader
+                        with ui_first.rendering():
+                            await self._apply(events)
                 except Exception as error:  # never lose the reply to a rendering bug
                     self._broken = True
                     self.log.error("reply rendering failed", error)
