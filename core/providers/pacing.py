@@ -7,7 +7,7 @@ hands the loop back whenever the reader has held it for a slice.
 
 The UI comes first (:data:`ui_first`). From the moment it reads a key until
 the widget the key went to has handled it, and while it renders a reply's
-text, stream readers wait: each of those takes several loop turns (a hop
+first words, stream readers wait: each of those takes several loop turns (a hop
 through a message queue, a mount), and would otherwise queue behind a slice
 of stream parsing at every one. Until a key's echo is painted, renderers wait
 too, so that the frame showing it is not one laying out a render's new text.
@@ -61,7 +61,8 @@ class UiFirst:
 
     @contextmanager
     def rendering(self) -> Iterator[None]:
-        """Around a render of streamed text: readers wait until it is done."""
+        """Around a render the reader must not slow (a reply's first words):
+        readers wait until it is done."""
         self._renders += 1
         self._since = time.perf_counter()
         try:
