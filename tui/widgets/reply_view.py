@@ -251,7 +251,8 @@ class ReplyView(AssistantMessage):
         while True:
             await self._wake.wait()
             self._wake.clear()
-            await ui_first.render_turn()  # a key on its way to the screen is painted first
+            if self.renders:  # the first words go out at once, even beside Enter's own frame
+                await ui_first.render_turn()  # a key on its way to the screen is painted first
             started = time.perf_counter()
             if self._pending:
                 events = self._take_frame()
