@@ -67,3 +67,21 @@ async def test_streamed_and_whole_segments_mount_their_blocks_outside_a_batch() 
         assert live.source == whole.source == PARAGRAPHS
         assert len(live.children) == len(whole.children) == 40
         assert app.batches == 0
+
+
+async def test_streamed_text_waits_until_a_key_on_its_way_is_painted(monkeypatch) -> None:
+    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
+    app = Segments()
+    async with app.run_test() as pilot:
+        live = MarkdownSegment(streaming=True)
+        await app.screen.mount(live)
+        ui_first.key_read()
+        appended = live.append("Hello **there**")
+        await pilot.pause()
+        assert live.source == "" and not appended.is_done
+        ui_first.key_handled()
+        await pilot.pause()
+        assert not appended.is_done  # handled is not painted
+        ui_first.key_painted()
+        await asyncio.wait_for(appended(), 10)
+        assert live.source == "Hello **there**" and len(live.children) == 1

@@ -110,8 +110,14 @@ class MarkdownSegment(Markdown):
         return AwaitComplete(settle_when_updated())
 
     def append(self, markdown: str) -> AwaitComplete:
-        """Streamed text: see :func:`append_markdown` (no batch held while blocks mount)."""
-        return append_markdown(self, markdown)
+        """Streamed text, once a key on its way to the screen is painted: see
+        :func:`append_markdown` (no batch held while blocks mount)."""
+
+        async def when_keys_are_painted() -> None:
+            await ui_first.render_turn()
+            await append_markdown(self, markdown)
+
+        return AwaitComplete(when_keys_are_painted())
 
     async def _mount_first_blocks(self, markdown: str) -> None:
         """Mount the blocks of a segment that has none, outside a batch: Textual's
