@@ -7,7 +7,8 @@ in :class:`~core.conversation.Conversation`; message rendering is the
 conversation saves and where it moves by one
 :class:`~tui.view_binding.ViewBinding`. The chat view (Markdown, images) is
 imported and filled just after the first frame, so the input is there at
-once; whatever needs it waits for :attr:`ChatScreen.loaded`.
+once; whatever needs it waits for :attr:`ChatScreen.loaded`. A message sent
+before then is on screen at once all the same, in a stand-in row.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
 from tui.screens.welcome import welcome_text
 from tui.widgets import _gc
-from tui.widgets._text import one_line
+from tui.widgets._text import one_line, plain
 from tui.widgets.branch_bar import BranchBar
 from tui.widgets.compaction_status import CompactionStatus
 from tui.widgets.composer import Composer
@@ -86,6 +87,8 @@ class ChatScreen(Screen[None]):
         """Keeps the chat view in step with the conversation, once it shows the path."""
         self._loaded = asyncio.Event()
         """Set once the chat view shows the session's path."""
+        self._stand_in: Static | None = None
+        """The message being sent, shown before the chat view could show it."""
         self._compacting = False
         self._title_shown: str | None = None
         """The title line as last shown."""
@@ -162,7 +165,7 @@ class ChatScreen(Screen[None]):
         )
         totals = asyncio.ensure_future(self.conversation.load_totals())
         try:
-            await self.query_one("#chat-slot").mount(view)
+            await self.query_one("#chat-slot").mount(view, before=0)  # above a stand-in
             self._binding = ViewBinding(view, self.conversation)
             await view.set_entries(self.session.path)
             await totals  # before anything is sent: appends from now on add to it
@@ -175,7 +178,7 @@ class ChatScreen(Screen[None]):
 
     def _show_welcome(self) -> None:
         welcome = self.query_one("#welcome", Static)
-        empty = not any(e.message is not None for e in self.session.path)
+        empty = self._stand_in is None and not any(e.message is not None for e in self.session.path)
         welcome.display = empty
         if empty:
             no_key = (
@@ -294,27 +297,59 @@ class ChatScreen(Screen[None]):
     ) -> None:
         """Save the user's message (as an alternative of ``edited``), show it, and
         stream the reply. A worker, so that no handler of this screen ever waits
-        (for the path to load, for the database) while its messages queue up."""
-        await self._loaded.wait()
+        (for the path to load, for the database) while its messages queue up.
+        Whatever is not saved comes back to the input."""
+        await self._wait_loaded(message, draft, attachments)
         if edited is not None and await self.branches.leave_for_edit(
             edited, message, lambda: self._send(message, draft, attachments)
         ):
             return  # sent once the branch summary is made or declined
+        if self._binding is not None:
+            self._binding.stand_in = self._stand_in  # goes when the saved message shows
         save = asyncio.ensure_future(self.conversation.add_message(message, attachments))
         try:
             await asyncio.shield(save)
         except asyncio.CancelledError:
             # Stopped while saving: the save completes (and the view shows it).
-            with contextlib.suppress(Exception):
+            try:
                 await save
+            except Exception:
+                self._unsent(draft, attachments)
+            self._stand_in = None
             raise
         except Exception as error:  # storage failures: say so and keep the draft
             self.notify(f"Could not save the message, draft kept: {error}", severity="error")
-            self.composer.restore(draft, attachments)
+            self._unsent(draft, attachments)
             return
+        self._stand_in = None
         self._show_welcome()
         self.refresh_footer()
         await self._stream_reply()
+
+    async def _wait_loaded(self, message: str, draft: str, attachments: list[Attachment]) -> None:
+        """Until the chat view shows the path (just after launch), the message is
+        shown in a stand-in row, styled as the chat view's own (chat.tcss), and
+        the welcome goes; stopped meanwhile, nothing was saved: the draft comes back."""
+        if self.loaded:
+            return
+        self._stand_in = Static(plain(message), markup=False, classes="stand-in")
+        self.query_one("#chat-slot").mount(self._stand_in)
+        self._show_welcome()
+        try:
+            await self._loaded.wait()
+        except asyncio.CancelledError:
+            self._unsent(draft, attachments)
+            raise
+
+    def _unsent(self, draft: str, attachments: list[Attachment]) -> None:
+        """The message was not saved: its stand-in goes, the draft comes back."""
+        if self._stand_in is not None:
+            if self._binding is not None:
+                self._binding.stand_in = None
+            self._stand_in.remove()
+            self._stand_in = None
+            self._show_welcome()
+        self.composer.restore(draft, attachments)
 
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _retry(self, entry_id: str | None) -> None:
