@@ -49,7 +49,9 @@ TICK_SECONDS = 1.0
 
 
 class ViewBinding:
-    def __init__(self, chat_view: ChatView, conversation: Conversation) -> None:
+    def __init__(
+        self, chat_view: ChatView, conversation: Conversation, stand_in: Widget | None = None
+    ) -> None:
         """Show ``conversation``'s events in ``chat_view`` (which shows its path now)."""
         self.chat_view = chat_view
         self.conversation = conversation
@@ -58,9 +60,9 @@ class ViewBinding:
         self._after: str | None = None
         """The last entry shown before the reply being written (None: no reply)."""
         self._shown: set[str] = set()
-        self.stand_in: Widget | None = None
-        """The screen's row for the user's message being saved, shown before the
-        view was there: removed with the saved message's arrival."""
+        self.stand_in = stand_in
+        """The screen's row for a message sent before the view was there: while it
+        is displayed, the next user message saved hides it."""
         self._running: set[str] = set()
         """Ids of the calls running now."""
         self._timer = chat_view.set_interval(TICK_SECONDS, self._tick, pause=True)
@@ -157,13 +159,12 @@ class ViewBinding:
 
     async def show_saved(self, entries: Sequence[Entry]) -> None:
         stand_in = self.stand_in
-        if stand_in is None or not any(_is_user(entry) for entry in entries):
+        if stand_in is None or not stand_in.display or not any(map(_is_user, entries)):
             await self._show_saved(entries)
             return
-        self.stand_in = None
         with self.chat_view.app.batch_update():  # never both on screen, not even for a frame
             await self._show_saved(entries)
-            await stand_in.remove()
+            stand_in.display = False
 
     async def _show_saved(self, entries: Sequence[Entry]) -> None:
         for entry in entries:

@@ -361,11 +361,12 @@ async def test_a_message_sent_while_the_chat_view_loads_is_on_screen_in_the_next
         assert not screen.query("#chat"), "the chat view was not held back"
         assert len(lines_showing(pilot, shown)) == 1
         assert not screen.query_one("#welcome").display
-        stand_in = screen.query_one(".stand-in")
+        stand_in = screen.query_one("#stand-in")
+        assert stand_in.display
         place, background = stand_in.region, stand_in.styles.background
         before = screen_text(pilot).splitlines()[place.y : place.bottom]
         release.set()
-        await wait_for(lambda: not screen.query(".stand-in"), pilot)
+        await wait_for(lambda: not screen.stand_in.display, pilot)
         await pilot.pause()
         rows = [w for w in screen.chat_view.message_widgets if isinstance(w, UserMessage)]
         assert [row.text for row in rows] == [shown]
@@ -389,7 +390,7 @@ async def test_esc_while_the_chat_view_loads_brings_the_message_back(
         await pilot.press("escape")
         await pilot.pause()
         assert screen.prompt.text == "wait for me"
-        assert not screen.query(".stand-in")
+        assert not screen.stand_in.display
         assert screen.query_one("#welcome").display
         release.set()
         await settle(pilot)
@@ -411,7 +412,7 @@ async def test_a_save_failure_while_the_chat_view_loads_keeps_the_draft(
         release.set()
         await settle(pilot)
         assert screen.prompt.text == "precious words"
-        assert not screen.query(".stand-in")
+        assert not screen.stand_in.display
         assert not lines_showing(pilot, "precious words")[:-1], "only the input shows it"
         assert any("Could not save the message, draft kept" in n for n in notifications(pilot))
 
@@ -441,7 +442,7 @@ async def test_what_is_typed_while_the_chat_view_loads_is_all_sent(
             ("user", "first"),
             ("user", "second"),
         ]
-        assert not screen.query(".stand-in")
+        assert not screen.stand_in.display
         assert screen.prompt.text == ""
     assert [r.body["model"] for r in fake_provider.requests] == ["other", "other"]
 
@@ -469,7 +470,7 @@ async def main():
             await pilot.press(key)
         await pilot.press("enter")
         await pilot.pause()
-        print("SHOWN", bool(app.screen.query(".stand-in")))
+        print("SHOWN", app.screen.stand_in.display)
         print("LOADED", sorted(m for m in sys.modules if m.startswith(("tui.widgets.chat_view", "tui.widgets.user_message", "textual.widgets._markdown"))))
         release.set()
     await store.close()

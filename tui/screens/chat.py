@@ -87,8 +87,6 @@ class ChatScreen(Screen[None]):
         """Keeps the chat view in step with the conversation, once it shows the path."""
         self._loaded = asyncio.Event()
         """Set once the chat view shows the session's path."""
-        self._stand_in: Static | None = None
-        """The message being sent, shown before the chat view could show it."""
         self._compacting = False
         self._title_shown: str | None = None
         """The title line as last shown."""
@@ -126,7 +124,8 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="chat-title", markup=False)
         yield Static(id="welcome")
-        yield Vertical(id="chat-slot")
+        with Vertical(id="chat-slot"):
+            yield Static(id="stand-in", markup=False)  # hidden: see _show_stand_in
         yield CompactionStatus(id="compaction-status")
         yield Composer(self.conversation.settings, lambda: self.conversation.model)
         yield StatusFooter(id="footer")
@@ -166,7 +165,7 @@ class ChatScreen(Screen[None]):
         totals = asyncio.ensure_future(self.conversation.load_totals())
         try:
             await self.query_one("#chat-slot").mount(view, before=0)  # above a stand-in
-            self._binding = ViewBinding(view, self.conversation)
+            self._binding = ViewBinding(view, self.conversation, self.stand_in)
             await view.set_entries(self.session.path)
             await totals  # before anything is sent: appends from now on add to it
         finally:
@@ -178,7 +177,9 @@ class ChatScreen(Screen[None]):
 
     def _show_welcome(self) -> None:
         welcome = self.query_one("#welcome", Static)
-        empty = self._stand_in is None and not any(e.message is not None for e in self.session.path)
+        empty = not self.stand_in.display and not any(
+            e.message is not None for e in self.session.path
+        )
         welcome.display = empty
         if empty:
             no_key = (
@@ -287,9 +288,16 @@ class ChatScreen(Screen[None]):
             )
             self.compaction_status.queued = self._queue.texts
             return
-        self._reply_worker = self._send(
+        self._start_send(
             message.strip("\n"), text, self.composer.take_attachments(), self.branches.take_edit()
         )
+
+    def _start_send(
+        self, message: str, draft: str, attachments: list[Attachment], edited: Entry | None
+    ) -> None:
+        if not self.loaded:
+            self._show_stand_in(message)  # now: the chat view is still being loaded
+        self._reply_worker = self._send(message, draft, attachments, edited)
 
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _send(
@@ -299,13 +307,15 @@ class ChatScreen(Screen[None]):
         stream the reply. A worker, so that no handler of this screen ever waits
         (for the path to load, for the database) while its messages queue up.
         Whatever is not saved comes back to the input."""
-        await self._wait_loaded(message, draft, attachments)
+        try:
+            await self._loaded.wait()
+        except asyncio.CancelledError:  # nothing was saved
+            self._unsent(draft, attachments)
+            raise
         if edited is not None and await self.branches.leave_for_edit(
             edited, message, lambda: self._send(message, draft, attachments)
         ):
             return  # sent once the branch summary is made or declined
-        if self._binding is not None:
-            self._binding.stand_in = self._stand_in  # goes when the saved message shows
         save = asyncio.ensure_future(self.conversation.add_message(message, attachments))
         try:
             await asyncio.shield(save)
@@ -315,39 +325,33 @@ class ChatScreen(Screen[None]):
                 await save
             except Exception:
                 self._unsent(draft, attachments)
-            self._stand_in = None
             raise
         except Exception as error:  # storage failures: say so and keep the draft
             self.notify(f"Could not save the message, draft kept: {error}", severity="error")
             self._unsent(draft, attachments)
             return
-        self._stand_in = None
         self._show_welcome()
         self.refresh_footer()
         await self._stream_reply()
 
-    async def _wait_loaded(self, message: str, draft: str, attachments: list[Attachment]) -> None:
-        """Until the chat view shows the path (just after launch), the message is
-        shown in a stand-in row, styled as the chat view's own (chat.tcss), and
-        the welcome goes; stopped meanwhile, nothing was saved: the draft comes back."""
-        if self.loaded:
-            return
-        self._stand_in = Static(plain(message), markup=False, classes="stand-in")
-        self.query_one("#chat-slot").mount(self._stand_in)
+    @property
+    def stand_in(self) -> Static:
+        return self.query_one("#stand-in", Static)
+
+    def _show_stand_in(self, message: str) -> None:
+        """A message sent before the chat view shows the path (just after launch)
+        is shown at once all the same, where and as the chat view will show it
+        (chat.tcss), and the welcome goes. The row is there from the first frame,
+        hidden: showing it lays out again, with nothing to mount. The view
+        binding hides it in the frame that shows the message saved."""
+        self.stand_in.update(plain(message))
+        self.stand_in.display = True
         self._show_welcome()
-        try:
-            await self._loaded.wait()
-        except asyncio.CancelledError:
-            self._unsent(draft, attachments)
-            raise
 
     def _unsent(self, draft: str, attachments: list[Attachment]) -> None:
         """The message was not saved: its stand-in goes, the draft comes back."""
-        if self._stand_in is not None:
-            if self._binding is not None:
-                self._binding.stand_in = None
-            self._stand_in.remove()
-            self._stand_in = None
+        if self.stand_in.display:
+            self.stand_in.display = False
             self._show_welcome()
         self.composer.restore(draft, attachments)
 
@@ -759,6 +763,4 @@ class ChatScreen(Screen[None]):
         queued = self._queue.take()
         self.compaction_status.queued = self._queue.texts
         if queued is not None:
-            self._reply_worker = self._send(
-                queued.message, queued.draft, queued.attachments, queued.edited
-            )
+            self._start_send(queued.message, queued.draft, queued.attachments, queued.edited)
