@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import App, SystemCommand
+from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from core.conversation import Conversation
+from core.providers.pacing import ui_first
 from core.sanitize import strip_control
 from core.session import Session
 from core.settings import write_state
@@ -88,16 +90,27 @@ class TangentsApp(App[None]):
         if conversation.settings.mcp_servers:
             self.tool_registry.start_servers()
 
+    def post_message(self, message: Message) -> bool:
+        if isinstance(message, (events.Key, events.Paste)):
+            # Keys first: streams wait until this one is handled (on_event).
+            ui_first.key_read()
+        return super().post_message(message)
+
     async def on_event(self, event: events.Event) -> None:
-        if (
-            isinstance(event, (events.Key, events.Paste))
-            and not event.is_forwarded
-            and isinstance(self.screen, ChatScreen)
-        ):
+        typed = isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded
+        if typed and isinstance(self.screen, ChatScreen):
             # Decided here, before the key or paste goes to the focused widget, so
             # that a burst of keys (fast typing, a paste through tmux) lands in order.
             self.screen.take_typing(event)
         await super().on_event(event)
+        if typed:
+            # Queued behind the key at the widget it went to: run once it is
+            # handled, and after the refresh that follows, i.e. once its echo is painted.
+            target = self.focused or self.screen
+            if not target.call_later(ui_first.key_handled):
+                ui_first.key_handled()
+            if not target.call_after_refresh(ui_first.key_painted):
+                ui_first.key_painted()
 
     def _remember_theme(self, theme) -> None:
         """A theme chosen (in the command palette) is the theme next time too."""

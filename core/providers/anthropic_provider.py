@@ -1,19 +1,24 @@
 """Claude models through the ``anthropic`` SDK: thinking signatures, redacted
 thinking and prompt caching survive, which litellm's translation would lose.
 
-Raw stream events (``create(stream=True)``) are translated one by one; the SDK's
-``messages.stream`` helper is not used because it re-parses the partial tool
-JSON after every delta and raises on malformed JSON.
+The SDK makes the request (headers, base URL, timeouts, an error status raised
+as its own exception); the stream's events are read as plain JSON
+(:func:`_events`) and translated one by one. Building the SDK's typed events
+took half the CPU time of a stream (~28 us an event in all, ~15 us without
+them), and three streams at once are CPU-bound. Its ``messages.stream`` helper
+would also re-parse the partial tool JSON after every delta and raise on
+malformed JSON.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import AsyncIterator
 from typing import Any
 
 from core.messages import StopReason, Usage
-from core.providers import sdk
+from core.providers import sdk, sse
 from core.providers.anthropic_format import request_params
 from core.providers.base import (
     ChatRequest,
@@ -75,19 +80,45 @@ class AnthropicProvider:
                 timeout=request.timeout,
                 http_client=_http_client(anthropic, request.timeout),
             )
-            async with client:
-                events = await client.messages.create(**request_params(request), stream=True)
-                async with events:
-                    async for raw in events:
-                        for event in state.translate(raw):
-                            yield event
-                        if state.error is not None:
-                            break
-                        await share.tick()
+            async with (
+                client,
+                client.messages.with_streaming_response.create(
+                    **request_params(request), stream=True
+                ) as response,
+            ):
+                async for raw in _events(anthropic, response.http_response):
+                    for event in state.translate(raw):
+                        yield event
+                    if state.error is not None:
+                        break
+                    await share.tick()
         except Exception as exc:  # every failure becomes an event: the stream never raises
             state.error = to_provider_error(exc, api_key=api_key)
         for event in state.ending():
             yield event
+
+
+async def _events(anthropic: Any, response: Any) -> AsyncIterator[dict[str, Any]]:
+    """The stream's events as dicts, read as the SDK's ``AsyncStream`` reads
+    them: ``ping`` and unnamed events skipped, an ``error`` event raised as
+    the SDK raises it (an ``APIStatusError`` with the event's JSON as body)."""
+    async for name, data in sse.events(response):
+        if name == "error":
+            raise _stream_error(anthropic, data, response)
+        if name and name != "ping" and data:
+            yield json.loads(data)
+
+
+def _stream_error(anthropic: Any, data: str, response: Any) -> Exception:
+    """Built as the SDK's ``AsyncStream`` builds it, with the same message and
+    body (for a 200 response the SDK's error table names no subclass)."""
+    body: object = data
+    try:
+        body = json.loads(data)
+        message = f"{body}"
+    except ValueError:
+        message = data or f"Error code: {response.status_code}"
+    return anthropic.APIStatusError(message, response=response, body=body)
 
 
 class _StreamState:
@@ -116,7 +147,7 @@ class _StreamState:
         return cost_for(self.model, usage)
 
     def _take_usage(self, usage: Any) -> None:
-        if usage is None:
+        if not isinstance(usage, dict):
             return
         for name in (
             "input_tokens",
@@ -124,22 +155,23 @@ class _StreamState:
             "cache_read_input_tokens",
             "cache_creation_input_tokens",
         ):
-            value = getattr(usage, name, None)
+            value = usage.get(name)
             if isinstance(value, int):
                 self.usage[name] = value
 
-    def translate(self, raw: Any) -> list[StreamEvent]:
-        kind = raw.type
+    def translate(self, raw: dict[str, Any]) -> list[StreamEvent]:
+        """One event of the stream (its JSON), as what it adds to the reply."""
+        kind = raw.get("type")
         if kind == "message_start":
-            self._take_usage(raw.message.usage)
+            self._take_usage(raw["message"].get("usage"))
             return []
         if kind == "content_block_start":
-            return self._mark(self._block_start(raw.index, raw.content_block))
+            return self._mark(self._block_start(raw["index"], raw["content_block"]))
         if kind == "content_block_delta":
-            return self._mark(self._delta(raw.index, raw.delta))
+            return self._mark(self._delta(raw["index"], raw["delta"]))
         if kind == "message_delta":
-            self._take_usage(raw.usage)
-            reason = raw.delta.stop_reason
+            self._take_usage(raw.get("usage"))
+            reason = raw["delta"].get("stop_reason")
             if reason == "refusal":
                 self.error = ProviderError("refused", "the model declined to continue")
             elif reason is not None:
@@ -151,31 +183,35 @@ class _StreamState:
         return events
 
     @staticmethod
-    def _block_start(index: int, block: Any) -> list[StreamEvent]:
-        if block.type == "text":
-            return [TextDelta(block.text)] if block.text else []
-        if block.type == "thinking":
+    def _block_start(index: int, block: dict[str, Any]) -> list[StreamEvent]:
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            return [TextDelta(text)] if text else []
+        if kind == "thinking":
             return [
                 ThinkingDelta(
-                    block.thinking or "", signature=block.signature or None, new_block=True
+                    block.get("thinking") or "",
+                    signature=block.get("signature") or None,
+                    new_block=True,
                 )
             ]
-        if block.type == "redacted_thinking":
-            return [ThinkingDelta(block.data, redacted=True, new_block=True)]
-        if block.type == "tool_use":
-            return [ToolCallDelta(index, id=block.id, name=block.name)]
+        if kind == "redacted_thinking":
+            return [ThinkingDelta(block["data"], redacted=True, new_block=True)]
+        if kind == "tool_use":
+            return [ToolCallDelta(index, id=block["id"], name=block["name"])]
         return []
 
     @staticmethod
-    def _delta(index: int, delta: Any) -> list[StreamEvent]:
-        if delta.type == "text_delta":
-            return [TextDelta(delta.text)]
-        if delta.type == "thinking_delta":
-            return [ThinkingDelta(delta.thinking)]
-        if delta.type == "signature_delta":
-            return [ThinkingDelta(signature=delta.signature)]
-        if delta.type == "input_json_delta":
-            return (
-                [ToolCallDelta(index, arguments=delta.partial_json)] if delta.partial_json else []
-            )
+    def _delta(index: int, delta: dict[str, Any]) -> list[StreamEvent]:
+        kind = delta.get("type")
+        if kind == "text_delta":
+            return [TextDelta(delta["text"])]
+        if kind == "thinking_delta":
+            return [ThinkingDelta(delta["thinking"])]
+        if kind == "signature_delta":
+            return [ThinkingDelta(signature=delta["signature"])]
+        if kind == "input_json_delta":
+            partial = delta.get("partial_json")
+            return [ToolCallDelta(index, arguments=partial)] if partial else []
         return []

@@ -1,5 +1,5 @@
 """A chat-completions stream over httpx alone: POST the body, read the
-server-sent events' ``data:`` lines as JSON.
+server-sent events' data (:mod:`core.providers.sse`) as JSON.
 
 What the openai SDK would do with the same request, without importing it
 (~1.5 s and ~60 MB of models: pydantic and every type of the API, none of
@@ -16,6 +16,8 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+
+from core.providers import sse
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -63,16 +65,11 @@ def _status_error(response: Any) -> APIStatusError:
 
 
 async def _events(response: Any) -> AsyncIterator[Any]:
-    data: list[str] = []
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            data.append(line[6:] if line.startswith("data: ") else line[5:])
-            continue
-        if line or not data:
-            continue  # event:, id:, comments; or a blank line with no data
-        text, data = "\n".join(data), []
+    async for _, text in sse.events(response):
         if text.startswith("[DONE]"):
             return
+        if not text:
+            continue  # an event: line with no data
         chunk = json.loads(text)
         if isinstance(chunk, dict) and chunk.get("error"):
             error = chunk["error"]

@@ -6,7 +6,7 @@ import base64
 import hashlib
 
 import pytest
-from fake_provider import Fail, Reply, ToolCall
+from fake_provider import Fail, Reply, StreamError, ToolCall
 
 from core.content import (
     ImageContent,
@@ -18,7 +18,7 @@ from core.content import (
 from core.messages import Message, user_text
 from core.providers import sdk
 from core.providers.anthropic_format import THINKING_BUDGETS
-from core.providers.base import ToolSpec
+from core.providers.base import ErrorEvent, ToolSpec
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
@@ -147,6 +147,48 @@ async def test_consecutive_tool_results_merge_into_one_user_message(anthropic_wi
     assert messages[2]["content"][1]["is_error"] is True
     assert messages[2]["content"][1]["content"] == [{"type": "text", "text": "boom"}]
     assert messages[2]["content"][1]["cache_control"] == {"type": "ephemeral"}
+
+
+async def test_usage_counts_cache_reads_and_writes(anthropic_wire):
+    """Input and cache counts come in ``message_start``, the output count in ``message_delta``."""
+    anthropic_wire.server.script(
+        Reply(
+            text="ok",
+            usage={
+                "input_tokens": 12,
+                "cache_read_tokens": 400,
+                "cache_write_tokens": 300,
+                "output_tokens": 9,
+            },
+        )
+    )
+    usage = (await anthropic_wire.run()).message.usage
+    assert (
+        usage.input_tokens,
+        usage.cache_read_tokens,
+        usage.cache_write_tokens,
+        usage.output_tokens,
+    ) == (12, 400, 300, 9)
+    assert usage.cache_read_cost > 0 and usage.cache_write_cost > 0
+
+
+@pytest.mark.parametrize(
+    "error_type, message, kind",
+    [
+        ("rate_limit_error", "slow down", "rate_limit"),
+        ("api_error", "Internal server error", "server"),
+        ("invalid_request_error", "prompt is too long: 210000 tokens > 200000", "context_overflow"),
+    ],
+)
+async def test_error_event_mid_stream_is_its_kind(anthropic_wire, error_type, message, kind):
+    reply = Reply(text="a reply cut by an error event", chunk_size=4)
+    anthropic_wire.server.script(
+        StreamError(after_chunks=6, error_type=error_type, message=message, reply=reply)
+    )
+    result = await anthropic_wire.run()
+    (event,) = result.of(ErrorEvent)
+    assert (event.error.kind, event.error.detail, event.error.status) == (kind, message, None)
+    assert result.message.text and reply.text.startswith(result.message.text)
 
 
 async def test_sdk_does_not_retry_on_its_own(anthropic_wire):

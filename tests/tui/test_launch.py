@@ -232,10 +232,11 @@ async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -
         await settle(pilot)
         assert gc.get_freeze_count() > 10_000
     # Another chat screen (another session) freezes nothing more: only the first does.
+    # (Frozen objects may still be freed meanwhile: the app's worker threads end.)
     garbage = [[] for _ in range(1_000)]
     frozen = gc.get_freeze_count()
     _gc.freeze_loaded()
-    assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() <= frozen
     del garbage
     gc.unfreeze()
 

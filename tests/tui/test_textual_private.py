@@ -12,6 +12,7 @@ from textual.app import App
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock
 
 from tui.widgets import _textual_private as private
 
@@ -49,3 +50,50 @@ def test_the_private_attributes_used_exist_with_their_meaning() -> None:
         "requester",
         "callback",
     ]
+
+
+SAMPLE = (
+    "# Title\n\nA paragraph with *emphasis* and `code`.\n\n- one\n- two\n  - nested\n\n"
+    "```py\nprint('x')\n```\n\n> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n1. first\n2. second\n\n"
+    "last words"
+)
+
+
+def blocks_of(markdown: Markdown) -> list[tuple[str, tuple[int, int], int]]:
+    return [
+        (type(block).__name__, block.source_range, len(block.children))
+        for block in markdown.query_children(MarkdownBlock)
+    ]
+
+
+async def test_appending_without_a_batch_makes_the_blocks_textual_makes() -> None:
+    class Two(App):
+        def compose(self):
+            yield Markdown(id="textual")
+            yield Markdown(id="ours")
+
+    fragments = [SAMPLE[i : i + 7] for i in range(0, len(SAMPLE), 7)]
+    async with Two().run_test() as pilot:
+        textual_md = pilot.app.query_one("#textual", Markdown)
+        ours = pilot.app.query_one("#ours", Markdown)
+        for fragment in fragments:
+            await textual_md.append(fragment)
+            await private.append_markdown(ours, fragment)
+        await pilot.pause()
+        assert ours.source == textual_md.source == SAMPLE
+        assert blocks_of(ours) == blocks_of(textual_md)
+        assert len(blocks_of(ours)) >= 8
+
+
+async def test_blocks_made_for_a_widget_are_the_ones_its_update_mounts() -> None:
+    class One(App):
+        def compose(self):
+            yield Markdown(SAMPLE)
+
+    async with One().run_test() as pilot:
+        markdown = pilot.app.query_one(Markdown)
+        await pilot.pause()
+        made = await private.markdown_blocks(markdown, SAMPLE)
+        assert [(type(b).__name__, b.source_range) for b in made] == [
+            (name, span) for name, span, _ in blocks_of(markdown)
+        ]

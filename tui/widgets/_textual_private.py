@@ -2,8 +2,9 @@
 
 Textual offers no public way to move a scroll position inside a layout pass
 (and a running scroll animation with it), to follow the bottom again, to keep
-a Markdown widget's source in step after removing blocks, or to give the
-default screen a result callback. These do, through internals that may change
+a Markdown widget's source in step after removing blocks, to make or append
+its blocks without holding every screen update, or to give the default screen
+a result callback. These do, through internals that may change
 in any release: Textual is pinned, and :func:`check_version` (run by a test)
 fails loudly on a version these were not checked against, so an upgrade starts
 by reading this module.
@@ -11,16 +12,19 @@ by reading this module.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 import textual
 from textual._animator import SimpleAnimation
+from textual.await_complete import AwaitComplete
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
 if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownBlock
 
 KNOWN_VERSIONS = ("8.2.",)
 """Textual releases (prefixes) this module was checked against."""
@@ -74,6 +78,59 @@ def set_markdown_source(markdown: Markdown, source: str) -> None:
     """Keep a Markdown widget's idea of its source in step after some of its
     blocks were removed by hand."""
     markdown._markdown = source
+
+
+async def markdown_blocks(markdown: Markdown, source: str) -> list[MarkdownBlock]:
+    """The blocks a Markdown widget would mount for ``source``: parsed in a
+    thread, as ``Markdown.update`` does, and made on the loop."""
+    from markdown_it import MarkdownIt
+
+    factory = markdown._parser_factory
+    parser = MarkdownIt("gfm-like") if factory is None else factory()
+    tokens = await asyncio.to_thread(parser.parse, source)
+    return list(markdown._parse_markdown(tokens))
+
+
+def append_markdown(markdown: Markdown, fragment: str) -> AwaitComplete:
+    """``Markdown.append`` without its ``App.batch_update``, which Textual holds
+    while the new blocks mount (every other task's loop turns), so that no
+    screen update, a key's echo included, is painted meanwhile. Without it a
+    frame may show the last block grown before the blocks after it: text that
+    is streaming in anyway."""
+    from markdown_it import MarkdownIt
+    from textual.widgets.markdown import MarkdownBlock
+
+    factory = markdown._parser_factory
+    parser = MarkdownIt("gfm-like") if factory is None else factory()
+    markdown._markdown = markdown.source + fragment
+    start_line = markdown._last_parsed_line
+    updated_source = "".join(markdown._markdown.splitlines(keepends=True)[start_line:])
+
+    async def await_append() -> None:
+        async with markdown.lock:
+            tokens = parser.parse(updated_source)
+            existing = [child for child in markdown.children if isinstance(child, MarkdownBlock)]
+            for token in reversed(tokens):
+                if token.map is not None and token.level == 0:
+                    markdown._last_parsed_line += token.map[0]
+                    break
+            new_blocks = list(markdown._parse_markdown(tokens))
+            for block in new_blocks:
+                start, end = block.source_range
+                block.source_range = (start + start_line, end + start_line)
+            if existing and new_blocks:
+                last = existing[-1]
+                last.source_range = new_blocks[0].source_range
+                try:
+                    await last._update_from_block(new_blocks[0])
+                except IndexError:
+                    pass
+                else:
+                    new_blocks = new_blocks[1:]
+            if new_blocks:
+                await markdown.mount_all(new_blocks)
+
+    return AwaitComplete(await_append())
 
 
 def give_result_callback(screen: Screen) -> None:

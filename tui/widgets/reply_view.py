@@ -28,6 +28,7 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
+from core.providers.pacing import ui_first
 from core.sanitize import StreamCleaner
 from tui.widgets import _gc
 from tui.widgets._context import ViewContext
@@ -39,6 +40,10 @@ from tui.widgets.tool_call_card import ToolCallCard
 
 FRAME_SECONDS = 1 / 30
 """At most one render of new stream events per frame while the screen keeps up."""
+RENDER_REST = 1.0
+"""After a render that left text queued (the stream is ahead of the screen),
+the loop is left to keys and the stream's reader for this many times as long
+as the render and its paint took: renders take at most half of it."""
 FIRST_FRAME_CHARS = 1_000
 """At most this much text in the first render, so that the first words are
 painted at once. Later renders take everything queued: a reply far ahead of
@@ -244,10 +249,13 @@ class ReplyView(AssistantMessage):
         while True:
             await self._wake.wait()
             self._wake.clear()
+            await ui_first.render_turn()  # a key on its way to the screen is painted first
+            started = time.perf_counter()
             if self._pending:
                 events = self._take_frame()
                 try:
-                    await self._apply(events)
+                    with ui_first.rendering():  # its mounts do not wait on the stream's reader
+                        await self._apply(events)
                 except Exception as error:  # never lose the reply to a rendering bug
                     self._broken = True
                     self.log.error("reply rendering failed", error)
@@ -256,9 +264,11 @@ class ReplyView(AssistantMessage):
             if self._stream_ended and not self._pending:
                 return
             if self._pending:
-                # Behind the stream: paint this frame, then render the next at once.
+                # Behind the stream: paint this frame, then rest as long as the
+                # render and its paint took, so that keys find the loop free.
                 self._wake.set()
                 await self._painted()
+                await asyncio.sleep(RENDER_REST * (time.perf_counter() - started))
             else:
                 await asyncio.sleep(FRAME_SECONDS)
 

@@ -25,9 +25,10 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
+from core.providers.pacing import ui_first
 from tui.widgets._markdown_split import Cut, MarkdownSplitter, estimated_rows, split_markdown
 from tui.widgets._text import clean
-from tui.widgets._textual_private import set_markdown_source
+from tui.widgets._textual_private import append_markdown, markdown_blocks, set_markdown_source
 
 SHOWN_TAIL_CHARS = 4_000
 """How much of a write's end is always rendered: about a screen of text. A
@@ -95,7 +96,11 @@ class MarkdownSegment(Markdown):
         """Show ``markdown`` (the whole segment's text): settled once its blocks
         are in, unless it is still streaming."""
         self._settled, self._height_at = False, None
-        updated = super().update(markdown)
+        if any(isinstance(child, MarkdownBlock) for child in self.children):
+            # Replaced in one batch, as Textual does: no frame without blocks.
+            updated = super().update(markdown)
+        else:
+            updated = AwaitComplete(self._mount_first_blocks(markdown))
 
         async def settle_when_updated() -> None:
             await updated
@@ -103,6 +108,23 @@ class MarkdownSegment(Markdown):
                 self.settle()
 
         return AwaitComplete(settle_when_updated())
+
+    def append(self, markdown: str) -> AwaitComplete:
+        """Streamed text: see :func:`append_markdown` (no batch held while blocks mount)."""
+        return append_markdown(self, markdown)
+
+    async def _mount_first_blocks(self, markdown: str) -> None:
+        """Mount the blocks of a segment that has none, outside a batch: Textual's
+        ``update`` holds ``App.batch_update`` while the blocks mount, which takes
+        the loop turns of every other task (a stream's reader, other segments),
+        and no screen update, a key's echo included, is painted meanwhile. A key
+        on its way to the screen is painted first."""
+        await ui_first.render_turn()
+        async with self.lock:
+            set_markdown_source(self, markdown)
+            blocks = await markdown_blocks(self, markdown)
+            if blocks:
+                await self.mount_all(blocks)
 
     @property
     def source(self) -> str:
@@ -340,10 +362,13 @@ class SegmentedMarkdown(Widget):
         """Segments entirely outside screen rows ``top``..``bottom`` hide their
         blocks; the others show them. Lazy segments make their blocks from
         further away (as far again on each side): making them takes a few
-        frames, and a page key must not find them blank."""
+        frames, and a page key must not find them blank. Not while text is
+        streamed in: the reply's end moves on at every render, and making every
+        segment it passes would be the work lazy segments exist to avoid (they
+        are all made once it is complete)."""
         if len(self._frozen) < 2:
             return
-        reach = bottom - top
+        reach = 0 if self._splitter is not None else bottom - top
         # While lazy segments are being made their heights change, and the
         # regions read here can be a pass behind: hiding waits until all are made.
         hiding = self.all_made

@@ -1,0 +1,93 @@
+"""The UI first: stream readers let a key reach its widget and a render finish,
+renderers let a key be painted, and a key never reported cannot stall a
+stream beyond the bound."""
+
+from __future__ import annotations
+
+import asyncio
+
+from core.providers.pacing import LoopShare, UiFirst
+
+
+async def loop_turns(count: int = 10) -> None:
+    """Let every ready task run ``count`` times (no clock involved)."""
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
+async def test_a_reader_waits_at_its_slice_end_until_the_key_is_handled() -> None:
+    keys = UiFirst(hold_seconds=30)
+    share = LoopShare(slice_seconds=0, ui=keys)
+    keys.key_read()
+    reader = asyncio.create_task(share.tick())
+    await loop_turns()
+    assert not reader.done()
+    keys.key_handled()
+    await asyncio.wait_for(reader, 5)
+    assert keys.held  # handled, not yet painted
+
+
+async def test_a_renderer_waits_until_the_key_is_painted_too() -> None:
+    keys = UiFirst(hold_seconds=30)
+    keys.key_read()
+    renderer = asyncio.create_task(keys.render_turn())
+    keys.key_handled()
+    await loop_turns()
+    assert not renderer.done()
+    keys.key_painted()
+    await asyncio.wait_for(renderer, 5)
+    assert not keys.held
+
+
+async def test_every_key_read_is_waited_for() -> None:
+    keys = UiFirst(hold_seconds=30)
+    keys.key_read()
+    keys.key_read()
+    reader = asyncio.create_task(keys.reader_turn())
+    keys.key_handled()
+    await loop_turns()
+    assert not reader.done()
+    keys.key_handled()
+    await asyncio.wait_for(reader, 5)
+
+
+async def test_without_keys_nothing_waits() -> None:
+    keys = UiFirst(hold_seconds=30)
+    await asyncio.wait_for(keys.render_turn(), 5)
+    share = LoopShare(slice_seconds=0, ui=keys)
+    await asyncio.wait_for(share.tick(), 5)
+
+
+async def test_a_key_never_reported_holds_streams_only_up_to_the_bound() -> None:
+    keys = UiFirst(hold_seconds=0.05)
+    keys.key_read()  # went to a widget that was removed: no handling, no paint
+    await asyncio.wait_for(keys.render_turn(), 5)
+    assert not keys.held  # forgotten: the next slice does not wait again
+
+
+async def test_a_reader_waits_while_a_render_is_under_way() -> None:
+    ui = UiFirst(hold_seconds=30)
+    share = LoopShare(slice_seconds=0, ui=ui)
+    with ui.rendering():
+        reader = asyncio.create_task(share.tick())
+        await loop_turns()
+        assert not reader.done()
+        await asyncio.wait_for(ui.render_turn(), 5)  # renders do not wait for renders
+    await asyncio.wait_for(reader, 5)
+    assert not ui.held
+
+
+def test_one_instance_serves_successive_event_loops() -> None:
+    """The app's instance is the process's; each test (and each run) has its own loop."""
+    keys = UiFirst(hold_seconds=30)
+
+    async def one_key() -> None:
+        keys.key_read()
+        waiter = asyncio.create_task(keys.render_turn())
+        await loop_turns()
+        keys.key_handled()
+        keys.key_painted()
+        await asyncio.wait_for(waiter, 5)
+
+    asyncio.run(one_key())
+    asyncio.run(one_key())

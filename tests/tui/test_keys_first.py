@@ -1,0 +1,69 @@
+"""Keys first while a reply streams: a key holds stream readers until its widget
+has handled it and renderers until it is painted, and a reply's blocks never
+hold every screen update (``App.batch_update``) while they mount."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import contextmanager
+
+from textual import events
+from textual.app import App
+
+from core.providers.pacing import ui_first
+from tests.tui.helpers import running
+from tui.widgets.prompt_input import PromptInput
+from tui.widgets.segmented_markdown import MarkdownSegment
+
+PARAGRAPHS = "\n\n".join(f"Paragraph {n} with some words in it." for n in range(40))
+
+
+async def test_a_key_read_holds_readers_until_handled_and_renderers_until_painted(
+    monkeypatch,
+) -> None:
+    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)  # a missing report cannot pass
+    async with running() as pilot:
+        prompt = pilot.app.screen.query_one(PromptInput)
+        seen: list[tuple[str, str]] = []
+
+        async def reader() -> None:
+            await ui_first.reader_turn()
+            seen.append(("reader", prompt.text))
+
+        async def renderer() -> None:
+            await ui_first.render_turn()
+            seen.append(("renderer", prompt.text))
+
+        pilot.app.post_message(events.Key("x", "x"))  # as the terminal driver posts it
+        assert ui_first.held
+        waiting = [asyncio.create_task(reader()), asyncio.create_task(renderer())]
+        await asyncio.wait_for(asyncio.gather(*waiting), 10)
+        assert seen == [("reader", "x"), ("renderer", "x")]
+        assert not ui_first.held
+
+
+class Segments(App):
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches = 0
+
+    @contextmanager
+    def batch_update(self):
+        self.batches += 1
+        with super().batch_update():
+            yield
+
+
+async def test_streamed_and_whole_segments_mount_their_blocks_outside_a_batch() -> None:
+    app = Segments()
+    async with app.run_test() as pilot:
+        app.batches = 0  # the app's start composes its screen in one
+        live = MarkdownSegment(streaming=True)
+        whole = MarkdownSegment(PARAGRAPHS)
+        await app.screen.mount_all([live, whole])
+        for start in range(0, len(PARAGRAPHS), 50):
+            await live.append(PARAGRAPHS[start : start + 50])
+        await pilot.pause()
+        assert live.source == whole.source == PARAGRAPHS
+        assert len(live.children) == len(whole.children) == 40
+        assert app.batches == 0
