@@ -347,6 +347,9 @@ class ChatScreen(Screen[None]):
         self.stand_in.update(plain(message))
         self.stand_in.display = True
         self._show_welcome()
+        # Laid out in the next frame, with the emptied input: the row's own
+        # request would reach the screen as a message, a frame later.
+        self.refresh(layout=True)
 
     def _unsent(self, draft: str, attachments: list[Attachment]) -> None:
         """The message was not saved: its stand-in goes, the draft comes back."""
