@@ -16,6 +16,10 @@ come and worked through in order in one task, so the view can await
 
 At the end of a reply (:meth:`ViewBinding.end_reply`) whatever was saved on
 the path and not shown is caught up, so the view ends as a rebuilt one would.
+
+A message sent before the view was there (just after launch) is shown by the
+screen in a stand-in row (:attr:`ViewBinding.stand_in`): the frame that shows
+the saved message is the first without it.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from core.providers.base import STREAM_EVENT_TYPES, ProviderError, StreamEvent
 from core.sanitize import strip_control
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
+
     from core.agent import ToolActivity
     from core.conversation import Conversation
     from tui.widgets.chat_view import ChatView
@@ -43,7 +49,9 @@ TICK_SECONDS = 1.0
 
 
 class ViewBinding:
-    def __init__(self, chat_view: ChatView, conversation: Conversation) -> None:
+    def __init__(
+        self, chat_view: ChatView, conversation: Conversation, stand_in: Widget | None = None
+    ) -> None:
         """Show ``conversation``'s events in ``chat_view`` (which shows its path now)."""
         self.chat_view = chat_view
         self.conversation = conversation
@@ -52,6 +60,9 @@ class ViewBinding:
         self._after: str | None = None
         """The last entry shown before the reply being written (None: no reply)."""
         self._shown: set[str] = set()
+        self.stand_in = stand_in
+        """The screen's row for a message sent before the view was there: while it
+        is displayed, the next user message saved hides it."""
         self._running: set[str] = set()
         """Ids of the calls running now."""
         self._timer = chat_view.set_interval(TICK_SECONDS, self._tick, pause=True)
@@ -147,6 +158,15 @@ class ViewBinding:
             await self.chat_view.set_entries(path)  # stopped before the reply was saved: drop it
 
     async def show_saved(self, entries: Sequence[Entry]) -> None:
+        stand_in = self.stand_in
+        if stand_in is None or not stand_in.display or not any(map(_is_user, entries)):
+            await self._show_saved(entries)
+            return
+        with self.chat_view.app.batch_update():  # never both on screen, not even for a frame
+            await self._show_saved(entries)
+            stand_in.display = False
+
+    async def _show_saved(self, entries: Sequence[Entry]) -> None:
         for entry in entries:
             if entry.id in self._shown:
                 continue
@@ -168,3 +188,7 @@ class ViewBinding:
     def _tick(self) -> None:
         if self.reply is not None:
             self.reply.tick_tools()
+
+
+def _is_user(entry: Entry) -> bool:
+    return entry.message is not None and entry.message.role == "user"

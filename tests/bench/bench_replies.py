@@ -5,6 +5,9 @@ The issue's figures (#13), each beside a floor measured in the same run:
 
 * first reply after launch vs the second (floor: the second; goal ≤ 2x pi,
   which is about the second), and the slowest key echo while the first is awaited;
+* the first message after launch, sent as soon as the first screen shows:
+  Enter → the message on screen (floor: a key's echo in the idle program,
+  one frame; goal: within one frame), the median of FIRST_MESSAGE_RUNS launches;
 * a 20,000-word reply at the server's full speed, after one short exchange
   (painting, not loading): Enter → first word (floor: a plain HTTP client's
   first chunk of the same stream; goal: within 100 ms of it), Enter → last
@@ -32,6 +35,7 @@ WORDS = 20_000
 CHUNK_CHARS = 30
 """About 4,000 chunks for 20,000 words, as in the issue's measurement."""
 EXCHANGES = 50
+FIRST_MESSAGE_RUNS = 3
 FLOOR_APP = """
 import time
 from textual.app import App
@@ -64,6 +68,9 @@ def measure(program: driver.Program, server: driver.FakeServer, home: Path) -> d
     env = driver.base_env(home)
     results: dict[str, object] = {}
     results.update(driver.first_replies(program, server, env))
+    shown = [driver.first_message_shown(program, server, env) for _ in range(FIRST_MESSAGE_RUNS)]
+    for key in ("message_shown", "idle_echo"):
+        results[key] = statistics.median(run[key] for run in shown)
     results.update(driver.long_stream(program, server, env, WORDS, CHUNK_CHARS))
     runs = driver.exchanges(program, server, env, EXCHANGES)
     times = runs["times"]
@@ -82,6 +89,11 @@ def report(name: str, r: dict, floors: dict) -> None:
         f"{r['first'] / r['second']:5.2f}x the second ({r['second'] * ms:.0f} ms)"
     )
     print(f"  slowest echo while awaited    {r['first_echo_max'] * ms:7.0f} ms")
+    print(
+        f"  first message on screen       {r['message_shown'] * ms:7.0f} ms   "
+        f"{r['message_shown'] / r['idle_echo']:5.2f}x a key's echo ({r['idle_echo'] * ms:.0f} ms; "
+        "goal: one frame, ~1x)"
+    )
     print(
         f"  {WORDS:,}-word reply: first word {r['first_word'] * ms:7.0f} ms   "
         f"{(r['first_word'] - floors['raw_first']) * ms:.0f} ms after a plain client's first chunk "

@@ -292,6 +292,28 @@ def first_replies(program: Program, server: FakeServer, env: dict[str, str]) -> 
     return {"first": first, "second": second, "first_echo_max": max(echoes), "rss_mb": rss}
 
 
+def first_message_shown(
+    program: Program, server: FakeServer, env: dict[str, str]
+) -> dict[str, float]:
+    """Enter → the user's message on screen, for the first message after launch,
+    typed as soon as the first screen shows (while the program may still be
+    loading what shows messages); and a key typed once it is idle → echoed:
+    one frame, the floor. On screen means below the first line (a title may
+    name the message) while the input is empty again (its placeholder, the
+    ``ready`` text, is back): not the input still holding it."""
+    with launched(program, server, env) as pane:
+        start = send(pane, "ask-one")
+        shown = pane.wait_for(
+            lambda screen: program.ready in screen and "ask-one" in screen.split("\n", 1)[1]
+        )
+        pane.wait_text("echo: ask-one")
+        time.sleep(0.5)  # idle
+        typed = time.perf_counter()
+        pane.type(TYPED)
+        echoed = pane.wait_for(lambda screen: typed_run(screen) > 0)
+    return {"message_shown": shown - start, "idle_echo": echoed - typed}
+
+
 def long_stream(
     program: Program, server: FakeServer, env: dict[str, str], words: int, chunk_size: int
 ) -> dict[str, float]:

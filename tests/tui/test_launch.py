@@ -2,21 +2,40 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
+import threading
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
 
 import pytest
+from fake_provider import Reply, Stall
 from textual import events
+from textual.pilot import Pilot
 
 from core.content import TextContent
 from core.entries import ModelChange
 from core.messages import Message, user_text
 from core.session import Session
-from tests.tui.helpers import app_of, running, screen_text, send, settle
+from tests.tui.helpers import (
+    SIZE,
+    app_of,
+    notifications,
+    running,
+    screen_text,
+    send,
+    settle,
+    type_text,
+    wait_for,
+)
 from tui.bootstrap import open_store
 from tui.cli import build_parser, main
 from tui.launch import build_app, prepare_launch, resume_command
+from tui.screens import chat as chat_screen
 from tui.widgets.prompt_input import PromptInput
+from tui.widgets.user_message import UserMessage
 
 
 def messages(app) -> list[tuple[str, str]]:
@@ -289,3 +308,175 @@ async def test_a_message_sent_while_a_long_session_loads_lands_after_it() -> Non
             assert app.screen.chat_view.entries == path
     finally:
         await store.close()
+
+
+@asynccontextmanager
+async def chat_view_held_back(
+    monkeypatch: pytest.MonkeyPatch, argv: Sequence[str]
+) -> AsyncIterator[tuple[Pilot, threading.Event]]:
+    """The app just launched, its chat view's modules still loading: the import
+    the load worker does (in a thread) waits until the event is set."""
+    release = threading.Event()
+
+    def import_when_released(name: str) -> ModuleType:
+        assert release.wait(timeout=30), "never released"
+        return importlib.import_module(name)
+
+    monkeypatch.setattr(
+        chat_screen, "importlib", SimpleNamespace(import_module=import_when_released)
+    )
+    args = build_parser().parse_args(list(argv))
+    app, store = await build_app(args, prepare_launch(args))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            try:
+                await pilot.pause()
+                yield pilot, release
+            finally:
+                release.set()  # the thread must end for the app to
+    finally:
+        await store.close()
+
+
+def lines_showing(pilot: Pilot, text: str) -> list[int]:
+    """The screen lines that show ``text`` alone, below the title."""
+    lines = screen_text(pilot).splitlines()
+    return [i for i, line in enumerate(lines) if i > 0 and line.strip() == text]
+
+
+async def test_a_message_sent_while_the_chat_view_loads_is_on_screen_in_the_next_frame(
+    monkeypatch, fake_provider, fake_args
+) -> None:
+    """Enter just after launch: the message is in the next frame (literally, its
+    control sequences removed) though the chat view is not there yet; the chat
+    view shows it once, where and as it was shown (the reply is held back, so
+    that nothing moves it)."""
+    fake_provider.script(Stall(30, reply=Reply(text="never")))
+    async with chat_view_held_back(monkeypatch, fake_args) as (pilot, release):
+        screen = pilot.app.screen
+        typed = "[bold]not bold[/bold] \x1b[2J\x1b]52;c;aGk=\x07done"
+        screen.prompt.text = typed  # as no key or paste can: the input strips them
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = "[bold]not bold[/bold] done"
+        assert not screen.query("#chat"), "the chat view was not held back"
+        assert len(lines_showing(pilot, shown)) == 1
+        assert not screen.query_one("#welcome").display
+        stand_in = screen.query_one("#stand-in")
+        assert stand_in.display
+        place, background = stand_in.region, stand_in.styles.background
+        before = screen_text(pilot).splitlines()[place.y : place.bottom]
+        release.set()
+        await wait_for(lambda: not screen.stand_in.display, pilot)
+        await pilot.pause()
+        rows = [w for w in screen.chat_view.message_widgets if isinstance(w, UserMessage)]
+        assert [row.text for row in rows] == [shown]
+        assert len(lines_showing(pilot, shown)) == 1, "shown twice"
+        assert (rows[0].region, rows[0].styles.background) == (place, background)
+        assert screen_text(pilot).splitlines()[place.y : place.bottom] == before
+        await pilot.press("escape")
+        await settle(pilot)
+    assert messages(pilot.app)[0] == ("user", typed)  # saved as sent
+
+
+async def test_esc_while_the_chat_view_loads_brings_the_message_back(
+    monkeypatch, fake_provider, fake_args
+) -> None:
+    async with chat_view_held_back(monkeypatch, fake_args) as (pilot, release):
+        screen = pilot.app.screen
+        await type_text(pilot, "wait for me")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert lines_showing(pilot, "wait for me")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.prompt.text == "wait for me"
+        assert not screen.stand_in.display
+        assert screen.query_one("#welcome").display
+        release.set()
+        await settle(pilot)
+        assert screen.prompt.text == "wait for me"
+        assert app_of(pilot).conversation.session.path == []
+    assert fake_provider.requests == []
+
+
+async def test_a_save_failure_while_the_chat_view_loads_keeps_the_draft(
+    monkeypatch, fake_args
+) -> None:
+    async with chat_view_held_back(monkeypatch, fake_args) as (pilot, release):
+        screen = pilot.app.screen
+        await app_of(pilot).conversation.session.store.close()
+        await type_text(pilot, "precious words")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert lines_showing(pilot, "precious words")
+        release.set()
+        await settle(pilot)
+        assert screen.prompt.text == "precious words"
+        assert not screen.stand_in.display
+        assert not lines_showing(pilot, "precious words")[:-1], "only the input shows it"
+        assert any("Could not save the message, draft kept" in n for n in notifications(pilot))
+
+
+async def test_what_is_typed_while_the_chat_view_loads_is_all_sent(
+    monkeypatch, fake_provider, fake_args
+) -> None:
+    """A slash command and a second message while the first waits for the chat
+    view: the command runs (the stand-in and the hidden welcome stay), the
+    second is queued, and both are sent in order."""
+    fake_provider.script(Reply(text="One."), Reply(text="Two."))
+    async with chat_view_held_back(monkeypatch, fake_args) as (pilot, release):
+        screen = pilot.app.screen
+        await type_text(pilot, "first")
+        await pilot.press("enter")
+        await type_text(pilot, "/model openai/other")
+        await pilot.press("enter")
+        await type_text(pilot, "second")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert lines_showing(pilot, "first")
+        assert not screen.query_one("#welcome").display
+        assert screen.compaction_status.queued == ("second",)
+        release.set()
+        await settle(pilot)
+        assert [m for m in messages(pilot.app) if m[0] == "user"] == [
+            ("user", "first"),
+            ("user", "second"),
+        ]
+        assert not screen.stand_in.display
+        assert screen.prompt.text == ""
+    assert [r.body["model"] for r in fake_provider.requests] == ["other", "other"]
+
+
+def test_a_message_sent_while_the_chat_view_loads_needs_none_of_its_modules() -> None:
+    """Run in a fresh interpreter, the chat view's import held back: the message
+    is on screen with no Markdown and no message widget loaded."""
+    code = """
+import asyncio, importlib, sys, threading
+from types import SimpleNamespace
+from tests.tui.helpers import running
+from tui.cli import build_parser
+from tui.launch import build_app, prepare_launch
+from tui.screens import chat
+
+release = threading.Event()
+chat.importlib = SimpleNamespace(import_module=lambda name: (release.wait(30), importlib.import_module(name))[1])
+
+async def main():
+    args = build_parser().parse_args([])
+    app, store = await build_app(args, prepare_launch(args))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        for key in "hi":
+            await pilot.press(key)
+        await pilot.press("enter")
+        await pilot.pause()
+        print("SHOWN", app.screen.stand_in.display)
+        print("LOADED", sorted(m for m in sys.modules if m.startswith(("tui.widgets.chat_view", "tui.widgets.user_message", "textual.widgets._markdown"))))
+        release.set()
+    await store.close()
+
+asyncio.run(main())
+"""
+    printed = loaded_by(code)
+    assert "SHOWN True" in printed and "LOADED []" in printed, printed

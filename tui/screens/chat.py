@@ -7,7 +7,8 @@ in :class:`~core.conversation.Conversation`; message rendering is the
 conversation saves and where it moves by one
 :class:`~tui.view_binding.ViewBinding`. The chat view (Markdown, images) is
 imported and filled just after the first frame, so the input is there at
-once; whatever needs it waits for :attr:`ChatScreen.loaded`.
+once; whatever needs it waits for :attr:`ChatScreen.loaded`. A message sent
+before then is on screen at once all the same, in a stand-in row.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
 from tui.screens.welcome import welcome_text
 from tui.widgets import _gc
-from tui.widgets._text import one_line
+from tui.widgets._text import one_line, plain
 from tui.widgets.branch_bar import BranchBar
 from tui.widgets.compaction_status import CompactionStatus
 from tui.widgets.composer import Composer
@@ -123,7 +124,8 @@ class ChatScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="chat-title", markup=False)
         yield Static(id="welcome")
-        yield Vertical(id="chat-slot")
+        with Vertical(id="chat-slot"):
+            yield Static(id="stand-in", markup=False)  # hidden: see _show_stand_in
         yield CompactionStatus(id="compaction-status")
         yield Composer(self.conversation.settings, lambda: self.conversation.model)
         yield StatusFooter(id="footer")
@@ -162,8 +164,8 @@ class ChatScreen(Screen[None]):
         )
         totals = asyncio.ensure_future(self.conversation.load_totals())
         try:
-            await self.query_one("#chat-slot").mount(view)
-            self._binding = ViewBinding(view, self.conversation)
+            await self.query_one("#chat-slot").mount(view, before=0)  # above a stand-in
+            self._binding = ViewBinding(view, self.conversation, self.stand_in)
             await view.set_entries(self.session.path)
             await totals  # before anything is sent: appends from now on add to it
         finally:
@@ -175,7 +177,9 @@ class ChatScreen(Screen[None]):
 
     def _show_welcome(self) -> None:
         welcome = self.query_one("#welcome", Static)
-        empty = not any(e.message is not None for e in self.session.path)
+        empty = not self.stand_in.display and not any(
+            e.message is not None for e in self.session.path
+        )
         welcome.display = empty
         if empty:
             no_key = (
@@ -284,9 +288,16 @@ class ChatScreen(Screen[None]):
             )
             self.compaction_status.queued = self._queue.texts
             return
-        self._reply_worker = self._send(
+        self._start_send(
             message.strip("\n"), text, self.composer.take_attachments(), self.branches.take_edit()
         )
+
+    def _start_send(
+        self, message: str, draft: str, attachments: list[Attachment], edited: Entry | None
+    ) -> None:
+        if not self.loaded:
+            self._show_stand_in(message)  # now: the chat view is still being loaded
+        self._reply_worker = self._send(message, draft, attachments, edited)
 
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _send(
@@ -294,8 +305,13 @@ class ChatScreen(Screen[None]):
     ) -> None:
         """Save the user's message (as an alternative of ``edited``), show it, and
         stream the reply. A worker, so that no handler of this screen ever waits
-        (for the path to load, for the database) while its messages queue up."""
-        await self._loaded.wait()
+        (for the path to load, for the database) while its messages queue up.
+        Whatever is not saved comes back to the input."""
+        try:
+            await self._loaded.wait()
+        except asyncio.CancelledError:  # nothing was saved
+            self._unsent(draft, attachments)
+            raise
         if edited is not None and await self.branches.leave_for_edit(
             edited, message, lambda: self._send(message, draft, attachments)
         ):
@@ -305,16 +321,42 @@ class ChatScreen(Screen[None]):
             await asyncio.shield(save)
         except asyncio.CancelledError:
             # Stopped while saving: the save completes (and the view shows it).
-            with contextlib.suppress(Exception):
+            try:
                 await save
+            except Exception:
+                self._unsent(draft, attachments)
             raise
         except Exception as error:  # storage failures: say so and keep the draft
             self.notify(f"Could not save the message, draft kept: {error}", severity="error")
-            self.composer.restore(draft, attachments)
+            self._unsent(draft, attachments)
             return
         self._show_welcome()
         self.refresh_footer()
         await self._stream_reply()
+
+    @property
+    def stand_in(self) -> Static:
+        return self.query_one("#stand-in", Static)
+
+    def _show_stand_in(self, message: str) -> None:
+        """A message sent before the chat view shows the path (just after launch)
+        is shown at once all the same, where and as the chat view will show it
+        (chat.tcss), and the welcome goes. The row is there from the first frame,
+        hidden: showing it lays out again, with nothing to mount. The view
+        binding hides it in the frame that shows the message saved."""
+        self.stand_in.update(plain(message))
+        self.stand_in.display = True
+        self._show_welcome()
+        # Laid out in the next frame, with the emptied input: the row's own
+        # request would reach the screen as a message, a frame later.
+        self.refresh(layout=True)
+
+    def _unsent(self, draft: str, attachments: list[Attachment]) -> None:
+        """The message was not saved: its stand-in goes, the draft comes back."""
+        if self.stand_in.display:
+            self.stand_in.display = False
+            self._show_welcome()
+        self.composer.restore(draft, attachments)
 
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _retry(self, entry_id: str | None) -> None:
@@ -724,6 +766,4 @@ class ChatScreen(Screen[None]):
         queued = self._queue.take()
         self.compaction_status.queued = self._queue.texts
         if queued is not None:
-            self._reply_worker = self._send(
-                queued.message, queued.draft, queued.attachments, queued.edited
-            )
+            self._start_send(queued.message, queued.draft, queued.attachments, queued.edited)
