@@ -266,29 +266,47 @@ class SegmentedMarkdown(Widget):
         if self._splitter is None:
             self._splitter = MarkdownSplitter()
         operations = self._splitter.feed(text)
+        wholes: list[MarkdownSegment] = []
         index = 0
         while index < len(operations):
             operation = operations[index]
             following = operations[index + 1] if index + 1 < len(operations) else None
             index += 1
+            if (
+                isinstance(operation, str)
+                and isinstance(following, Cut)
+                and self._live is None
+                and not following.carried
+            ):
+                # A whole segment at once: made from its text, parsed once; the
+                # whole segments in a row are mounted together (one layout).
+                index += 1
+                tail = sum(len(op) for op in operations[index:] if isinstance(op, str))
+                wholes.append(self._whole(following.finished, lazy=tail > SHOWN_TAIL_CHARS))
+                continue
+            await self._mount_all(wholes)
             if isinstance(operation, Cut):
                 await self._freeze(operation.finished, operation.carried)
                 if operation.carried:
                     await self._write_live(operation.carried)
-            elif self._live is None and isinstance(following, Cut) and not following.carried:
-                # A whole segment at once: mounted from its text, parsed once.
-                index += 1
-                tail = sum(len(op) for op in operations[index:] if isinstance(op, str))
-                await self._mount_whole(following.finished, lazy=tail > SHOWN_TAIL_CHARS)
             else:
                 await self._write_live(operation)
+        await self._mount_all(wholes)
 
-    async def _mount_whole(self, text: str, *, lazy: bool) -> None:
+    def _whole(self, text: str, *, lazy: bool) -> MarkdownSegment:
+        """A finished segment, in :attr:`_frozen` (to be mounted by the caller)."""
         segment = MarkdownSegment(text, lazy=lazy)
         if lazy:
             segment.estimate_height(self.size.width or self.app.size.width)
         self._frozen.append((segment, text))
-        await self.mount(segment)
+        return segment
+
+    async def _mount_all(self, segments: list[MarkdownSegment]) -> None:
+        """Mount (and forget) ``segments``, once a key on its way to the screen is painted."""
+        if segments:
+            await ui_first.render_turn()
+            await self.mount_all(segments)
+            segments.clear()
 
     async def _write_live(self, text: str) -> None:
         if self._live is None:
@@ -312,7 +330,7 @@ class SegmentedMarkdown(Widget):
         live, stream = self._live, self._stream
         self._live, self._stream, self._live_text = None, None, ""
         if live is None:
-            await self._mount_whole(finished, lazy=False)
+            await self._mount_all([self._whole(finished, lazy=False)])
             return
         if stream is not None:
             await stream.stop()
