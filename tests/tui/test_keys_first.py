@@ -85,3 +85,21 @@ async def test_streamed_text_waits_until_a_key_on_its_way_is_painted(monkeypatch
         ui_first.key_painted()
         await asyncio.wait_for(appended(), 10)
         assert live.source == "Hello **there**" and len(live.children) == 1
+
+
+async def test_a_key_s_own_handler_mounts_finished_text_without_waiting_for_its_paint(
+    monkeypatch,
+) -> None:
+    """A key that switches branches mounts the new path's messages in its handler:
+    their blocks must not wait for that key to be painted (it cannot be before)."""
+    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
+    app = Segments()
+    async with app.run_test():
+        ui_first.key_read()
+        try:
+            segment = MarkdownSegment(PARAGRAPHS)
+            await asyncio.wait_for(app.screen.mount(segment), 10)
+            assert len(segment.children) == 40
+        finally:
+            ui_first.key_handled()
+            ui_first.key_painted()

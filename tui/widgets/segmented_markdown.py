@@ -123,9 +123,8 @@ class MarkdownSegment(Markdown):
         """Mount the blocks of a segment that has none, outside a batch: Textual's
         ``update`` holds ``App.batch_update`` while the blocks mount, which takes
         the loop turns of every other task (a stream's reader, other segments),
-        and no screen update, a key's echo included, is painted meanwhile. A key
-        on its way to the screen is painted first."""
-        await ui_first.render_turn()
+        and no screen update, a key's echo included, is painted meanwhile. (No
+        wait for keys here: a key's own handler may be what mounts the segment.)"""
         async with self.lock:
             set_markdown_source(self, markdown)
             blocks = await markdown_blocks(self, markdown)
@@ -376,6 +375,7 @@ class SegmentedMarkdown(Widget):
         finds them made."""
         for segment, _ in reversed(self._frozen):
             if segment.is_lazy and segment.is_attached:
+                await ui_first.render_turn()  # a key on its way to the screen is painted first
                 await segment.materialize()
                 await asyncio.sleep(LAZY_SECONDS)
         self.post_message(self.AllMade())
