@@ -54,6 +54,7 @@ class MarkdownSegment(Markdown):
         *,
         streaming: bool = False,
         lazy: bool = False,
+        streamed: bool = False,
         classes: str | None = None,
     ) -> None:
         """
@@ -61,8 +62,11 @@ class MarkdownSegment(Markdown):
             streaming: Text will be appended (``Markdown.get_stream``) until :meth:`settle`.
             lazy: Parse and mount the blocks only when :meth:`materialize` is called;
                 until then the segment is blank, about as tall as its text.
+            streamed: Part of a reply streaming in: its blocks are made once a key
+                on its way to the screen is painted.
         """
         super().__init__(None if lazy else markdown, classes=classes)
+        self._streamed = streamed
         self._lazy_text = markdown or "" if lazy else None
         self.is_materializing = False
         """Blocks of a lazy segment being made (:meth:`materialize`)."""
@@ -123,8 +127,11 @@ class MarkdownSegment(Markdown):
         """Mount the blocks of a segment that has none, outside a batch: Textual's
         ``update`` holds ``App.batch_update`` while the blocks mount, which takes
         the loop turns of every other task (a stream's reader, other segments),
-        and no screen update, a key's echo included, is painted meanwhile. (No
-        wait for keys here: a key's own handler may be what mounts the segment.)"""
+        and no screen update, a key's echo included, is painted meanwhile. A
+        streamed segment waits for a key on its way to the screen to be painted;
+        no other does: a key's own handler may be what mounts it (a branch switch)."""
+        if self._streamed:
+            await ui_first.render_turn()
         async with self.lock:
             set_markdown_source(self, markdown)
             blocks = await markdown_blocks(self, markdown)
@@ -294,7 +301,7 @@ class SegmentedMarkdown(Widget):
 
     def _whole(self, text: str, *, lazy: bool) -> MarkdownSegment:
         """A finished segment, in :attr:`_frozen` (to be mounted by the caller)."""
-        segment = MarkdownSegment(text, lazy=lazy)
+        segment = MarkdownSegment(text, lazy=lazy, streamed=True)
         if lazy:
             segment.estimate_height(self.size.width or self.app.size.width)
         self._frozen.append((segment, text))
