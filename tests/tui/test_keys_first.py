@@ -9,6 +9,8 @@ from contextlib import contextmanager
 
 from textual import events
 from textual.app import App
+from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock
 
 from core.providers.pacing import ui_first
 from tests.tui.helpers import running
@@ -78,7 +80,7 @@ async def test_streamed_text_waits_until_a_key_on_its_way_is_painted(monkeypatch
         ui_first.key_read()
         appended = live.append("Hello **there**")
         await pilot.pause()
-        assert live.source == "" and not appended.is_done
+        assert not live.children and not appended.is_done  # no blocks made yet
         ui_first.key_handled()
         await pilot.pause()
         assert not appended.is_done  # handled is not painted
@@ -103,3 +105,34 @@ async def test_a_key_s_own_handler_mounts_finished_text_without_waiting_for_its_
         finally:
             ui_first.key_handled()
             ui_first.key_painted()
+
+
+async def test_a_stream_stopped_while_its_append_waits_for_a_key_shows_the_text_once(
+    monkeypatch,
+) -> None:
+    """A reply finishing while its last append waits for a key's paint: the
+    stream is stopped (its append goes on, shielded) and the segment updated
+    with the whole text. The update must come after the append, not before
+    it (the text would then show twice)."""
+    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
+    app = Segments()
+    async with app.run_test() as pilot:
+        live = MarkdownSegment(streaming=True)
+        await app.screen.mount(live)
+        stream = Markdown.get_stream(live)
+        await stream.write("Hello there.")
+        await pilot.pause()
+        ui_first.key_read()
+        try:
+            await stream.write(" More words.")
+            await stream.stop()
+            updating = asyncio.ensure_future(live.update("Hello there. More words."))
+            await pilot.pause()
+        finally:
+            ui_first.key_handled()
+            ui_first.key_painted()
+        await asyncio.wait_for(updating, 10)
+        await pilot.pause()
+        shown = " ".join(str(block._content) for block in live.query(MarkdownBlock))
+        assert shown.count("More words.") == 1 and shown.count("Hello there.") == 1
+        assert live.source == "Hello there. More words."

@@ -13,6 +13,7 @@ by reading this module.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import textual
@@ -91,12 +92,18 @@ async def markdown_blocks(markdown: Markdown, source: str) -> list[MarkdownBlock
     return list(markdown._parse_markdown(tokens))
 
 
-def append_markdown(markdown: Markdown, fragment: str) -> AwaitComplete:
+def append_markdown(
+    markdown: Markdown, fragment: str, first: Callable[[], Awaitable[None]] | None = None
+) -> AwaitComplete:
     """``Markdown.append`` without its ``App.batch_update``, which Textual holds
     while the new blocks mount (every other task's loop turns), so that no
     screen update, a key's echo included, is painted meanwhile. Without it a
     frame may show the last block grown before the blocks after it: text that
-    is streaming in anyway."""
+    is streaming in anyway.
+
+    ``first`` is awaited before the blocks are made, with the widget's lock
+    held (an update of the whole text waits behind it, as behind Textual's
+    append); the source takes the fragment at once, as in Textual."""
     from markdown_it import MarkdownIt
     from textual.widgets.markdown import MarkdownBlock
 
@@ -108,6 +115,8 @@ def append_markdown(markdown: Markdown, fragment: str) -> AwaitComplete:
 
     async def await_append() -> None:
         async with markdown.lock:
+            if first is not None:
+                await first()
             tokens = parser.parse(updated_source)
             existing = [child for child in markdown.children if isinstance(child, MarkdownBlock)]
             for token in reversed(tokens):

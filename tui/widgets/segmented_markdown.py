@@ -114,14 +114,9 @@ class MarkdownSegment(Markdown):
         return AwaitComplete(settle_when_updated())
 
     def append(self, markdown: str) -> AwaitComplete:
-        """Streamed text, once a key on its way to the screen is painted: see
-        :func:`append_markdown` (no batch held while blocks mount)."""
-
-        async def when_keys_are_painted() -> None:
-            await ui_first.render_turn()
-            await append_markdown(self, markdown)
-
-        return AwaitComplete(when_keys_are_painted())
+        """Streamed text, its blocks made once a key on its way to the screen is
+        painted: see :func:`append_markdown` (no batch held while blocks mount)."""
+        return append_markdown(self, markdown, first=ui_first.render_turn)
 
     async def _mount_first_blocks(self, markdown: str) -> None:
         """Mount the blocks of a segment that has none, outside a batch: Textual's
@@ -130,9 +125,9 @@ class MarkdownSegment(Markdown):
         and no screen update, a key's echo included, is painted meanwhile. A
         streamed segment waits for a key on its way to the screen to be painted;
         no other does: a key's own handler may be what mounts it (a branch switch)."""
-        if self._streamed:
-            await ui_first.render_turn()
         async with self.lock:
+            if self._streamed:
+                await ui_first.render_turn()
             set_markdown_source(self, markdown)
             blocks = await markdown_blocks(self, markdown)
             if blocks:
