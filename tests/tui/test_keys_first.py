@@ -15,7 +15,7 @@ from textual.widgets.markdown import MarkdownBlock
 from core.providers.pacing import ui_first
 from tests.tui.helpers import running
 from tui.widgets.prompt_input import PromptInput
-from tui.widgets.segmented_markdown import MarkdownSegment
+from tui.widgets.segmented_markdown import MarkdownSegment, _drop_blocks_from
 
 PARAGRAPHS = "\n\n".join(f"Paragraph {n} with some words in it." for n in range(40))
 
@@ -136,3 +136,32 @@ async def test_a_stream_stopped_while_its_append_waits_for_a_key_shows_the_text_
         shown = " ".join(str(block._content) for block in live.query(MarkdownBlock))
         assert shown.count("More words.") == 1 and shown.count("Hello there.") == 1
         assert live.source == "Hello there. More words."
+
+
+async def test_a_segment_frozen_while_its_last_append_waits_keeps_only_its_part(
+    monkeypatch,
+) -> None:
+    """The live segment is cut (its stream stopped, the blocks of the text carried
+    to the next segment dropped) while its last append waits for a key's paint:
+    the drop comes after that append, so the carried text is not left behind."""
+    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
+    app = Segments()
+    async with app.run_test() as pilot:
+        live = MarkdownSegment(streaming=True)
+        await app.screen.mount(live)
+        stream = Markdown.get_stream(live)
+        await stream.write("First paragraph.\n\nCarried")
+        await pilot.pause()
+        ui_first.key_read()
+        try:
+            await stream.write(" on.")
+            await stream.stop()
+            dropping = asyncio.ensure_future(_drop_blocks_from(live, "First paragraph.\n\n"))
+            await pilot.pause()
+        finally:
+            ui_first.key_handled()
+            ui_first.key_painted()
+        await asyncio.wait_for(dropping, 10)
+        await pilot.pause()
+        shown = " ".join(str(block._content) for block in live.query(MarkdownBlock))
+        assert shown == "First paragraph." and live.source == "First paragraph.\n\n"

@@ -416,17 +416,20 @@ class SegmentedMarkdown(Widget):
 
 
 async def _drop_blocks_from(segment: Markdown, finished: str) -> None:
-    """Make ``segment`` show ``finished``: drop the blocks parsed from lines after it."""
-    first_dropped_line = finished.count("\n")
-    blocks = [child for child in segment.children if isinstance(child, MarkdownBlock)]
-    doomed = [block for block in blocks if block.source_range[0] >= first_dropped_line]
-    kept = blocks[: len(blocks) - len(doomed)]
-    if (
-        doomed
-        and blocks[len(kept) :] == doomed
-        and all(block.source_range[1] <= first_dropped_line for block in kept)
-    ):
-        await segment.remove_children(doomed)
-        set_markdown_source(segment, finished)
-    else:
-        await segment.update(finished)
+    """Make ``segment`` show ``finished``: drop the blocks parsed from lines after
+    it. With the segment's lock held: a stopped stream's last append may still
+    be making its blocks (it goes on, shielded)."""
+    async with segment.lock:
+        first_dropped_line = finished.count("\n")
+        blocks = [child for child in segment.children if isinstance(child, MarkdownBlock)]
+        doomed = [block for block in blocks if block.source_range[0] >= first_dropped_line]
+        kept = blocks[: len(blocks) - len(doomed)]
+        if (
+            doomed
+            and blocks[len(kept) :] == doomed
+            and all(block.source_range[1] <= first_dropped_line for block in kept)
+        ):
+            await segment.remove_children(doomed)
+            set_markdown_source(segment, finished)
+            return
+    await segment.update(finished)  # takes the lock itself
