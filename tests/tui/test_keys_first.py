@@ -165,3 +165,30 @@ async def test_a_segment_frozen_while_its_last_append_waits_keeps_only_its_part(
         await pilot.pause()
         shown = " ".join(str(block._content) for block in live.query(MarkdownBlock))
         assert shown == "First paragraph." and live.source == "First paragraph.\n\n"
+
+
+async def test_a_live_segment_finished_before_its_first_append_made_blocks_shows_the_text_once(
+    monkeypatch,
+) -> None:
+    """The whole text arrives (an update) while the stream's first append, which
+    the update queues behind, has not made its blocks yet: the update finds no
+    blocks when called, and blocks when it runs. They are replaced, not kept."""
+    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
+    app = Segments()
+    async with app.run_test() as pilot:
+        live = MarkdownSegment(streaming=True)
+        await app.screen.mount(live)
+        stream = Markdown.get_stream(live)
+        ui_first.key_read()
+        try:
+            await stream.write("Beans and peas.")
+            await stream.stop()
+            updating = asyncio.ensure_future(live.update("Beans and peas, then radishes."))
+            await pilot.pause()
+        finally:
+            ui_first.key_handled()
+            ui_first.key_painted()
+        await asyncio.wait_for(updating, 10)
+        await pilot.pause()
+        shown = " ".join(str(block._content) for block in live.query(MarkdownBlock))
+        assert shown == "Beans and peas, then radishes."

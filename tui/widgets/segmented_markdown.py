@@ -130,7 +130,14 @@ class MarkdownSegment(Markdown):
                 await ui_first.render_turn()
             set_markdown_source(self, markdown)
             blocks = await markdown_blocks(self, markdown)
-            if blocks:
+            # Blocks an append made while this waited for the lock are replaced,
+            # in one batch as Textual's update replaces them.
+            made = [child for child in self.children if isinstance(child, MarkdownBlock)]
+            if made:
+                with self.app.batch_update():
+                    await self.remove_children(made)
+                    await self.mount_all(blocks)
+            elif blocks:
                 await self.mount_all(blocks)
 
     @property
