@@ -97,98 +97,91 @@ async def test_a_key_s_own_handler_mounts_finished_text_without_waiting_for_its_
     monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
     app = Segments()
     async with app.run_test():
-        ui_first.key_read()
-        try:
+        with key_on_its_way():
             segment = MarkdownSegment(PARAGRAPHS)
             await asyncio.wait_for(app.screen.mount(segment), 10)
             assert len(segment.children) == 40
-        finally:
-            ui_first.key_handled()
-            ui_first.key_painted()
 
 
-async def test_a_stream_stopped_while_its_append_waits_for_a_key_shows_the_text_once(
+@contextmanager
+def key_on_its_way():
+    """A key read, handled and painted when the block ends."""
+    ui_first.key_read()
+    try:
+        yield
+    finally:
+        ui_first.key_handled()
+        ui_first.key_painted()
+
+
+async def append_racing(pilot, app: App, first: str, last: str, then) -> MarkdownSegment:
+    """A live segment streams ``first`` (its blocks made), then ``last`` while a
+    key is on its way (that append waits for the paint); the stream is stopped,
+    ``then(segment)`` starts, the key is painted, and ``then`` is awaited."""
+    live = MarkdownSegment(streaming=True)
+    await app.screen.mount(live)
+    stream = Markdown.get_stream(live)
+    if first:
+        await stream.write(first)
+        await pilot.pause()
+    with key_on_its_way():
+        await stream.write(last)
+        await stream.stop()  # its last append goes on, shielded
+        racing = asyncio.ensure_future(then(live))
+        await pilot.pause()
+    await asyncio.wait_for(racing, 10)
+    await pilot.pause()
+    return live
+
+
+def shown(segment: MarkdownSegment) -> str:
+    return " ".join(str(block._content) for block in segment.query(MarkdownBlock))
+
+
+async def test_a_reply_finished_while_its_last_append_waits_shows_the_text_once(
     monkeypatch,
 ) -> None:
-    """A reply finishing while its last append waits for a key's paint: the
-    stream is stopped (its append goes on, shielded) and the segment updated
-    with the whole text. The update must come after the append, not before
-    it (the text would then show twice)."""
+    """The update with the whole text must come after the append, not before it."""
     monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
     app = Segments()
     async with app.run_test() as pilot:
-        live = MarkdownSegment(streaming=True)
-        await app.screen.mount(live)
-        stream = Markdown.get_stream(live)
-        await stream.write("Hello there.")
-        await pilot.pause()
-        ui_first.key_read()
-        try:
-            await stream.write(" More words.")
-            await stream.stop()
-            updating = asyncio.ensure_future(live.update("Hello there. More words."))
-            await pilot.pause()
-        finally:
-            ui_first.key_handled()
-            ui_first.key_painted()
-        await asyncio.wait_for(updating, 10)
-        await pilot.pause()
-        shown = " ".join(str(block._content) for block in live.query(MarkdownBlock))
-        assert shown.count("More words.") == 1 and shown.count("Hello there.") == 1
+        live = await append_racing(
+            pilot,
+            app,
+            "Hello there.",
+            " More words.",
+            lambda s: s.update("Hello there. More words."),
+        )
+        assert shown(live) == "Hello there. More words."
         assert live.source == "Hello there. More words."
 
 
-async def test_a_segment_frozen_while_its_last_append_waits_keeps_only_its_part(
+async def test_a_segment_cut_while_its_last_append_waits_keeps_only_its_part(
     monkeypatch,
 ) -> None:
-    """The live segment is cut (its stream stopped, the blocks of the text carried
-    to the next segment dropped) while its last append waits for a key's paint:
-    the drop comes after that append, so the carried text is not left behind."""
+    """The blocks of the text carried to the next segment are dropped after that append."""
     monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
     app = Segments()
     async with app.run_test() as pilot:
-        live = MarkdownSegment(streaming=True)
-        await app.screen.mount(live)
-        stream = Markdown.get_stream(live)
-        await stream.write("First paragraph.\n\nCarried")
-        await pilot.pause()
-        ui_first.key_read()
-        try:
-            await stream.write(" on.")
-            await stream.stop()
-            dropping = asyncio.ensure_future(_drop_blocks_from(live, "First paragraph.\n\n"))
-            await pilot.pause()
-        finally:
-            ui_first.key_handled()
-            ui_first.key_painted()
-        await asyncio.wait_for(dropping, 10)
-        await pilot.pause()
-        shown = " ".join(str(block._content) for block in live.query(MarkdownBlock))
-        assert shown == "First paragraph." and live.source == "First paragraph.\n\n"
+        live = await append_racing(
+            pilot,
+            app,
+            "First paragraph.\n\nCarried",
+            " on.",
+            lambda s: _drop_blocks_from(s, "First paragraph.\n\n"),
+        )
+        assert shown(live) == "First paragraph." and live.source == "First paragraph.\n\n"
 
 
-async def test_a_live_segment_finished_before_its_first_append_made_blocks_shows_the_text_once(
+async def test_a_reply_finished_before_its_first_append_made_blocks_shows_the_text_once(
     monkeypatch,
 ) -> None:
-    """The whole text arrives (an update) while the stream's first append, which
-    the update queues behind, has not made its blocks yet: the update finds no
-    blocks when called, and blocks when it runs. They are replaced, not kept."""
+    """The update finds no blocks when called, and the append's when it runs:
+    they are replaced, not kept."""
     monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
     app = Segments()
     async with app.run_test() as pilot:
-        live = MarkdownSegment(streaming=True)
-        await app.screen.mount(live)
-        stream = Markdown.get_stream(live)
-        ui_first.key_read()
-        try:
-            await stream.write("Beans and peas.")
-            await stream.stop()
-            updating = asyncio.ensure_future(live.update("Beans and peas, then radishes."))
-            await pilot.pause()
-        finally:
-            ui_first.key_handled()
-            ui_first.key_painted()
-        await asyncio.wait_for(updating, 10)
-        await pilot.pause()
-        shown = " ".join(str(block._content) for block in live.query(MarkdownBlock))
-        assert shown == "Beans and peas, then radishes."
+        live = await append_racing(
+            pilot, app, "", "Beans and peas.", lambda s: s.update("Beans and peas, then radishes.")
+        )
+        assert shown(live) == "Beans and peas, then radishes."
