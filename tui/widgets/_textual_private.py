@@ -23,6 +23,7 @@ from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
     from textual.screen import Screen
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownBlock
@@ -81,14 +82,18 @@ def set_markdown_source(markdown: Markdown, source: str) -> None:
     markdown._markdown = source
 
 
-async def markdown_blocks(markdown: Markdown, source: str) -> list[MarkdownBlock]:
-    """The blocks a Markdown widget would mount for ``source``: parsed in a
-    thread, as ``Markdown.update`` does, and made on the loop."""
+def _parser(markdown: Markdown) -> MarkdownIt:
+    """The parser the Markdown widget's own ``update`` and ``append`` use."""
     from markdown_it import MarkdownIt
 
     factory = markdown._parser_factory
-    parser = MarkdownIt("gfm-like") if factory is None else factory()
-    tokens = await asyncio.to_thread(parser.parse, source)
+    return MarkdownIt("gfm-like") if factory is None else factory()
+
+
+async def markdown_blocks(markdown: Markdown, source: str) -> list[MarkdownBlock]:
+    """The blocks a Markdown widget would mount for ``source``: parsed in a
+    thread, as ``Markdown.update`` does, and made on the loop."""
+    tokens = await asyncio.to_thread(_parser(markdown).parse, source)
     return list(markdown._parse_markdown(tokens))
 
 
@@ -104,11 +109,9 @@ def append_markdown(
     ``first`` is awaited before the blocks are made, with the widget's lock
     held (an update of the whole text waits behind it, as behind Textual's
     append); the source takes the fragment at once, as in Textual."""
-    from markdown_it import MarkdownIt
     from textual.widgets.markdown import MarkdownBlock
 
-    factory = markdown._parser_factory
-    parser = MarkdownIt("gfm-like") if factory is None else factory()
+    parser = _parser(markdown)
     markdown._markdown = markdown.source + fragment
     start_line = markdown._last_parsed_line
     updated_source = "".join(markdown._markdown.splitlines(keepends=True)[start_line:])

@@ -251,17 +251,17 @@ class ReplyView(AssistantMessage):
         while True:
             await self._wake.wait()
             self._wake.clear()
-            if self.renders:  # the first words go out at once, even beside Enter's own frame
-                await ui_first.render_turn()  # a key on its way to the screen is painted first
+            # The first words go out at once: beside a key's frame (Enter's own),
+            # their mounts not waiting on the reader. Later a key is painted first.
+            first = not self.renders
+            if not first:
+                await ui_first.render_turn()
             started = time.perf_counter()
             if self._pending:
                 events = self._take_frame()
                 try:
-                    if self.renders:
+                    with ui_first.rendering() if first else contextlib.nullcontext():
                         await self._apply(events)
-                    else:  # the first words at once: its mounts do not wait on the reader
-                        with ui_first.rendering():
-                            await self._apply(events)
                 except Exception as error:  # never lose the reply to a rendering bug
                     self._broken = True
                     self.log.error("reply rendering failed", error)

@@ -100,11 +100,7 @@ class MarkdownSegment(Markdown):
         """Show ``markdown`` (the whole segment's text): settled once its blocks
         are in, unless it is still streaming."""
         self._settled, self._height_at = False, None
-        if any(isinstance(child, MarkdownBlock) for child in self.children):
-            # Replaced in one batch, as Textual does: no frame without blocks.
-            updated = super().update(markdown)
-        else:
-            updated = AwaitComplete(self._mount_first_blocks(markdown))
+        updated = AwaitComplete(self._show_blocks(markdown))
 
         async def settle_when_updated() -> None:
             await updated
@@ -118,20 +114,21 @@ class MarkdownSegment(Markdown):
         painted: see :func:`append_markdown` (no batch held while blocks mount)."""
         return append_markdown(self, markdown, first=ui_first.render_turn)
 
-    async def _mount_first_blocks(self, markdown: str) -> None:
-        """Mount the blocks of a segment that has none, outside a batch: Textual's
-        ``update`` holds ``App.batch_update`` while the blocks mount, which takes
-        the loop turns of every other task (a stream's reader, other segments),
-        and no screen update, a key's echo included, is painted meanwhile. A
-        streamed segment waits for a key on its way to the screen to be painted;
-        no other does: a key's own handler may be what mounts it (a branch switch)."""
+    async def _show_blocks(self, markdown: str) -> None:
+        """Make the blocks of ``markdown``, with the segment's lock held (an
+        append under way comes first). Blocks already there are replaced in one
+        batch, as Textual's ``update`` replaces them (no frame without blocks);
+        a segment's first blocks are mounted outside a batch: Textual's ``update``
+        holds ``App.batch_update`` while they mount, which takes the loop turns of
+        every other task (a stream's reader, other segments), and no screen
+        update, a key's echo included, is painted meanwhile. A streamed segment
+        waits for a key on its way to the screen to be painted; no other does: a
+        key's own handler may be what mounts it (a branch switch)."""
         async with self.lock:
             if self._streamed:
                 await ui_first.render_turn()
             set_markdown_source(self, markdown)
             blocks = await markdown_blocks(self, markdown)
-            # Blocks an append made while this waited for the lock are replaced,
-            # in one batch as Textual's update replaces them.
             made = [child for child in self.children if isinstance(child, MarkdownBlock)]
             if made:
                 with self.app.batch_update():
