@@ -52,8 +52,12 @@ class TangentsApp(App[None]):
         return self.conversation.settings.keymap
 
     def get_default_screen(self) -> ChatScreen:
-        from tui.widgets._textual_private import give_result_callback  # with the chat view, later
+        from tui.widgets._textual_private import (  # with the chat view, later
+            give_result_callback,
+            lay_out_once,
+        )
 
+        lay_out_once()
         screen = self.chat_screen()
         # Textual gives its default screen no result callback, and switch_screen
         # pops one when another session's chat screen replaces it: give it the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 
 from textual.widgets import Input, Markdown
@@ -112,6 +113,73 @@ async def test_long_streamed_reply_is_segmented_and_finishes_with_the_full_text(
         assert app.chat.message_widgets[-1] is reply and reply.entry_id == entry.id
         assert app.chat.reply is None
         assert "6,000 tokens" in str(reply.query_one(".message-header").render())
+
+
+MARKDOWN_PIECES = (
+    "A paragraph with *emphasis* and `code`.\n\n",
+    "Title\n=====\n\n",
+    "Setext or not\n---\n\n",
+    "# Heading\n\n",
+    "- one\n- two\n  continued\n\n",
+    "1. first\n\n2. second, loose\n\n",
+    "> quoted\n> lines\n\n",
+    "```python\nprint('x')\n\n# not a heading\n```\n\n",
+    "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n",
+    "lazy\ncontinuation line\n",
+    "    indented code\n\n",
+    "see [the docs][ref] and [x](http://x.example)\n\n",
+    "[ref]: http://ref.example\n\n",
+    "<div>\nhtml block\n</div>\n\n",
+    "***\n\n",
+)
+
+
+async def test_a_finished_reply_shows_what_a_parse_of_its_whole_text_shows() -> None:
+    """Replies of mixed Markdown streamed in random pieces: once finished, their
+    blocks are what a fresh parse of the whole text makes (kept from the stream
+    when that is so, parsed again when it is not: a link defined after its use)."""
+    rng = random.Random(13)
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        for _ in range(24):
+            text = "".join(rng.choice(MARKDOWN_PIECES) for _ in range(rng.randint(1, 8)))
+            reply = app.chat.start_reply("demo")
+            start = 0
+            while start < len(text):
+                end = start + rng.randint(1, 40)
+                reply.feed(TextDelta(text[start:end]))
+                start = end
+                if rng.random() < 0.5:
+                    await wait_rendered(pilot, reply)
+            await wait_rendered(pilot, reply)
+            await reply.finish(EntryMaker()(assistant(text)))
+            await settle(pilot, app)
+            [segment] = reply.text_parts[0].segments
+            fresh = MarkdownSegment(text)
+            await app.mount(fresh)
+            assert block_signature(segment) == block_signature(fresh), text
+            await fresh.remove()
+            await reply.remove()
+
+
+async def test_a_reply_finished_as_streamed_keeps_its_blocks() -> None:
+    """The saved text is the streamed text: the blocks on screen stay (no second
+    parse, no remount, no layout pass for it)."""
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        reply = app.chat.start_reply("demo")
+        text = "Some words.\n\n- a list\n- of two\n"
+        reply.feed(TextDelta(text))
+        await wait_rendered(pilot, reply)
+        blocks = list(reply.query(MarkdownBlock))
+        await reply.finish(EntryMaker()(assistant(text)))
+        assert list(reply.query(MarkdownBlock)) == blocks
+        other = app.chat.start_reply("demo")
+        other.feed(TextDelta(text))
+        await wait_rendered(pilot, other)
+        blocks = list(other.query(MarkdownBlock))
+        await other.finish(EntryMaker()(assistant(text + "[x]: http://x.example\n")))
+        assert not set(other.query(MarkdownBlock)) & set(blocks)
 
 
 async def test_a_reply_far_ahead_of_the_screen_makes_only_its_tail() -> None:

@@ -9,6 +9,7 @@ import inspect
 import pytest
 from textual._animator import SimpleAnimation
 from textual.app import App
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Markdown
@@ -97,3 +98,61 @@ async def test_blocks_made_for_a_widget_are_the_ones_its_update_mounts() -> None
         assert [(type(b).__name__, b.source_range) for b in made] == [
             (name, span) for name, span, _ in blocks_of(markdown)
         ]
+
+
+class Column(App):
+    CSS = "#column { height: auto; }"
+
+    def compose(self):
+        from textual.containers import Vertical, VerticalScroll
+        from textual.widgets import Static
+
+        with VerticalScroll(id="scroll"):
+            yield Vertical(Static("first"), id="column")
+
+
+async def layout_passes_for_a_mount() -> int:
+    """Layout passes until the screen is idle after text is mounted in a column."""
+    from textual.widgets import Static
+
+    async with Column().run_test(size=(40, 10)) as pilot:
+        screen = pilot.app.screen
+        await pilot.pause()
+        passes: list[int] = []
+        laid_out = screen._refresh_layout
+
+        def counted(*args, **kwargs):
+            passes.append(1)
+            return laid_out(*args, **kwargs)
+
+        screen._refresh_layout = counted
+        column = pilot.app.query_one("#column")
+        await column.mount(Static("second\nthird"))
+        await pilot.pause()
+        await pilot.pause()
+        assert column.size.height == 3
+        return len(passes)
+
+
+async def test_a_change_is_laid_out_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mounting text in a column grows the column and the scrolling container's
+    content: one layout pass places them all. Textual asks for a second one
+    (``virtual_size`` is a layout reactive) that finds everything in place."""
+    private.lay_out_once()
+    assert await layout_passes_for_a_mount() == 1
+    monkeypatch.setattr(Widget, "_size_updated", private._textual_size_updated)
+    assert await layout_passes_for_a_mount() == 2
+
+
+async def test_only_a_scrolling_widget_whose_size_changed_asks_for_another_pass() -> None:
+    """Following a container's bottom reads its size from the pass before."""
+    private.lay_out_once()
+    async with Column().run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        scroll, column = pilot.app.query_one("#scroll"), pilot.app.query_one("#column")
+        column._size_updated(column.size, Size(40, 7), column.container_size)
+        assert not column._layout_required
+        scroll._size_updated(scroll.size, Size(40, 5), scroll.container_size)
+        assert not scroll._layout_required
+        scroll._size_updated(Size(40, 9), Size(40, 6), Size(40, 9))
+        assert scroll._layout_required

@@ -3,8 +3,9 @@
 Textual offers no public way to move a scroll position inside a layout pass
 (and a running scroll animation with it), to follow the bottom again, to keep
 a Markdown widget's source in step after removing blocks, to make or append
-its blocks without holding every screen update, or to give the default screen
-a result callback. These do, through internals that may change
+its blocks without holding every screen update, to give the default screen
+a result callback, or to lay the screen out once per change rather than twice.
+These do, through internals that may change
 in any release: Textual is pinned, and :func:`check_version` (run by a test)
 fails loudly on a version these were not checked against, so an upgrade starts
 by reading this module.
@@ -24,6 +25,7 @@ from textual.widget import Widget
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from textual.geometry import Size
     from textual.screen import Screen
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownBlock
@@ -74,6 +76,43 @@ def shift_scroll(widget: Widget, delta: int) -> None:
         animation.end_value += delta
         if isinstance(animation.final_value, (int, float)):
             animation.final_value += delta
+
+
+_textual_size_updated = Widget._size_updated
+
+
+def _size_updated_once(
+    widget: Widget, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+) -> bool:
+    """Textual's ``Widget._size_updated``, run for every widget after a layout
+    pass, without asking for another pass when only what that pass measured
+    changed. See :func:`lay_out_once`."""
+    if layout and not (
+        _scrolls(widget) and (widget._size != size or widget._container_size != container_size)
+    ):
+        layout = False
+    return _textual_size_updated(widget, size, virtual_size, container_size, layout)
+
+
+def _scrolls(widget: Widget) -> bool:
+    styles = widget.styles
+    return styles.overflow_x != "hidden" or styles.overflow_y != "hidden"
+
+
+def lay_out_once() -> None:
+    """Make one layout pass enough where Textual makes two.
+
+    After a pass, Textual gives every widget its new size; ``virtual_size`` is
+    a layout reactive, so each widget whose size changed (every one just
+    mounted, every reply that grew) asks for a second pass over the whole
+    screen, which finds everything where the first one put it: at each reply
+    that was half the screen updates' work (a pass and a repaint, 5-10 ms at
+    120x40). Widgets are placed by the pass that measured them; a scrollbar that
+    appears or goes asks for its own pass (``show_vertical_scrollbar`` is a
+    layout reactive). Only a widget that scrolls and whose own size changed
+    keeps the second pass: following its bottom (an anchor) reads its size from
+    the pass before. Applies to every widget from then on (idempotent)."""
+    Widget._size_updated = _size_updated_once  # type: ignore[method-assign]
 
 
 def set_markdown_source(markdown: Markdown, source: str) -> None:

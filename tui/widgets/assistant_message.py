@@ -77,6 +77,9 @@ class AssistantMessage(MessageWidget):
         & > .message-header {
             color: $text-muted;
             text-style: dim;
+            height: 1;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
         }
         & > .message-status {
             margin: 0 0 1 0;
@@ -164,7 +167,8 @@ class AssistantMessage(MessageWidget):
         return Content.assemble(("◆ ", "dim"), model, (f" · {usage}" if usage else ""))
 
     def _show_header(self) -> None:
-        self._header.update(self._header_text())
+        # One line, whatever its text: a new one repaints it, no layout pass.
+        self._header.update(self._header_text(), layout=False)
 
     def _show_status(self) -> None:
         message = self.message

@@ -16,6 +16,7 @@ not how fast the text arrives.
 from __future__ import annotations
 
 import asyncio
+import re
 
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
@@ -34,6 +35,9 @@ SHOWN_TAIL_CHARS = 4_000
 """How much of a write's end is always rendered: about a screen of text. A
 whole segment before it is mounted lazily (see :meth:`SegmentedMarkdown.write`)."""
 
+
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
+"""A line defining a reference link, which changes how earlier blocks show."""
 
 LAZY_SECONDS = 1 / 30
 """The pause between two lazy segments made in the background."""
@@ -96,11 +100,13 @@ class MarkdownSegment(Markdown):
             self._height_at = (width, height)
         return height
 
-    def update(self, markdown: str) -> AwaitComplete:
+    def update(self, markdown: str, *, keep_same: bool = False) -> AwaitComplete:
         """Show ``markdown`` (the whole segment's text): settled once its blocks
-        are in, unless it is still streaming."""
+        are in, unless it is still streaming. ``keep_same``: the blocks on screen
+        were streamed from this text, and stay if a parse of the whole text makes
+        the same ones (no remount, no layout pass)."""
         self._settled, self._height_at = False, None
-        updated = AwaitComplete(self._show_blocks(markdown))
+        updated = AwaitComplete(self._show_blocks(markdown, keep_same=keep_same))
 
         async def settle_when_updated() -> None:
             await updated
@@ -114,7 +120,7 @@ class MarkdownSegment(Markdown):
         painted: see :func:`append_markdown` (no batch held while blocks mount)."""
         return append_markdown(self, markdown, first=ui_first.render_turn)
 
-    async def _show_blocks(self, markdown: str) -> None:
+    async def _show_blocks(self, markdown: str, *, keep_same: bool = False) -> None:
         """Make the blocks of ``markdown``, with the segment's lock held (an
         append under way comes first). Blocks already there are replaced in one
         batch, as Textual's ``update`` replaces them (no frame without blocks);
@@ -127,9 +133,11 @@ class MarkdownSegment(Markdown):
         async with self.lock:
             if self._streamed:
                 await ui_first.render_turn()
-            set_markdown_source(self, markdown)
             blocks = await markdown_blocks(self, markdown)
             made = [child for child in self.children if isinstance(child, MarkdownBlock)]
+            if keep_same and _same_blocks(made, blocks, markdown):
+                return
+            set_markdown_source(self, markdown)
             if made:
                 with self.app.batch_update():
                     await self.remove_children(made)
@@ -362,11 +370,12 @@ class SegmentedMarkdown(Widget):
             self._frozen, self._live, self._live_text = [], None, ""
             frozen = ""
         rest = split_markdown(text[len(frozen) :]) if len(text) > len(frozen) else []
-        live, self._live, self._live_text = self._live, None, ""
+        live, streamed = self._live, self._live_text
+        self._live, self._live_text = None, ""
         if live is not None:
             first = rest.pop(0) if rest else ""
             live.settle()
-            await live.update(first)
+            await live.update(first, keep_same=first == streamed)
             self._frozen.append((live, first))
         new = [MarkdownSegment(part) for part in rest]
         self._frozen.extend(zip(new, rest, strict=False))
@@ -417,6 +426,20 @@ class SegmentedMarkdown(Widget):
                 segment.set_hidden(False)
             else:
                 segment.set_hidden(not near)
+
+
+def _same_blocks(made: list[MarkdownBlock], parsed: list[MarkdownBlock], source: str) -> bool:
+    """Do blocks streamed from ``source`` show what ``parsed`` (from a parse of
+    all of it) would? A block is made from its lines, so the same kinds over the
+    same lines are the same blocks; except that a reference link shows by a
+    definition that may come after it. Streaming parses again from the start of
+    the last block, and a block that makes no widget (an HTML block) throws
+    that count off: the kinds and lines then differ."""
+    if _LINK_DEFINITION.search(source):
+        return False
+    return [(type(block), block.source_range) for block in made] == [
+        (type(block), block.source_range) for block in parsed
+    ]
 
 
 async def _drop_blocks_from(segment: Markdown, finished: str) -> None:
