@@ -116,16 +116,8 @@ async def layout_passes_for_a_mount() -> int:
     from textual.widgets import Static
 
     async with Column().run_test(size=(40, 10)) as pilot:
-        screen = pilot.app.screen
         await pilot.pause()
-        passes: list[int] = []
-        laid_out = screen._refresh_layout
-
-        def counted(*args, **kwargs):
-            passes.append(1)
-            return laid_out(*args, **kwargs)
-
-        screen._refresh_layout = counted
+        passes = count_layout_passes(pilot.app.screen)
         column = pilot.app.query_one("#column")
         await column.mount(Static("second\nthird"))
         await pilot.pause()
@@ -156,3 +148,54 @@ async def test_only_a_scrolling_widget_whose_size_changed_asks_for_another_pass(
         assert not scroll._layout_required
         scroll._size_updated(Size(40, 9), Size(40, 6), Size(40, 9))
         assert scroll._layout_required
+
+
+async def layout_requests_of_blocks(source: str) -> int:
+    """Layout passes the blocks made for ``source`` ask for themselves once
+    mounted in an empty Markdown widget (its own request lays them out)."""
+    from textual.messages import Layout
+
+    class Empty(App):
+        def compose(self):
+            yield Markdown()
+
+    async with Empty().run_test(size=(60, 20)) as pilot:
+        markdown = pilot.app.query_one(Markdown)
+        await pilot.pause()
+        screen = pilot.app.screen
+        requests: list[Widget] = []
+        post = screen.post_message
+
+        def counted(message):
+            if isinstance(message, Layout) and isinstance(message.widget, MarkdownBlock):
+                requests.append(message.widget)
+            return post(message)
+
+        screen.post_message = counted
+        await markdown.mount_all(await private.markdown_blocks(markdown, source))
+        await pilot.pause()
+        await pilot.pause()
+        assert len(markdown.query_children(MarkdownBlock)) == 3
+        return len(requests)
+
+
+def count_layout_passes(screen: Screen) -> list[int]:
+    """A list that grows by one at each layout pass of ``screen``."""
+    passes: list[int] = []
+    laid_out = screen._refresh_layout
+
+    def counted(*args, **kwargs):
+        passes.append(1)
+        return laid_out(*args, **kwargs)
+
+    screen._refresh_layout = counted
+    return passes
+
+
+async def test_blocks_made_ask_for_no_pass_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A block made from tokens has its content set before it is mounted, which
+    asks for a pass of its own, after the one its mount asked for: dropped."""
+    source = "A paragraph.\n\nA second one.\n\n# A heading\n"
+    assert await layout_requests_of_blocks(source) == 0
+    monkeypatch.setattr(private, "_made", list)
+    assert await layout_requests_of_blocks(source) == 3

@@ -14,7 +14,7 @@ by reading this module.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 import textual
@@ -133,7 +133,21 @@ async def markdown_blocks(markdown: Markdown, source: str) -> list[MarkdownBlock
     """The blocks a Markdown widget would mount for ``source``: parsed in a
     thread, as ``Markdown.update`` does, and made on the loop."""
     tokens = await asyncio.to_thread(_parser(markdown).parse, source)
-    return list(markdown._parse_markdown(tokens))
+    return _made(markdown._parse_markdown(tokens))
+
+
+def _made(blocks: Iterable[MarkdownBlock]) -> list[MarkdownBlock]:
+    """Blocks just made, without the layout pass each would ask for once mounted:
+    making one sets its content, which asks for a pass, posted when it is first
+    idle, after the pass its mount asked for has laid it out (a third of a
+    short reply's screen updates was that pass, finding nothing to move)."""
+    made = list(blocks)
+    stack = list(made)
+    while stack:
+        block = stack.pop()
+        block._layout_required = False
+        stack.extend(block._blocks)
+    return made
 
 
 def append_markdown(
@@ -165,7 +179,7 @@ def append_markdown(
                 if token.map is not None and token.level == 0:
                     markdown._last_parsed_line += token.map[0]
                     break
-            new_blocks = list(markdown._parse_markdown(tokens))
+            new_blocks = _made(markdown._parse_markdown(tokens))
             for block in new_blocks:
                 start, end = block.source_range
                 block.source_range = (start + start_line, end + start_line)
