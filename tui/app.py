@@ -12,6 +12,7 @@ from textual.app import App, SystemCommand
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widget import Widget
 
 from core.conversation import Conversation
 from core.providers.pacing import ui_first
@@ -21,6 +22,7 @@ from core.settings import write_state
 from tui import keymap
 from tui.bootstrap import Launch
 from tui.screens.chat import ChatScreen
+from tui.widgets._textual_private import give_result_callback, lay_out_once, paint_now
 
 if TYPE_CHECKING:
     from core.tools import ToolRegistry
@@ -52,11 +54,6 @@ class TangentsApp(App[None]):
         return self.conversation.settings.keymap
 
     def get_default_screen(self) -> ChatScreen:
-        from tui.widgets._textual_private import (  # with the chat view, later
-            give_result_callback,
-            lay_out_once,
-        )
-
         lay_out_once()
         screen = self.chat_screen()
         # Textual gives its default screen no result callback, and switch_screen
@@ -111,10 +108,15 @@ class TangentsApp(App[None]):
             # Queued behind the key at the widget it went to: run once it is
             # handled, and after the refresh that follows, i.e. once its echo is painted.
             target = self.focused or self.screen
-            if not target.call_later(ui_first.key_handled):
-                ui_first.key_handled()
-            if not target.call_after_refresh(ui_first.key_painted):
-                ui_first.key_painted()
+            if not target.call_later(self._key_handled, target):
+                self._key_handled(target)
+
+    def _key_handled(self, target: Widget) -> None:
+        """``target`` has handled a key or paste: streams may go on, and its echo
+        is painted at once if it can be, else by the next screen update."""
+        ui_first.key_handled()
+        if paint_now(target) or not target.call_after_refresh(ui_first.key_painted):
+            ui_first.key_painted()
 
     def _remember_theme(self, theme) -> None:
         """A theme chosen (in the command palette) is the theme next time too."""

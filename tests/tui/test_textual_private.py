@@ -199,3 +199,52 @@ async def test_blocks_made_ask_for_no_pass_of_their_own(monkeypatch: pytest.Monk
     assert await layout_requests_of_blocks(source) == 0
     monkeypatch.setattr(private, "_made", list)
     assert await layout_requests_of_blocks(source) == 3
+
+
+class Typing(App):
+    CSS = "#other { height: 1; }"
+
+    def compose(self):
+        from textual.widgets import Static, TextArea
+
+        yield TextArea(id="typed")
+        yield Static("other", id="other")
+
+
+def painted_text(update) -> str:
+    """The text of a screen update's lines."""
+    return "\n".join(
+        "".join(strip.text for strip in line.values() if strip is not None) for line in update.chops
+    )
+
+
+async def test_a_widget_is_painted_at_once_while_a_layout_pass_is_due_elsewhere() -> None:
+    async with Typing().run_test(size=(40, 12)) as pilot:
+        app = pilot.app
+        area, other = app.query_one("#typed"), app.query_one("#other")
+        await pilot.pause()
+        updates = []
+        display = app._display
+
+        def recorded(screen, update):
+            updates.append(update)
+            return display(screen, update)
+
+        app._display = recorded
+        other.styles.height = 3  # a layout pass is due for another widget
+        area.insert("typed-x")
+        assert private.paint_now(area)
+        [update] = updates
+        assert "typed-x" in painted_text(update) and "other" not in painted_text(update)
+        assert other.size.height == 1  # not laid out yet
+        await pilot.pause()
+        assert other.size.height == 3
+
+
+async def test_a_widget_that_grew_waits_for_the_layout_pass() -> None:
+    async with Typing().run_test(size=(40, 12)) as pilot:
+        area = pilot.app.query_one("#typed")
+        await pilot.pause()
+        area.styles.height = 5
+        assert not private.paint_now(area)
+        assert not private.paint_now(pilot.app.screen)

@@ -4,8 +4,8 @@ Textual offers no public way to move a scroll position inside a layout pass
 (and a running scroll animation with it), to follow the bottom again, to keep
 a Markdown widget's source in step after removing blocks, to make or append
 its blocks without holding every screen update, to give the default screen
-a result callback, or to lay the screen out once per change rather than twice.
-These do, through internals that may change
+a result callback, to lay the screen out once per change rather than twice,
+or to paint one widget at once. These do, through internals that may change
 in any release: Textual is pinned, and :func:`check_version` (run by a test)
 fails loudly on a version these were not checked against, so an upgrade starts
 by reading this module.
@@ -113,6 +113,32 @@ def lay_out_once() -> None:
     keeps the second pass: following its bottom (an anchor) reads its size from
     the pass before. Applies to every widget from then on (idempotent)."""
     Widget._size_updated = _size_updated_once  # type: ignore[method-assign]
+
+
+def paint_now(widget: Widget) -> bool:
+    """Paint ``widget`` at once, alone: a key's echo, not waiting for the screen
+    update timer's next tick, nor for a layout pass due for other widgets (a
+    streaming reply's, 20-40 ms) that the next update would do first. False,
+    and the next update paints it, when it cannot be: it is not a widget on the
+    top screen, a batch is held, or a layout pass is due for it (it grew)."""
+    from textual.screen import Screen
+
+    if isinstance(widget, Screen) or not widget.is_attached:
+        return False
+    app, screen = widget.app, widget.screen
+    if (
+        screen is not app.screen
+        or app.is_inline
+        or app._batch_count
+        or widget._layout_required
+        or any(widget in waiting for waiting in screen._layout_widgets.values())
+    ):
+        return False
+    others = screen._dirty_widgets - {widget}
+    screen._compositor.update_widgets({widget})
+    screen._compositor_refresh()
+    screen._dirty_widgets |= others
+    return True
 
 
 def set_markdown_source(markdown: Markdown, source: str) -> None:
