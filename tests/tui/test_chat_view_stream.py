@@ -262,6 +262,30 @@ async def test_far_segments_hide_their_blocks_and_come_back() -> None:
         assert "Part 0" in screen_text(app)
 
 
+async def test_far_segments_hide_while_lazy_ones_wait_for_the_reply_to_end() -> None:
+    """Segments streamed through the screen and left far above it hide their
+    blocks while the reply still streams, though segments that came too fast to
+    be seen wait, blockless, to be made: layout passes skip both kinds."""
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        reply = app.chat.start_reply("demo")
+        tokens = reply_tokens(12_000)
+        half = len(tokens) // 2
+        for piece in chunks("".join(tokens[:half]), 300):  # seen as it streams
+            reply.feed(TextDelta(piece))
+            await wait_rendered(pilot, reply)
+        reply.feed(TextDelta("".join(tokens[half:])))  # far ahead of the screen
+        await wait_rendered(pilot, reply)
+        await settle(pilot, app)
+        part = reply.text_parts[0]
+        part.update_visibility(0, app.size.height)
+        await settle(pilot, app)
+        segments = part.segments
+        assert any(segment.is_lazy for segment in segments) and not reply.is_finished
+        assert segments[0].is_hidden and not segments[0].is_lazy
+        await reply.finish(EntryMaker()(assistant("".join(tokens))))
+
+
 async def test_thinking_text_and_tool_calls_stream_then_match_the_entry() -> None:
     app = ChatTestApp()
     async with app.run_test(size=(100, 50)) as pilot:

@@ -408,9 +408,10 @@ class SegmentedMarkdown(Widget):
         if len(self._frozen) < 2:
             return
         reach = 0 if self._splitter is not None else bottom - top
-        # While lazy segments are being made their heights change, and the
-        # regions read here can be a pass behind: hiding waits until all are made.
-        hiding = self.all_made
+        # While a lazy segment's blocks are being made its height changes, and
+        # the regions read here can be a pass behind: hiding waits until it is
+        # made. Lazy segments waiting to be made keep their estimated height.
+        hiding = not any(segment.is_materializing for segment, _ in self._frozen)
         for segment, _ in self._frozen:
             width = segment.size.width
             if not segment.is_mounted or not width:
