@@ -113,9 +113,12 @@ class TangentsApp(App[None]):
 
     def _key_handled(self, target: Widget) -> None:
         """``target`` has handled a key or paste: streams may go on, and its echo
-        is painted at once if it can be, else by the next screen update."""
+        is painted at once if it can be (the last key of a burst: a burst is
+        painted once), else by the next screen update."""
         ui_first.key_handled()
-        if paint_now(target) or not target.call_after_refresh(ui_first.key_painted):
+        if (not ui_first.key_unhandled and paint_now(target)) or not target.call_after_refresh(
+            ui_first.key_painted
+        ):
             ui_first.key_painted()
 
     def _remember_theme(self, theme) -> None:

@@ -46,6 +46,11 @@ class UiFirst:
         """Is a key read but not yet painted, or a render under way?"""
         return bool(self._unhandled or self._unpainted or self._renders)
 
+    @property
+    def key_unhandled(self) -> bool:
+        """Is a key read but not yet handled (one of a burst still coming)?"""
+        return bool(self._unhandled)
+
     def key_read(self) -> None:
         self._unhandled += 1
         self._unpainted += 1

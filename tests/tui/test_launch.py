@@ -228,9 +228,13 @@ async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -
 
     gc.unfreeze()
     _gc._frozen = False
+    threshold = gc.get_threshold()
     async with running([]) as pilot:
         await settle(pilot)
         assert gc.get_freeze_count() > 10_000
+        # Young collections come less often than Python's default (700 allocations).
+        assert gc.get_threshold() == (_gc.YOUNG_COLLECTION_EVERY, *threshold[1:])
+    gc.set_threshold(*threshold)
     # Another chat screen (another session) freezes nothing more: only the first does.
     # (Frozen objects may still be freed meanwhile: the app's worker threads end.)
     garbage = [[] for _ in range(1_000)]
