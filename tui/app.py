@@ -140,6 +140,7 @@ class TangentsApp(App[None]):
         self.switch_screen(ChatScreen(self.conversation, show_thinking=show_thinking))
 
     async def on_unmount(self) -> None:
+        ui_first.forget_keys()  # keys this app read and did not handle or paint never will be
         if self._tools is not None:
             await self._tools.aclose()
 

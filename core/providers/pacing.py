@@ -64,6 +64,11 @@ class UiFirst:
         self._unpainted = max(0, self._unpainted - 1)
         self._wake()
 
+    def forget_keys(self) -> None:
+        """The UI that read keys is gone: none of them will be handled or painted."""
+        self._unhandled = self._unpainted = 0
+        self._wake()
+
     @contextmanager
     def rendering(self) -> Iterator[None]:
         """Around a render the reader must not slow (a reply's first words):

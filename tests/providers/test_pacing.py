@@ -91,3 +91,14 @@ def test_one_instance_serves_successive_event_loops() -> None:
 
     asyncio.run(one_key())
     asyncio.run(one_key())
+
+
+async def test_keys_a_closed_ui_never_reported_hold_nothing_back() -> None:
+    first = UiFirst(hold_seconds=30.0)
+    first.key_read()
+    first.key_read()
+    first.key_handled()
+    first.forget_keys()
+    await asyncio.wait_for(first.render_turn(), 1)
+    await asyncio.wait_for(first.reader_turn(), 1)
+    assert not first.held

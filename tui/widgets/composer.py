@@ -187,7 +187,8 @@ class Composer(Vertical):
     # --- slash command hints ---------------------------------------------------
 
     @on(TextArea.Changed, "#prompt")
-    def _draft_changed(self) -> None:
+    def _draft_changed(self, event: TextArea.Changed) -> None:
+        event.stop()  # handled here; nothing above listens (two hops at every key)
         text = self.prompt.text
         hint = self.query_one("#slash-hint", Static)
         commands = slash.matching(text)

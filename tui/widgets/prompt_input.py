@@ -119,6 +119,9 @@ class PromptInput(TextArea):
         at_end = self.cursor_location == self.document.end
         self.suggestion = self.suggester(self.text) if self.suggester and at_end else ""
 
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        event.stop()  # nothing above listens: three hops at every key
+
     async def _on_key(self, event: events.Key) -> None:
         """Run this input's own bindings here, in its queue, rather than as the
         key bubbles up to the app: keys arrive in bursts (fast typing, tmux),
