@@ -12,6 +12,8 @@ raised the same way, ``[DONE]`` as the end.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +22,8 @@ from typing import Any
 from core.providers import sse
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DRAIN_SECONDS = 1.0
+"""The longest a body is read after ``[DONE]`` (see :func:`_drain`)."""
 
 
 class APIStatusError(Exception):
@@ -51,6 +55,18 @@ async def chunks(
         yield _events(response)
 
 
+async def _drain(events: AsyncIterator[Any]) -> None:
+    """Read the body to its end after ``[DONE]`` (as the SDK does), so that the
+    connection goes back to the client's pool for the next request: a body
+    closed unread closes its connection, and every turn opened a new one (a
+    TLS handshake, for a remote endpoint). A server that keeps the body open
+    is given :data:`DRAIN_SECONDS`."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for _ in events:
+                pass
+
+
 def _status_error(response: Any) -> APIStatusError:
     text = response.text
     try:
@@ -65,8 +81,10 @@ def _status_error(response: Any) -> APIStatusError:
 
 
 async def _events(response: Any) -> AsyncIterator[Any]:
-    async for _, text in sse.events(response):
+    events = sse.events(response)
+    async for _, text in events:
         if text.startswith("[DONE]"):
+            await _drain(events)
             return
         if not text:
             continue  # an event: line with no data

@@ -174,3 +174,60 @@ async def test_fake_server_speaks_non_streaming_chat_completions(fake_provider):
     assert response.choices[0].finish_reason == "tool_calls"
     assert response.usage.completion_tokens > 0
     assert fake_provider.last_request.body.get("stream") in (None, False)
+
+
+async def test_a_stream_read_to_done_leaves_its_connection_for_the_next_request(fake_provider):
+    """The body is read to its end after ``[DONE]``: the connection goes back to
+    the client's pool and the next request reuses it (no new connection, no new
+    TLS handshake, per turn)."""
+    import httpx
+
+    from core.providers import openai_http
+
+    async with httpx.AsyncClient() as client:
+        pooled = []
+        for turn in range(3):
+            body = {
+                "model": "x",
+                "messages": [{"role": "user", "content": f"turn {turn}"}],
+                "stream": True,
+            }
+            async with openai_http.chunks(
+                client, f"{fake_provider.base_url}/v1", "k", body
+            ) as chunks:
+                texts = [
+                    c["choices"][0]["delta"].get("content") async for c in chunks if c["choices"]
+                ]
+            assert "".join(t for t in texts if t) == f"echo: turn {turn}"
+            pooled.append(list(client._transport._pool.connections))
+        assert len(pooled[0]) == 1 and pooled[0] == pooled[1] == pooled[2]
+
+
+async def test_a_body_kept_open_after_done_ends_the_stream_anyway(monkeypatch):
+    """A server that sends ``[DONE]`` and keeps the body open does not hang the
+    turn: the body is read for at most ``DRAIN_SECONDS`` more."""
+    import asyncio
+
+    import httpx
+
+    from core.providers import openai_http
+
+    monkeypatch.setattr(openai_http, "DRAIN_SECONDS", 0.05)
+
+    class OpenBody(httpx.AsyncByteStream):
+        async def __aiter__(self):
+            yield b'data: {"choices": [{"delta": {"content": "hi"}}]}\n\ndata: [DONE]\n\n'
+            await asyncio.Event().wait()  # never ends
+
+    def respond(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=OpenBody())
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(respond)) as client:
+        body = {"model": "x", "messages": [], "stream": True}
+        async with openai_http.chunks(client, "http://server/v1", "k", body) as chunks:
+            got = await asyncio.wait_for(_collect(chunks), 5)
+    assert got == ["hi"]
+
+
+async def _collect(chunks) -> list[str]:
+    return [c["choices"][0]["delta"]["content"] async for c in chunks]
