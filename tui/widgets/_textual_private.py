@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 import textual
 from textual._animator import SimpleAnimation
 from textual.await_complete import AwaitComplete
+from textual.screen import Screen
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from textual.geometry import Size
-    from textual.screen import Screen
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownBlock
 
@@ -121,8 +121,6 @@ def paint_now(widget: Widget) -> bool:
     streaming reply's, 20-40 ms) that the next update would do first. False,
     and the next update paints it, when it cannot be: it is not a widget on the
     top screen, a batch is held, or a layout pass is due for it (it grew)."""
-    from textual.screen import Screen
-
     if isinstance(widget, Screen) or not widget.is_attached:
         return False
     app, screen = widget.app, widget.screen
