@@ -22,7 +22,13 @@ from core.settings import write_state
 from tui import keymap
 from tui.bootstrap import Launch
 from tui.screens.chat import ChatScreen
-from tui.widgets._textual_private import give_result_callback, lay_out_once, paint_now
+from tui.terminal_answers import typed_ahead
+from tui.widgets._textual_private import (
+    give_result_callback,
+    key_events,
+    lay_out_once,
+    paint_now,
+)
 
 if TYPE_CHECKING:
     from core.tools import ToolRegistry
@@ -74,7 +80,15 @@ class TangentsApp(App[None]):
             self.set_keymap(dict(self.keymap_overrides))
         if self.open_picker and isinstance(self.screen, ChatScreen):
             self.screen.action_sessions()
+        self.call_after_refresh(self._type_ahead)
         self.call_after_refresh(self.warm_up)
+
+    def _type_ahead(self) -> None:
+        """Type the keys typed while the terminal was asked about images: before
+        the first key read since (in order), or after the first frame."""
+        for event in key_events(typed_ahead()):
+            ui_first.key_read()
+            super().post_message(event)
 
     def warm_up(self) -> None:
         """After the first frame: start loading, in the background, the SDK the
@@ -93,6 +107,7 @@ class TangentsApp(App[None]):
 
     def post_message(self, message: Message) -> bool:
         if isinstance(message, (events.Key, events.Paste)):
+            self._type_ahead()
             # Keys first: streams wait until this one is handled (on_event).
             ui_first.key_read()
         return super().post_message(message)

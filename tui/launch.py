@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import logging
 import os
 import shlex
@@ -104,6 +103,8 @@ def probe_terminal_graphics() -> threading.Thread | None:
     if (
         not sys.__stdout__
         or not sys.__stdout__.isatty()
+        or not sys.__stdin__
+        or not sys.__stdin__.isatty()
         or "textual_image.renderable" in sys.modules
     ):
         return None
@@ -114,12 +115,9 @@ def probe_terminal_graphics() -> threading.Thread | None:
     # textual-image then logs a warning with a traceback, which Python's
     # last-resort handler would print on the terminal under the app.
     logging.getLogger("textual_image").addHandler(logging.NullHandler())
-    thread = threading.Thread(
-        target=importlib.import_module,
-        args=("textual_image.renderable",),
-        name="terminal-probe",
-        daemon=True,
-    )
+    from tui.terminal_answers import ask_terminal
+
+    thread = threading.Thread(target=ask_terminal, name="terminal-probe", daemon=True)
     thread.start()
     return thread
 

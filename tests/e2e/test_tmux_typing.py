@@ -128,3 +128,21 @@ def test_enter_while_a_reply_streams_queues_the_message(tmux, fake_provider, app
     tmux.wait_for("queued second")
     tmux.wait_for("Second answer.")
     assert sent_texts(fake_provider)[::2] == ["first", "second"]
+
+
+def test_keys_typed_as_the_program_starts_are_typed(tmux, fake_provider, app_env) -> None:
+    """Typed before the first screen (while the terminal is asked which image
+    protocol it speaks, or before anything has the focus): in the input, in
+    order, with no answer of the terminal among them."""
+    tmux.start(
+        [tangents_program(), "--model", "openai/x", "--api-base", f"{fake_provider.base_url}/v1"],
+        app_env,
+    )
+    tmux.type("hello")
+    tmux.type(" world")
+    tmux.wait_for("f1 help")  # the app's screen: the shell's echo of the keys is gone
+    screen = tmux.wait_for("hello world")
+    assert "[?" not in screen
+    tmux.keys("Enter")
+    tmux.wait_for("echo: hello world")
+    assert sent_texts(fake_provider) == ["hello world"]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
@@ -498,7 +499,13 @@ class ChatScreen(Screen[None]):
         """Before a key or a paste is sent to the focused widget (from the app): a
         paste, or a key that none of its keys uses, on a focused message moves the
         focus to the input, where it (and every key after it) is typed. Letters
-        always type."""
+        always type. Keys typed before anything has the focus (the program has
+        just started: the screen gives it once mounted) go to the input too:
+        the screen alone would drop them."""
+        if self.focused is None:
+            with contextlib.suppress(NoMatches):
+                self.set_focus(self.prompt, scroll_visible=False)
+            return
         if not self.message_focused():
             return
         if isinstance(event, events.Key):

@@ -5,7 +5,7 @@ Textual offers no public way to move a scroll position inside a layout pass
 a Markdown widget's source in step after removing blocks, to make or append
 its blocks without holding every screen update, to give the default screen
 a result callback, to lay the screen out once per change rather than twice,
-or to paint one widget at once. These do, through internals that may change
+to paint one widget at once, or to parse keys read from the terminal. These do, through internals that may change
 in any release: Textual is pinned, and :func:`check_version` (run by a test)
 fails loudly on a version these were not checked against, so an upgrade starts
 by reading this module.
@@ -27,6 +27,7 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from textual.geometry import Size
+    from textual.message import Message
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownBlock
 
@@ -137,6 +138,17 @@ def paint_now(widget: Widget) -> bool:
     screen._compositor_refresh()
     screen._dirty_widgets |= others
     return True
+
+
+def key_events(text: str) -> list[Message]:
+    """The events the terminal driver makes of ``text`` read from the terminal
+    (keys, pastes), as its input thread parses what it reads."""
+    from textual._xterm_parser import XTermParser
+
+    if not text:
+        return []
+    parser = XTermParser()
+    return [*parser.feed(text), *parser.feed("")]
 
 
 def set_markdown_source(markdown: Markdown, source: str) -> None:
