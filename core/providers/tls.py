@@ -20,7 +20,6 @@ import ssl
 import sys
 import threading
 from concurrent.futures import Future
-from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -76,10 +75,18 @@ def _trust_store() -> dict[str, str]:
     return {"cafile": certifi.where()}
 
 
-@cache
+_shared: TrustStoreOnFirstUse | None = None
+_making = threading.Lock()
+
+
 def context() -> TrustStoreOnFirstUse:
-    """The context for every client (``verify=``): made at once, without its trust store."""
-    return TrustStoreOnFirstUse()
+    """The context for every client (``verify=``): made at once, without its
+    trust store; one for all threads (the warm-up's and the loop's may ask at once)."""
+    global _shared
+    with _making:
+        if _shared is None:
+            _shared = TrustStoreOnFirstUse()
+        return _shared
 
 
 def load() -> None:
