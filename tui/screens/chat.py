@@ -150,9 +150,17 @@ class ChatScreen(Screen[None]):
     async def _load_path(self) -> None:
         """Make and fill the chat view after the first frame. Its modules (Markdown
         and every message widget, ~0.3 s on a busy machine) are imported in a
-        thread: keys typed meanwhile still echo."""
+        thread: keys typed meanwhile still echo. What a first message waits for
+        besides the view, the session's totals and the model's window (database
+        reads; a local server asked once), is started first: had while the
+        modules load, not after them."""
+        totals = asyncio.ensure_future(self.conversation.load_totals())
+        self._lookup_window(self.conversation.model)
         try:
             module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
+        except BaseException:
+            totals.cancel()
+            raise
         finally:
             _gc.freeze_loaded()  # collection paused for the start-up comes back, whatever happened
         from tui.view_binding import ViewBinding
@@ -163,7 +171,6 @@ class ChatScreen(Screen[None]):
             branch_info=self.branches.branch_info,
             id="chat",
         )
-        totals = asyncio.ensure_future(self.conversation.load_totals())
         try:
             await self.query_one("#chat-slot").mount(view, before=0)  # above a stand-in
             self._binding = ViewBinding(view, self.conversation, self.stand_in)
@@ -172,7 +179,6 @@ class ChatScreen(Screen[None]):
         finally:
             self._loaded.set()
         self.refresh_footer()
-        self._lookup_window(self.conversation.model)
 
     # --- what is shown around the chat -----------------------------------
 
