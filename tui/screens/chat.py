@@ -150,12 +150,12 @@ class ChatScreen(Screen[None]):
     async def _load_path(self) -> None:
         """Make and fill the chat view after the first frame. Its modules (Markdown
         and every message widget, ~0.3 s on a busy machine) are imported in a
-        thread: keys typed meanwhile still echo. What a first message waits for
-        besides the view, the session's totals and the model's window (database
-        reads; a local server asked once), is started first: had while the
-        modules load, not after them."""
+        thread: keys typed meanwhile still echo. The session's totals, which a
+        first message waits for too, are read meanwhile. The model's window is
+        looked up after: the price table it reads holds the GIL for 5-10 ms,
+        which, as the import starts when the first message is sent, held that
+        message's frame back."""
         totals = asyncio.ensure_future(self.conversation.load_totals())
-        self._lookup_window(self.conversation.model)
         try:
             module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
         except BaseException:
@@ -179,6 +179,7 @@ class ChatScreen(Screen[None]):
         finally:
             self._loaded.set()
         self.refresh_footer()
+        self._lookup_window(self.conversation.model)
 
     # --- what is shown around the chat -----------------------------------
 
