@@ -163,14 +163,16 @@ def _import_httpcore_without_h2() -> None:
 def prepare(httpx: Any) -> None:
     """In the import thread: one whole request to an in-memory transport, so
     that what httpx makes or imports on a first request (request building,
-    the stream decoder, anyio) is done off the loop; and the model table. The
-    TLS trust store is read by :meth:`OpenAIProvider.preload` when the
+    the stream decoder, anyio) is done off the loop; and the model table and
+    the shared TLS context (the process's first reads OpenSSL's configuration:
+    ~2 ms). Its trust store is read by :meth:`OpenAIProvider.preload` when the
     endpoint is https (a local server's plain http needs none)."""
     import asyncio
 
     import anyio  # noqa: F401  # httpcore imports it at its first connection
 
     price_table()
+    tls.context()
     _first_connection_modules()
     sample = json.dumps(
         {
