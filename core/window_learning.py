@@ -50,7 +50,8 @@ async def learn_window(
         return saved
     from core.providers.registry import warm_up  # the providers: not at launch
 
-    warm_up(target.model)  # the request this is asked for needs its SDK prepared, not just imported
+    # the request this is asked for needs its SDK prepared, not just imported
+    warm_up(target.model, target.api_base)
     found = await ask_window(root, served_name(target.model))
     tokens, source = found if found is not None else (0, "none")
     learned = LearnedWindow(endpoint, model, tokens, source, now_iso())

@@ -99,9 +99,8 @@ class TangentsApp(App[None]):
         from core.target import resolve_target
 
         conversation = self.conversation
-        warm_up(
-            resolve_target(conversation.model, conversation.settings, conversation.api_base).model
-        )
+        target = resolve_target(conversation.model, conversation.settings, conversation.api_base)
+        warm_up(target.model, target.api_base)
         if conversation.settings.mcp_servers:
             self.tool_registry.start_servers()
 

@@ -82,7 +82,8 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         # MCP servers and the provider's SDK start together: the reply's wait
         # for servers still starting overlaps with loading the SDK.
         conversation.tools.start_servers()
-        warm_up(resolve_target(conversation.model, launch.settings, launch.api_base).model)
+        target = resolve_target(conversation.model, launch.settings, launch.api_base)
+        warm_up(target.model, target.api_base)
         conversation.approve = print_mode_approval(conversation.tools, args.allow_tools)
 
         loop = asyncio.get_running_loop()

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from core.messages import StopReason, Usage
-from core.providers import sdk, sse
+from core.providers import sdk, sse, tls
 from core.providers.anthropic_format import request_params
 from core.providers.base import (
     ChatRequest,
@@ -45,23 +45,25 @@ _STOP_REASONS: dict[str, StopReason] = {
 
 
 def _prepare(anthropic: Any) -> None:
-    """In the SDK's import thread: the price table, and one HTTP client made
-    and dropped, which imports what the SDK's transport imports lazily on its
-    first client (~0.4 s, else on the event loop at the first request)."""
+    """In the SDK's import thread: the price table, the TLS trust store, and one
+    HTTP client made and dropped, which imports what the SDK's transport imports
+    lazily on its first client (~0.4 s, else on the event loop at the first request)."""
     load_table()
+    tls.load()
     _http_client(anthropic, None)
 
 
 def _http_client(anthropic: Any, timeout: float | None) -> Any:
     """The SDK's default HTTP client, with the TLS context every client shares
     (an ``ssl.SSLContext``: the SDK's own httpx takes it as it is)."""
-    return anthropic.DefaultAsyncHttpxClient(verify=sdk.tls_context(), timeout=timeout)
+    return anthropic.DefaultAsyncHttpxClient(verify=tls.context(), timeout=timeout)
 
 
 class AnthropicProvider:
     name = "anthropic"
 
-    def preload(self) -> None:
+    def preload(self, api_base: str | None = None) -> None:
+        """The SDK, prepared with the trust store whatever ``api_base`` is: Anthropic is https."""
         sdk.preload("anthropic", _prepare)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

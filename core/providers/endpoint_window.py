@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from core.providers import sdk
+from core.providers import sdk, tls
 from core.target import Target
 
 ASK_TIMEOUT = 3.0
@@ -130,10 +130,10 @@ def from_ollama(show: Any, running: Any, name: str) -> int | None:
 async def ask_window(root: str, name: str, timeout: float = ASK_TIMEOUT) -> tuple[int, str] | None:
     """``(tokens, source)`` from the first server kind that answers for model
     ``name`` at ``root``; None when none does in ``timeout`` seconds. Asked
-    while the first request is prepared: httpx and its TLS context are had
-    off the loop."""
+    while the first request is prepared: httpx and the TLS trust store (for
+    an https server) are had off the loop."""
     httpx = await sdk.loaded("httpx")
-    verify = await asyncio.to_thread(sdk.tls_context)
+    verify = await tls.ready(root)
     async with httpx.AsyncClient(timeout=timeout, trust_env=False, verify=verify) as client:
 
         async def get(path: str, body: dict[str, Any] | None = None) -> Any:

@@ -47,7 +47,8 @@ def completion_params(request: ChatRequest) -> dict[str, Any]:
 class LiteLLMProvider:
     name = "litellm"
 
-    def preload(self) -> None:
+    def preload(self, api_base: str | None = None) -> None:
+        """litellm, whatever ``api_base`` is: its clients read their own trust store."""
         sdk.preload("litellm", load_table)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from core.messages import user_text
-from core.providers import openai_format, openai_http, sdk
+from core.providers import openai_format, openai_http, sdk, tls
 from core.providers.base import ChatRequest, StreamEvent
 from core.providers.cost import price_table
 from core.providers.errors import to_provider_error
@@ -75,19 +75,17 @@ class MissingKeyError(Exception):
 class OpenAIProvider:
     name = "openai"
 
-    def preload(self) -> None:
+    def preload(self, api_base: str | None = None) -> None:
         sdk.preload("httpx", prepare)
+        if tls.needs_trust_store(_explicit_base(api_base) or DEFAULT_BASE_URL):
+            tls.preload()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         reader = ChunkReader(request.model)
         share = LoopShare()
         try:
             httpx = await sdk.loaded("httpx", prepare)
-            explicit_base = (
-                request.api_base
-                or os.environ.get("OPENAI_API_BASE")
-                or os.environ.get("OPENAI_BASE_URL")
-            )
+            explicit_base = _explicit_base(request.api_base)
             # A local server (llama.cpp, vLLM, LM Studio) needs no key.
             api_key = (
                 request.api_key
@@ -96,13 +94,13 @@ class OpenAIProvider:
             )
             if api_key is None:
                 raise MissingKeyError(MISSING_KEY)
+            base_url = explicit_base or DEFAULT_BASE_URL
+            verify = await tls.ready(base_url)
             async with (
                 httpx.AsyncClient(
-                    verify=sdk.tls_context(), timeout=request.timeout, follow_redirects=True
+                    verify=verify, timeout=request.timeout, follow_redirects=True
                 ) as client,
-                openai_http.chunks(
-                    client, explicit_base or DEFAULT_BASE_URL, api_key, request_params(request)
-                ) as chunks,
+                openai_http.chunks(client, base_url, api_key, request_params(request)) as chunks,
             ):
                 async for chunk in chunks:
                     for event in reader.events(chunk):
@@ -112,6 +110,11 @@ class OpenAIProvider:
             reader.error = to_provider_error(exc, api_key=request.api_key)
         for event in reader.ending():
             yield event
+
+
+def _explicit_base(api_base: str | None) -> str | None:
+    """The base URL given for the request, else by the environment (None: OpenAI's)."""
+    return api_base or os.environ.get("OPENAI_API_BASE") or os.environ.get("OPENAI_BASE_URL")
 
 
 def _model_info(model: str) -> Mapping[str, Any] | None:
@@ -160,14 +163,16 @@ def _import_httpcore_without_h2() -> None:
 def prepare(httpx: Any) -> None:
     """In the import thread: one whole request to an in-memory transport, so
     that what httpx makes or imports on a first request (request building,
-    the stream decoder, anyio) is done off the loop; and the TLS context and
-    the model table."""
+    the stream decoder, anyio) is done off the loop; and the model table and
+    the shared TLS context (the process's first reads OpenSSL's configuration:
+    ~2 ms). Its trust store is read by :meth:`OpenAIProvider.preload` when the
+    endpoint is https (a local server's plain http needs none)."""
     import asyncio
 
     import anyio  # noqa: F401  # httpcore imports it at its first connection
 
     price_table()
-    sdk.tls_context()
+    tls.context()
     _first_connection_modules()
     sample = json.dumps(
         {

@@ -36,9 +36,10 @@ def get_provider(model: str) -> Provider:
     return _LITELLM
 
 
-def warm_up(model: str) -> None:
+def warm_up(model: str, api_base: str | None = None) -> None:
     """Start loading, in a background thread, what the first request for
-    ``model`` needs: its SDK and whatever that SDK builds on first use."""
+    ``model`` (sent to ``api_base``, if given) needs: its SDK, whatever that
+    SDK builds on first use, and the TLS trust store unless it is plain http."""
     preload = getattr(get_provider(model), "preload", None)
     if preload is not None:
-        preload()
+        preload(api_base)

@@ -29,9 +29,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from functools import cache
 from types import ModuleType
-from typing import Any
 
 SDKS = ("httpx", "openai", "anthropic", "litellm", "mcp")
 _LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
@@ -78,17 +76,6 @@ async def loaded(name: str, prepare: Prepare | None = None) -> ModuleType:
 def is_loaded(name: str) -> bool:
     future = _imports.get(name)
     return future is not None and future.done() and future.exception() is None
-
-
-@cache
-def tls_context() -> Any:
-    """One TLS context for every httpx client (``verify=``): making one reads the
-    CA bundle (~25-40 ms), which an ``AsyncClient`` made without it does each
-    time, on the loop. Make it in a thread (an SDK's ``prepare``, or
-    ``asyncio.to_thread``) before a client needs it."""
-    import httpx
-
-    return httpx.create_ssl_context()
 
 
 def litellm() -> ModuleType:

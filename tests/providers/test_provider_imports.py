@@ -236,29 +236,71 @@ ASK_WINDOW_PROBE = (
 import ssl, threading
 from core.providers.endpoint_window import ask_window
 
-made_on = []
-real_create = ssl.create_default_context
+read_on = []
+real_load = ssl.SSLContext.load_verify_locations
 
-def recorded(*args, **kwargs):
-    made_on.append(threading.current_thread().name)
-    return real_create(*args, **kwargs)
+def recorded(self, *args, **kwargs):
+    read_on.append(threading.current_thread().name)
+    return real_load(self, *args, **kwargs)
 
-ssl.create_default_context = recorded
-sdk.preload("httpx", openai_provider.prepare).result()  # the app's warm-up
+async def ask_and_send(server):
+    answer = await ask_window(server.base_url, "gpt-4o")
+    request = gpt_request(server)
+    events = [type(e).__name__ async for e in get_provider(request.model).stream(request)]
+    return answer, events
+
+ssl.SSLContext.load_verify_locations = recorded
 with FakeProvider() as server:
-    answer = asyncio.run(ask_window(server.base_url, "gpt-4o"))
-print(json.dumps({"made_on": made_on, "answer": answer}))
+    server.script(Reply(text="hello"))
+    openai_provider.OpenAIProvider().preload(server.base_url + "/v1")  # the app's warm-up
+    sdk.preload("httpx").result()
+    answer, events = asyncio.run(ask_and_send(server))
+print(json.dumps({"read_on": read_on, "answer": answer, "events": events}))
 """
 )
 
 
-def test_asking_a_server_its_window_reads_no_ca_bundle_on_the_loop():
-    """Asked while the first message is being sent: a client made on the loop
-    without the shared TLS context read the CA bundle there (~40 ms, keys
-    unechoed). The context is made once, in the import thread."""
+def test_a_local_plain_http_server_is_asked_and_answered_without_reading_the_ca_bundle():
+    """The window question and the first request go to a local server over
+    plain http: the CA bundle (25-40 ms of the first message's wait, on the
+    loop or in a thread) is read by neither, nor by the warm-up for them."""
     report = run_probe(ASK_WINDOW_PROBE)
-    assert report["made_on"] == ["import-httpx"]
+    assert report["read_on"] == []
     assert report["answer"] is None  # the fake provider says no window
+    assert "TextDelta" in report["events"]
+
+
+HTTPS_WARM_UP_PROBE = (
+    PROBE_START
+    + """
+import ssl, threading
+from core.providers import tls
+
+read_on = []
+real_load = ssl.SSLContext.load_verify_locations
+
+def recorded(self, *args, **kwargs):
+    read_on.append(threading.current_thread().name)
+    return real_load(self, *args, **kwargs)
+
+async def client_context():
+    context = await tls.ready("https://api.openai.com/v1")
+    return context.cert_store_stats()["x509_ca"]
+
+ssl.SSLContext.load_verify_locations = recorded
+openai_provider.OpenAIProvider().preload(None)  # OpenAI's own endpoint: https
+certificates = asyncio.run(client_context())
+print(json.dumps({"read_on": read_on, "certificates": certificates}))
+"""
+)
+
+
+def test_an_https_endpoint_has_the_ca_bundle_read_once_in_a_thread_before_its_client_is_made():
+    """The warm-up for OpenAI's https endpoint starts reading the CA bundle in a
+    thread, never on the loop; a client's context is had once it is read."""
+    report = run_probe(HTTPS_WARM_UP_PROBE)
+    assert report["read_on"] == ["tls-trust-store"]
+    assert report["certificates"] > 0
 
 
 HTTP2_PROBE = (

@@ -383,6 +383,21 @@ async def test_a_message_sent_while_the_chat_view_loads_is_on_screen_in_the_next
     assert messages(pilot.app)[0] == ("user", typed)  # saved as sent
 
 
+async def test_the_session_totals_are_read_while_the_chat_view_loads(
+    monkeypatch, fake_provider, fake_args
+) -> None:
+    """A first message waits for the session's totals as well as for the chat
+    view: they are read with the view's import, not after it (here, while that
+    import is held back)."""
+    async with chat_view_held_back(monkeypatch, fake_args) as (pilot, release):
+        screen = pilot.app.screen
+        conversation = app_of(pilot).conversation
+        await wait_for(lambda: conversation.totals().session_tokens is not None, pilot)
+        assert not screen.loaded and not screen.query("#chat")
+        release.set()
+        await settle(pilot)
+
+
 async def test_esc_while_the_chat_view_loads_brings_the_message_back(
     monkeypatch, fake_provider, fake_args
 ) -> None:

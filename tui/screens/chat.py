@@ -150,9 +150,17 @@ class ChatScreen(Screen[None]):
     async def _load_path(self) -> None:
         """Make and fill the chat view after the first frame. Its modules (Markdown
         and every message widget, ~0.3 s on a busy machine) are imported in a
-        thread: keys typed meanwhile still echo."""
+        thread: keys typed meanwhile still echo. The session's totals, which a
+        first message waits for too, are read meanwhile. The model's window is
+        looked up after: the price table it reads holds the GIL for 5-10 ms,
+        which, as the import starts when the first message is sent, held that
+        message's frame back."""
+        totals = asyncio.ensure_future(self.conversation.load_totals())
         try:
             module = await asyncio.to_thread(importlib.import_module, "tui.widgets.chat_view")
+        except BaseException:
+            totals.cancel()
+            raise
         finally:
             _gc.freeze_loaded()  # collection paused for the start-up comes back, whatever happened
         from tui.view_binding import ViewBinding
@@ -163,7 +171,6 @@ class ChatScreen(Screen[None]):
             branch_info=self.branches.branch_info,
             id="chat",
         )
-        totals = asyncio.ensure_future(self.conversation.load_totals())
         try:
             await self.query_one("#chat-slot").mount(view, before=0)  # above a stand-in
             self._binding = ViewBinding(view, self.conversation, self.stand_in)
