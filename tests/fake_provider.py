@@ -181,6 +181,11 @@ def item_from_json(data: dict[str, Any]) -> ScriptItem:
     return _ITEM_TYPES[kind](**data)
 
 
+def _client_end(request: web.Request) -> str:
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    return f"{peer[0]}:{peer[1]}" if peer else ""
+
+
 @dataclass
 class RecordedRequest:
     method: str
@@ -189,6 +194,9 @@ class RecordedRequest:
     """Lower-cased names."""
     body: Any
     """Parsed JSON, or the raw text when it was not JSON."""
+    client: str = ""
+    """The client's end of the connection (``host:port``): the same for
+    requests a client sent on one kept connection."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -196,6 +204,7 @@ class RecordedRequest:
             "path": self.path,
             "headers": self.headers,
             "body": self.body,
+            "client": self.client,
         }
 
 
@@ -681,6 +690,7 @@ class FakeProvider:
                 request.path,
                 {k.lower(): v for k, v in request.headers.items()},
                 body,
+                _client_end(request),
             )
         )
         wire = _Anthropic if request.path == "/v1/messages" else _OpenAI

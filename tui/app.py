@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from core.conversation import Conversation
+from core.providers import http_clients
 from core.providers.pacing import ui_first
 from core.sanitize import strip_control
 from core.session import Session
@@ -157,6 +158,7 @@ class TangentsApp(App[None]):
         ui_first.forget_keys()  # keys this app read and did not handle or paint never will be
         if self._tools is not None:
             await self._tools.aclose()
+        await http_clients.aclose()  # the providers' connections, kept across turns
 
     @property
     def tool_registry(self) -> ToolRegistry:

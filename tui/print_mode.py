@@ -22,6 +22,7 @@ import signal
 import sys
 
 from core.conversation import Conversation
+from core.providers import http_clients
 from core.providers.keys import missing_key
 from tui.bootstrap import (
     Launch,
@@ -111,4 +112,5 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
     finally:
         if conversation is not None and conversation.tools is not None:
             await conversation.tools.aclose()
+        await http_clients.aclose()
         await store.close()

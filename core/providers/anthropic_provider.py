@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from core.messages import StopReason, Usage
-from core.providers import sdk, sse, tls
+from core.providers import http_clients, sdk, sse, tls
 from core.providers.anthropic_format import request_params
 from core.providers.base import (
     ChatRequest,
@@ -79,15 +79,13 @@ class AnthropicProvider:
                 api_key=api_key,
                 base_url=request.api_base or os.environ.get("ANTHROPIC_BASE_URL") or None,
                 max_retries=0,  # our own policy: core.providers.retry
-                timeout=request.timeout,
-                http_client=_http_client(anthropic, request.timeout),
+                timeout=request.timeout,  # each request's own, on the shared client
+                http_client=http_clients.shared("anthropic", lambda: _http_client(anthropic, None)),
             )
-            async with (
-                client,
-                client.messages.with_streaming_response.create(
-                    **request_params(request), stream=True
-                ) as response,
-            ):
+            # Not closed after the request: that would close the shared client.
+            async with client.messages.with_streaming_response.create(
+                **request_params(request), stream=True
+            ) as response:
                 async for raw in _events(anthropic, response.http_response):
                     for event in state.translate(raw):
                         yield event

@@ -40,15 +40,17 @@ class APIStatusError(Exception):
 
 @asynccontextmanager
 async def chunks(
-    client: Any, base_url: str, api_key: str, body: dict[str, Any]
+    client: Any, base_url: str, api_key: str, body: dict[str, Any], *, timeout: float | None
 ) -> AsyncIterator[AsyncIterator[Any]]:
     """The stream's chunks (parsed JSON) as an async iterator, for as long as the block runs.
 
-    ``client`` is an ``httpx.AsyncClient``.
+    ``client`` is an ``httpx.AsyncClient`` (shared: ``timeout``, in seconds or
+    None for none, is the request's own).
     """
     headers = {"Authorization": f"Bearer {api_key}", "Accept": "text/event-stream"}
     url = base_url.rstrip("/") + "/chat/completions"
-    async with client.stream("POST", url, json=body, headers=headers) as response:
+    request = client.stream("POST", url, json=body, headers=headers, timeout=timeout)
+    async with request as response:
         if response.status_code >= 400:
             await response.aread()
             raise _status_error(response)

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from core.messages import user_text
-from core.providers import openai_format, openai_http, sdk, tls
+from core.providers import http_clients, openai_format, openai_http, sdk, tls
 from core.providers.base import ChatRequest, StreamEvent
 from core.providers.cost import price_table
 from core.providers.errors import to_provider_error
@@ -96,12 +96,12 @@ class OpenAIProvider:
                 raise MissingKeyError(MISSING_KEY)
             base_url = explicit_base or DEFAULT_BASE_URL
             verify = await tls.ready(base_url)
-            async with (
-                httpx.AsyncClient(
-                    verify=verify, timeout=request.timeout, follow_redirects=True
-                ) as client,
-                openai_http.chunks(client, base_url, api_key, request_params(request)) as chunks,
-            ):
+            client = http_clients.shared(
+                "httpx", lambda: httpx.AsyncClient(verify=verify, follow_redirects=True)
+            )
+            async with openai_http.chunks(
+                client, base_url, api_key, request_params(request), timeout=request.timeout
+            ) as chunks:
                 async for chunk in chunks:
                     for event in reader.events(chunk):
                         yield event
@@ -195,7 +195,11 @@ def prepare(httpx: Any) -> None:
         async with (
             httpx.AsyncClient(transport=httpx.MockTransport(respond)) as client,
             openai_http.chunks(
-                client, "http://warm-up.invalid/v1", "warm-up", request_params(request)
+                client,
+                "http://warm-up.invalid/v1",
+                "warm-up",
+                request_params(request),
+                timeout=None,
             ) as chunks,
         ):
             async for chunk in chunks:

@@ -193,7 +193,7 @@ async def test_a_stream_read_to_done_leaves_its_connection_for_the_next_request(
                 "stream": True,
             }
             async with openai_http.chunks(
-                client, f"{fake_provider.base_url}/v1", "k", body
+                client, f"{fake_provider.base_url}/v1", "k", body, timeout=5
             ) as chunks:
                 texts = [
                     c["choices"][0]["delta"].get("content") async for c in chunks if c["choices"]
@@ -224,7 +224,7 @@ async def test_a_body_kept_open_after_done_ends_the_stream_anyway(monkeypatch):
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(respond)) as client:
         body = {"model": "x", "messages": [], "stream": True}
-        async with openai_http.chunks(client, "http://server/v1", "k", body) as chunks:
+        async with openai_http.chunks(client, "http://server/v1", "k", body, timeout=5) as chunks:
             got = await asyncio.wait_for(_collect(chunks), 5)
     assert got == ["hi"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from fake_provider import Drop, MalformedToolJson, Reply, Stall, ToolCall
 
 from core.content import TextContent, ThinkingContent, ToolCallContent, ToolResultContent
@@ -182,3 +183,22 @@ async def test_closing_the_stream_mid_reply_returns_promptly(wire):
             if isinstance(event, TextDelta):
                 break
     await asyncio.wait_for(stream.aclose(), 2)
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai"])
+async def test_turns_reuse_one_connection_until_the_clients_are_closed(name, fake_provider):
+    """Each turn's request goes out on the connection of the turn before (no new
+    TCP connection, no new TLS handshake); closing the loop's clients ends it."""
+    from core.providers import http_clients
+    from tests.providers.conftest import make_wire
+
+    wire = make_wire(name, fake_provider)
+    for turn in ("one", "two", "three"):
+        result = await wire.run(wire.request(turn))
+        assert result.message.stop_reason == "stop", result.message.error
+    clients = {request.client for request in fake_provider.requests}
+    assert len(fake_provider.requests) == 3 and len(clients) == 1 and "" not in clients
+    await http_clients.aclose()
+    await wire.run(wire.request("four"))
+    assert fake_provider.requests[-1].client not in clients
+    await http_clients.aclose()

@@ -48,6 +48,19 @@ async def test_reply_is_streamed_and_saved(fake_provider, fake_args) -> None:
         assert "Paris is the capital of France." in screen_text(pilot)
 
 
+async def test_turns_share_a_connection_the_app_closes_when_it_ends(
+    fake_provider, fake_args
+) -> None:
+    from core.providers import http_clients
+
+    async with running(fake_args) as pilot:
+        await send(pilot, "one")
+        await send(pilot, "two")
+        assert len({request.client for request in fake_provider.requests}) == 1
+        clients = dict(http_clients._clients[asyncio.get_running_loop()])
+    assert clients and all(client.is_closed for client in clients.values())
+
+
 async def test_escape_stops_the_reply_and_keeps_what_arrived(fake_provider, fake_args) -> None:
     fake_provider.script(
         Stall(
