@@ -404,6 +404,24 @@ async def test_errors_show_at_once_and_are_reported_when_finished() -> None:
         assert "press r to retry" in screen_text(app)
 
 
+async def test_a_header_that_stays_on_one_line_is_repainted_without_a_layout_pass() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        reply = app.chat.start_reply("demo")
+        reply.feed(TextDelta("Hi."))
+        await wait_rendered(pilot, reply)
+        await settle(pilot, app)
+        header = reply.query_one(".message-header")
+        passes_asked = header._layout_updates  # counts refresh(layout=True)
+        reply.feed(UsageEvent(Usage(input_tokens=3, output_tokens=2)))
+        await wait_rendered(pilot, reply)
+        assert "2 tokens" in str(header.render()) and header._layout_updates == passes_asked
+        await reply.finish(EntryMaker()(assistant("Hi.", model="m" * 80)))
+        assert header._layout_updates > passes_asked  # it wraps now
+        await settle(pilot, app)
+        assert header.content_size.height > 1
+
+
 async def test_stopped_and_interrupted_replies_are_marked() -> None:
     app = ChatTestApp()
     async with app.run_test(size=(100, 30)) as pilot:

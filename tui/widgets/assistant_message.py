@@ -77,9 +77,6 @@ class AssistantMessage(MessageWidget):
         & > .message-header {
             color: $text-muted;
             text-style: dim;
-            height: 1;
-            text-wrap: nowrap;
-            text-overflow: ellipsis;
         }
         & > .message-status {
             margin: 0 0 1 0;
@@ -167,8 +164,12 @@ class AssistantMessage(MessageWidget):
         return Content.assemble(("◆ ", "dim"), model, (f" · {usage}" if usage else ""))
 
     def _show_header(self) -> None:
-        # One line, whatever its text: a new one repaints it, no layout pass.
-        self._header.update(self._header_text(), layout=False)
+        header, text = self._header, self._header_text()
+        # A header on one line that stays on one line (nearly all: the model
+        # and the usage) is repainted, without a layout pass.
+        width = header.content_size.width
+        stays = header.content_size.height == 1 and 0 < text.cell_length <= width
+        header.update(text, layout=not stays)
 
     def _show_status(self) -> None:
         message = self.message
