@@ -120,8 +120,7 @@ class TangentsApp(App[None]):
             self.screen.take_typing(event)
         await super().on_event(event)
         if typed:
-            # Queued behind the key at the widget it went to: run once it is
-            # handled, and after the refresh that follows, i.e. once its echo is painted.
+            # Queued behind the key at the widget it went to: runs once it is handled.
             target = self.focused or self.screen
             if not target.call_later(self._key_handled, target):
                 self._key_handled(target)
@@ -131,9 +130,8 @@ class TangentsApp(App[None]):
         is painted at once if it can be (the last key of a burst: a burst is
         painted once), else by the next screen update."""
         ui_first.key_handled()
-        if (not ui_first.key_unhandled and paint_now(target)) or not target.call_after_refresh(
-            ui_first.key_painted
-        ):
+        painted = not ui_first.key_unhandled and paint_now(target)
+        if painted or not target.call_after_refresh(ui_first.key_painted):
             ui_first.key_painted()
 
     def _remember_theme(self, theme) -> None:

@@ -97,7 +97,8 @@ def probe_terminal_graphics() -> threading.Thread | None:
 
     textual-image asks when first imported and waits up to 0.1 s for each of
     its questions; it must be done before Textual takes the terminal. Asked in
-    a thread, the waiting overlaps the import of the rest of the app. The
+    a thread, the waiting overlaps the import of the rest of the app; keys
+    typed meanwhile are kept for the app (:mod:`tui.terminal_answers`). The
     modules both threads need (rich's) are imported here first, so the two
     never import the same module at once; Pillow only the probe needs now."""
     if (

@@ -230,11 +230,8 @@ def test_the_first_anthropic_request_imports_no_part_of_its_client_on_the_loop()
     assert report["fresh"] == []
 
 
-ASK_WINDOW_PROBE = (
-    PROBE_START
-    + """
+CA_READS = """
 import ssl, threading
-from core.providers.endpoint_window import ask_window
 
 read_on = []
 real_load = ssl.SSLContext.load_verify_locations
@@ -242,6 +239,15 @@ real_load = ssl.SSLContext.load_verify_locations
 def recorded(self, *args, **kwargs):
     read_on.append(threading.current_thread().name)
     return real_load(self, *args, **kwargs)
+"""
+"""Probe code that records in ``read_on`` the thread of each CA bundle read
+(once ``ssl.SSLContext.load_verify_locations = recorded``)."""
+
+ASK_WINDOW_PROBE = (
+    PROBE_START
+    + CA_READS
+    + """
+from core.providers.endpoint_window import ask_window
 
 async def ask_and_send(server):
     answer = await ask_window(server.base_url, "gpt-4o")
@@ -272,16 +278,9 @@ def test_a_local_plain_http_server_is_asked_and_answered_without_reading_the_ca_
 
 HTTPS_WARM_UP_PROBE = (
     PROBE_START
+    + CA_READS
     + """
-import ssl, threading
 from core.providers import tls
-
-read_on = []
-real_load = ssl.SSLContext.load_verify_locations
-
-def recorded(self, *args, **kwargs):
-    read_on.append(threading.current_thread().name)
-    return real_load(self, *args, **kwargs)
 
 async def client_context():
     context = await tls.ready("https://api.openai.com/v1")
