@@ -71,12 +71,12 @@ class AnswerReader:
         on the way, and dropped; the cell size is kept (:attr:`cell_size`)."""
         os.write(self.fd_out, CELL_SIZE + DEVICE_ATTRIBUTES)
         deadline = time.monotonic() + timeout
-        while self._device_attributes() < 2:
+        while self._device_attribute_answers() < 2:
             if not self._fill(max(0.0, deadline - time.monotonic())):
                 break
         self._answers = b""
 
-    def _device_attributes(self) -> int:
+    def _device_attribute_answers(self) -> int:
         return sum(answer.endswith(b"c") for answer in self.answers_seen)
 
     @property

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import contextmanager
 
+import pytest
 from textual import events
 from textual.app import App
 from textual.widgets import Markdown
@@ -17,13 +18,19 @@ from tests.tui.helpers import running
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.segmented_markdown import MarkdownSegment, _drop_blocks_from
 
+
+@pytest.fixture(autouse=True)
+def keys_held_until_reported(monkeypatch) -> None:
+    """A key holds streams and renders until it is reported handled and painted:
+    the hold's time limit (a report that never comes) is out of reach here, so a
+    missing report cannot pass."""
+    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
+
+
 PARAGRAPHS = "\n\n".join(f"Paragraph {n} with some words in it." for n in range(40))
 
 
-async def test_a_key_read_holds_readers_until_handled_and_renderers_until_painted(
-    monkeypatch,
-) -> None:
-    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)  # a missing report cannot pass
+async def test_a_key_read_holds_readers_until_handled_and_renderers_until_painted() -> None:
     async with running() as pilot:
         prompt = pilot.app.screen.query_one(PromptInput)
         seen: list[tuple[str, str]] = []
@@ -71,8 +78,7 @@ async def test_streamed_and_whole_segments_mount_their_blocks_outside_a_batch() 
         assert app.batches == 0
 
 
-async def test_streamed_text_waits_until_a_key_on_its_way_is_painted(monkeypatch) -> None:
-    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
+async def test_streamed_text_waits_until_a_key_on_its_way_is_painted() -> None:
     app = Segments()
     async with app.run_test() as pilot:
         live = MarkdownSegment(streaming=True)
@@ -89,12 +95,9 @@ async def test_streamed_text_waits_until_a_key_on_its_way_is_painted(monkeypatch
         assert live.source == "Hello **there**" and len(live.children) == 1
 
 
-async def test_a_key_s_own_handler_mounts_finished_text_without_waiting_for_its_paint(
-    monkeypatch,
-) -> None:
+async def test_a_key_s_own_handler_mounts_finished_text_without_waiting_for_its_paint() -> None:
     """A key that switches branches mounts the new path's messages in its handler:
     their blocks must not wait for that key to be painted (it cannot be before)."""
-    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
     app = Segments()
     async with app.run_test():
         with key_on_its_way():
@@ -138,11 +141,8 @@ def shown(segment: MarkdownSegment) -> str:
     return " ".join(str(block._content) for block in segment.query(MarkdownBlock))
 
 
-async def test_a_reply_finished_while_its_last_append_waits_shows_the_text_once(
-    monkeypatch,
-) -> None:
+async def test_a_reply_finished_while_its_last_append_waits_shows_the_text_once() -> None:
     """The update with the whole text must come after the append, not before it."""
-    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
     app = Segments()
     async with app.run_test() as pilot:
         live = await append_racing(
@@ -156,11 +156,8 @@ async def test_a_reply_finished_while_its_last_append_waits_shows_the_text_once(
         assert live.source == "Hello there. More words."
 
 
-async def test_a_segment_cut_while_its_last_append_waits_keeps_only_its_part(
-    monkeypatch,
-) -> None:
+async def test_a_segment_cut_while_its_last_append_waits_keeps_only_its_part() -> None:
     """The blocks of the text carried to the next segment are dropped after that append."""
-    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
     app = Segments()
     async with app.run_test() as pilot:
         live = await append_racing(
@@ -173,12 +170,9 @@ async def test_a_segment_cut_while_its_last_append_waits_keeps_only_its_part(
         assert shown(live) == "First paragraph." and live.source == "First paragraph.\n\n"
 
 
-async def test_a_reply_finished_before_its_first_append_made_blocks_shows_the_text_once(
-    monkeypatch,
-) -> None:
+async def test_a_reply_finished_before_its_first_append_made_blocks_shows_the_text_once() -> None:
     """The update finds no blocks when called, and the append's when it runs:
     they are replaced, not kept."""
-    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
     app = Segments()
     async with app.run_test() as pilot:
         live = await append_racing(
@@ -192,7 +186,6 @@ async def test_a_typed_key_is_painted_as_soon_as_its_widget_has_handled_it(monke
     due for a streaming reply that the update would do first)."""
     import tui.app
 
-    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)
     painted: list[tuple[object, str, bool]] = []
     paint_now = tui.app.paint_now
 

@@ -3,12 +3,12 @@
 Textual offers no public way to move a scroll position inside a layout pass
 (and a running scroll animation with it), to follow the bottom again, to keep
 a Markdown widget's source in step after removing blocks, to make or append
-its blocks without holding every screen update, to give the default screen
-a result callback, to lay the screen out once per change rather than twice,
-to paint one widget at once, or to parse keys read from the terminal. These do, through internals that may change
-in any release: Textual is pinned, and :func:`check_version` (run by a test)
-fails loudly on a version these were not checked against, so an upgrade starts
-by reading this module.
+its blocks without holding every screen update, to give the default screen a
+result callback, to lay the screen out once per change rather than twice, to
+paint one widget at once, or to parse keys read from the terminal. These do,
+through internals that may change in any release: Textual is pinned, and
+:func:`check_version` (run by a test) fails loudly on a version these were not
+checked against, so an upgrade starts by reading this module.
 """
 
 from __future__ import annotations
