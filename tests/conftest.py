@@ -22,11 +22,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fake_provider import FakeProvider  # noqa: E402
 
-from tui.widgets._textual_private import lay_out_once  # noqa: E402
+from tui.widgets._textual_private import patch_textual  # noqa: E402
 
 # As the app does before its first screen: tests of its screens and widgets lay
-# out as it does, whichever test comes first in a process.
-lay_out_once()
+# out and paint as it does, whichever test comes first in a process.
+patch_textual()
 
 _APP_DIRS = ("tui", "branching", "e2e")
 """Test folders that drive the app: marked ``app``, so ``-m "not slow and not app"``

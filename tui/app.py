@@ -27,8 +27,8 @@ from tui.terminal_answers import typed_ahead
 from tui.widgets._textual_private import (
     give_result_callback,
     key_events,
-    lay_out_once,
     paint_now,
+    patch_textual,
 )
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class TangentsApp(App[None]):
         return self.conversation.settings.keymap
 
     def get_default_screen(self) -> ChatScreen:
-        lay_out_once()
+        patch_textual()
         screen = self.chat_screen()
         # Textual gives its default screen no result callback, and switch_screen
         # pops one when another session's chat screen replaces it: give it the

@@ -8,9 +8,12 @@ import inspect
 
 import pytest
 from textual._animator import SimpleAnimation
+from textual._compositor import Compositor
+from textual._styles_cache import StylesCache
 from textual.app import App
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
@@ -248,3 +251,109 @@ async def test_a_widget_that_grew_waits_for_the_layout_pass() -> None:
         area.styles.height = 5
         assert not private.paint_now(area)
         assert not private.paint_now(pilot.app.screen)
+
+
+class Lines(App):
+    CSS = "Static { height: 1; } .loud { color: red; }"
+
+    def compose(self):
+        from textual.containers import VerticalScroll
+        from textual.widgets import Static
+
+        with VerticalScroll(id="scroll"):
+            yield Static("shown", id="shown")
+            yield Static("[@click=app.bell]a link[/]", id="linked")
+            for index in range(30):
+                yield Static(f"row {index}", id=f"row-{index}")
+
+
+def lines_of(widget: Widget) -> list[Strip]:
+    """The lines the compositor gets when it paints all of ``widget``."""
+    return widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+
+
+async def test_an_unchanged_widget_is_painted_from_the_lines_it_gave(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    private.reuse_renders()
+    async with Lines().run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        shown = pilot.app.query_one("#shown")
+        first = lines_of(shown)
+        assert lines_of(shown) is first
+        monkeypatch.setattr(StylesCache, "render_widget", private._textual_render_widget)
+        assert lines_of(shown) is not first  # Textual renders it again
+
+
+async def test_every_change_to_a_widget_is_painted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """New text, a new style, a new width, a filter turned on, a link under the mouse."""
+    from textual.filter import Monochrome
+
+    private.reuse_renders()
+    async with Lines().run_test(size=(40, 10)) as pilot:
+        app = pilot.app
+        await pilot.pause()
+        shown = app.query_one("#shown")
+        lines_of(shown)
+        shown.update("changed")
+        await pilot.pause()
+        assert lines_of(shown)[0].text.startswith("changed")
+        before = lines_of(shown)
+        shown.add_class("loud")
+        await pilot.pause()
+        assert lines_of(shown) != before
+        assert any(s.style.color and s.style.color.name == "#ff0000" for s in lines_of(shown)[0])
+        await pilot.resize_terminal(30, 10)
+        await pilot.pause()
+        assert lines_of(shown)[0].cell_length == shown.size.width < 38
+        colored = lines_of(shown)
+        app._filters.append(Monochrome())
+        assert lines_of(shown) != colored
+        app._filters.pop()
+        assert lines_of(shown) == colored
+        linked = app.query_one("#linked")
+        plain = lines_of(linked)
+        await pilot.hover("#linked", offset=(2, 0))
+        await pilot.pause()
+        hovered = lines_of(linked)
+        assert hovered != plain and lines_of(linked) is not hovered  # styled at each paint
+        await pilot.hover("#shown")
+        await pilot.pause()
+        assert lines_of(linked) == plain
+
+
+async def test_a_layout_pass_leaves_the_map_of_every_widget_up_to_date(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A widget out of view refreshed before a pass: neither the refresh nor the
+    paint after the pass arranges the screen again (the pass made the map)."""
+    from textual.widgets import Static
+
+    private.keep_full_map()
+    arranged: list[int] = []
+    arrange = Compositor._arrange_root
+
+    def counted(*args, **kwargs):
+        arranged.append(1)
+        return arrange(*args, **kwargs)
+
+    monkeypatch.setattr(Compositor, "_arrange_root", counted)
+
+    async def arrangements_beside_the_passes() -> int:
+        async with Lines().run_test(size=(40, 10)) as pilot:
+            app = pilot.app
+            await pilot.pause()
+            passes = count_layout_passes(app.screen)
+            arranged.clear()
+            app.query_one("#row-29").refresh()
+            await app.query_one("#scroll").mount(Static("new"), before=0)
+            await pilot.pause()
+            assert passes and app.query_one("#row-29").region.y > 10
+            return len(arranged) - len(passes)
+
+    assert await arrangements_beside_the_passes() == 0
+    with monkeypatch.context() as undone:
+        undone.setattr(Compositor, "reflow", private._textual_reflow)
+        assert await arrangements_beside_the_passes() == 1  # to paint after the pass
+    monkeypatch.setattr(Widget, "_set_dirty", private._textual_set_widget_dirty)
+    assert await arrangements_beside_the_passes() == 1  # to refresh the one out of view

@@ -5,6 +5,7 @@ Textual offers no public way to move a scroll position inside a layout pass
 a Markdown widget's source in step after removing blocks, to make or append
 its blocks without holding every screen update, to give the default screen a
 result callback, to lay the screen out once per change rather than twice, to
+paint a widget that did not change from the lines it gave last time, to
 paint one widget at once, or to parse keys read from the terminal. These do,
 through internals that may change in any release: Textual is pinned, and
 :func:`check_version` (run by a test) fails loudly on a version these were not
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING
 
 import textual
 from textual._animator import SimpleAnimation
+from textual._compositor import Compositor, ReflowResult
+from textual._styles_cache import StylesCache
 from textual.await_complete import AwaitComplete
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar
@@ -26,8 +29,9 @@ from textual.widget import Widget
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
-    from textual.geometry import Size
+    from textual.geometry import Region, Size
     from textual.message import Message
+    from textual.strip import Strip
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownBlock
 
@@ -114,6 +118,109 @@ def lay_out_once() -> None:
     keeps the second pass: following its bottom (an anchor) reads its size from
     the pass before. Applies to every widget from then on (idempotent)."""
     Widget._size_updated = _size_updated_once  # type: ignore[method-assign]
+
+
+_textual_render_widget = StylesCache.render_widget
+_textual_clear = StylesCache.clear
+_textual_set_dirty = StylesCache.set_dirty
+
+
+def _render_widget_again(cache: StylesCache, widget: Widget, crop: Region) -> list[Strip]:
+    """Textual's ``StylesCache.render_widget``, which gives the lines it gave last
+    time when nothing was made dirty since (see :func:`reuse_renders`)."""
+    filters = tuple(widget.get_line_filters())
+    hovering_link = widget.auto_links and widget.hover_style._link_id
+    last: tuple[Region, tuple[object, ...], list[Strip]] | None = cache.__dict__.get("_last")
+    if (
+        last is not None
+        and not hovering_link
+        and not cache._dirty_lines
+        and last[0] == crop
+        and last[1] == filters
+    ):
+        return last[2]
+    strips = _textual_render_widget(cache, widget, crop)
+    cache._last = None if hovering_link else (crop, filters, strips)  # type: ignore[attr-defined]
+    return strips
+
+
+def _clear(cache: StylesCache) -> None:
+    cache._last = None  # type: ignore[attr-defined]
+    _textual_clear(cache)
+
+
+def _set_dirty(cache: StylesCache, *regions: Region) -> None:
+    cache._last = None  # type: ignore[attr-defined]
+    _textual_set_dirty(cache, *regions)
+
+
+def reuse_renders() -> None:
+    """Paint a widget that did not change from the lines it gave last time.
+
+    Each time the screen is painted where a widget is (every widget in view
+    when the chat scrolls by a line), Textual asks it for its lines again: its
+    line cache has them, but finding its background, region and opacity and
+    applying the line filters took 50-70 µs a widget, a third of a short
+    exchange's painting. Every change to what a widget shows goes through its
+    line cache (``clear`` or ``set_dirty``: a refresh, a new size, a style
+    update), which forgets the lines kept here; a link under the mouse is
+    styled on every paint, so a widget with one is rendered as Textual does.
+    Applies to every widget from then on (idempotent)."""
+    StylesCache.render_widget = _render_widget_again  # type: ignore[method-assign]
+    StylesCache.clear = _clear  # type: ignore[method-assign]
+    StylesCache.set_dirty = _set_dirty  # type: ignore[method-assign]
+
+
+_textual_reflow = Compositor.reflow
+
+
+def _reflow_keeping_map(compositor: Compositor, parent: Widget, size: Size) -> ReflowResult:
+    """Textual's ``Compositor.reflow``, after which its map of every widget is
+    taken as up to date (see :func:`keep_full_map`)."""
+    result = _textual_reflow(compositor, parent, size)
+    compositor._full_map_invalidated = False
+    return result
+
+
+_textual_set_widget_dirty = Widget._set_dirty
+
+
+def _set_widget_dirty(widget: Widget, *regions: Region) -> None:
+    """Textual's ``Widget._set_dirty``, which does not ask a widget refreshed as a
+    whole for its region (see :func:`keep_full_map`)."""
+    if regions:
+        _textual_set_widget_dirty(widget, *regions)
+        return
+    widget._dirty_regions.clear()
+    widget._repaint_regions.clear()
+    widget._styles_cache.clear()
+    outer_size = widget.outer_size
+    widget._dirty_regions.add(outer_size.region)
+    if outer_size:
+        widget._repaint_regions.add(outer_size.region)
+
+
+def keep_full_map() -> None:
+    """Arrange the whole screen only in a layout pass.
+
+    A layout pass arranges every widget, in view or not, into the compositor's
+    full map; but when a widget out of view was refreshed before the pass, the
+    map stays marked out of date, and the next question about any widget's
+    place (each widget painted asks for its region) arranged the whole screen
+    again: a second layout's worth of work in every exchange. The map a pass
+    made is kept. And a widget refreshed as a whole no longer asks for its
+    region (which, for one out of view, arranged the screen when the map was
+    out of date) to mark all its lines dirty: its emptied line cache renders
+    them all anyway. Applies from then on (idempotent)."""
+    Compositor.reflow = _reflow_keeping_map  # type: ignore[method-assign]
+    Widget._set_dirty = _set_widget_dirty  # type: ignore[method-assign]
+
+
+def patch_textual() -> None:
+    """Lay out once per change, paint again only what changed, keep the full map."""
+    lay_out_once()
+    reuse_renders()
+    keep_full_map()
 
 
 def paint_now(widget: Widget) -> bool:
