@@ -517,3 +517,32 @@ async def test_finish_right_after_start_shows_the_entry() -> None:
         assert reply.source == "saved at once"
         assert app.chat.message_widgets == [reply] and app.chat.reply is None
         assert "■ stopped" in screen_text(app)
+
+
+class HeadingsHeard(ChatTestApp):
+    """Counts the headings updates of Markdown widgets that reach the app."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headings_heard = 0
+
+    def on_markdown_table_of_contents_updated(self) -> None:
+        self.headings_heard += 1
+
+
+async def test_a_plain_reply_is_a_header_and_its_text_and_no_more() -> None:
+    """No countdown or status line is made for a reply that needs none, and a
+    segment's headings are nobody else's business (four hops at each update)."""
+    app = HeadingsHeard()
+    async with app.run_test(size=(100, 30)) as pilot:
+        reply = await streamed_and_finished(pilot, app, ["# Plain\n\nanswer"], piece_chars=5)
+        assert [type(child).__name__ for child in reply.children] == ["Static", "SegmentedMarkdown"]
+        assert not app.chat.query(".message-waiting, .message-status")
+        assert "Plain" in screen_text(app) and app.headings_heard == 0
+        make = EntryMaker()
+        make.count = 100  # not the streamed reply's id
+        await app.chat.set_entries([make(assistant("# Saved\n\nanswer"))])
+        await settle(pilot, app)
+        [saved] = app.chat.message_widgets
+        assert [type(child).__name__ for child in saved.children] == ["Static", "SegmentedMarkdown"]
+        assert "Saved" in screen_text(app) and app.headings_heard == 0

@@ -217,3 +217,27 @@ async def test_keys_typed_ahead_of_enter_are_all_sent() -> None:
         await settle(pilot)
         assert user_texts(pilot) == ["hello"]
         assert prompt(pilot).text == "x\n"
+
+
+async def test_typed_letters_do_not_ask_the_screen_for_its_bindings(monkeypatch) -> None:
+    """Working out every binding of the focused chain took ~150 µs a key; a
+    letter is none of the input's keys, so nothing needs working out. Enter,
+    one of them, still sends."""
+    from textual.screen import Screen
+
+    asked: list[int] = []
+    active = Screen.active_bindings
+
+    def counted(screen):
+        asked.append(1)
+        return active.fget(screen)
+
+    async with running([]) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(Screen, "active_bindings", property(counted))
+        await type_text(pilot, "hello")
+        await settle(pilot)
+        typed = len(asked)
+        await send(pilot, "")
+        assert user_texts(pilot) == ["hello"]
+    assert typed == 0 and asked

@@ -245,6 +245,31 @@ async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -
     gc.unfreeze()
 
 
+def test_a_short_reply_makes_no_young_collection_of_its_own(monkeypatch) -> None:
+    """While a reply streams, the young generations are collected after a render
+    once as many objects were made as make an automatic collection: not after
+    every render (a short reply's one render collected for 1.8 ms)."""
+    import gc
+
+    from tui.widgets import _gc
+
+    collect = gc.collect
+    made: list[int] = []
+    _gc.defer_full_collections()
+    try:
+        collect()  # the count of new objects starts from nothing
+        monkeypatch.setattr(gc, "collect", lambda generation=2: made.append(generation) or 0)
+        _gc.collect_young()
+        assert made == []
+        garbage = [[] for _ in range(gc.get_threshold()[0])]
+        _gc.collect_young()
+        assert made == [1]
+        del garbage
+    finally:
+        monkeypatch.undo()
+        _gc.restore_collections()
+
+
 def test_collection_is_paused_from_the_start_until_the_chat_views_modules_are_in(
     monkeypatch,
 ) -> None:

@@ -5,8 +5,8 @@ reference cycles, so each full (generation 2) collection walks more objects
 and pauses the app for longer: at 20,000 tokens a single pause took 0.4-0.8 s,
 and the last tokens of a reply showed at half the speed of the first. While a
 reply streams, automatic collection is off and only the young generations are
-collected, after each render; when no reply streams any more, automatic
-collection is back as it was.
+collected, after a render, as often as automatic collection would; when no
+reply streams any more, automatic collection is back as it was.
 
 What the app loads once and keeps (modules, classes, the theme) is moved out
 of the collector's reach once the chat view's modules are in
@@ -44,8 +44,9 @@ def restore_collections() -> None:
 
 
 def collect_young() -> None:
-    """Collect the young generations (cheap: only objects made since the last call)."""
-    if _streams and _was_enabled:
+    """Collect the young generations once as many objects were made as make an
+    automatic collection (a short reply's one render does not)."""
+    if _streams and _was_enabled and gc.get_count()[0] >= gc.get_threshold()[0]:
         gc.collect(1)
 
 

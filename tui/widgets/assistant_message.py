@@ -117,8 +117,8 @@ class AssistantMessage(MessageWidget):
         self._outcomes: dict[str, ToolOutcome] = dict(outcomes or {})
         self._cards: dict[str, ToolCallCard] = {}
         self._header = Static(markup=False, classes="message-header")
-        self._status = Static(markup=False, classes="message-status")
-        self._status.display = False
+        self._status: Static | None = None
+        """How the reply ended, made when there is something to say (most replies: never)."""
 
     @property
     def message(self) -> Message | None:
@@ -130,7 +130,9 @@ class AssistantMessage(MessageWidget):
         message = self.message
         if message is not None:
             yield from self._build_parts(message)
-        yield self._status
+            if status_of(message) is not None:
+                self._status = Static(markup=False, classes="message-status")
+                yield self._status
 
     def on_mount(self) -> None:
         self._show_header()
@@ -174,11 +176,21 @@ class AssistantMessage(MessageWidget):
     def _show_status(self) -> None:
         message = self.message
         status = status_of(message) if message is not None else None
-        self._status.display = status is not None
-        if status is not None:
-            text, css_class = status
-            self._status.set_classes(f"message-status {css_class}")
-            self._status.update(Content(text))
+        if status is None:
+            if self._status is not None:
+                self._status.display = False
+            return
+        self._set_status(*status)
+
+    def _set_status(self, text: str, css_class: str) -> None:
+        """Show the status line (made and mounted below everything the first time)."""
+        line = self._status
+        if line is None:
+            line = self._status = Static(markup=False, classes="message-status")
+            self.mount(line)
+        line.display = True
+        line.set_classes(f"message-status {css_class}")
+        line.update(Content(text))
 
     # --- updates --------------------------------------------------------------
 
@@ -209,6 +221,7 @@ class AssistantMessage(MessageWidget):
             part.update_visibility(top, bottom)
 
     def _on_click(self, event: events.Click) -> None:
-        if event.widget is self._status and self._status.has_class("-error"):
+        status = self._status
+        if status is not None and event.widget is status and status.has_class("-error"):
             event.stop()
             self.post_message(self.RetryRequested(self.entry_id))

@@ -64,6 +64,11 @@ class ChatView(VerticalScroll):
     resumes it.
     """
 
+    BLANK = True
+    """The view paints nothing of its own (no border, no text): Textual fills its
+    lines with its background at once instead of rendering each (all of them at
+    every scroll, twice a short exchange)."""
+
     DEFAULT_CSS = """
     ChatView {
         height: 1fr;

@@ -126,6 +126,9 @@ class PromptInput(TextArea):
         """Run this input's own bindings here, in its queue, rather than as the
         key bubbles up to the app: keys arrive in bursts (fast typing, tmux),
         and Enter must send exactly the keys typed before it, no more, no less."""
+        own = self._bindings.key_to_bindings
+        if not any(key in own for key in event.aliases):
+            return  # typed text: none of this input's keys (the screen's are not asked)
         active = self.screen.active_bindings
         for key in event.aliases:
             bound = active.get(key)

@@ -128,8 +128,8 @@ class ReplyView(AssistantMessage):
         self._wait_deadline: float | None = None
         self._wait_reason = ""
         self._wait_timer: Timer | None = None
-        self._waiting = Static(markup=False, classes="message-waiting")
-        self._waiting.display = False
+        self._waiting: Static | None = None
+        """The retry countdown, made the first time there is one."""
         self.renders = 0
         """How many times queued events were rendered (for benchmarks)."""
         self.rendered_chars = 0
@@ -139,8 +139,6 @@ class ReplyView(AssistantMessage):
 
     def compose(self) -> ComposeResult:
         yield self._header
-        yield self._waiting
-        yield self._status
 
     async def on_mount(self) -> None:
         super().on_mount()
@@ -397,13 +395,15 @@ class ReplyView(AssistantMessage):
 
     async def _add_part(self, kind: str, widget: Widget) -> None:
         self._parts.append((kind, widget))
-        await self.mount(widget, before=self._waiting)
+        await self.mount(widget, before=self._below_parts())
+
+    def _below_parts(self) -> Widget | None:
+        """The first line shown below the parts (the countdown, the status), if any."""
+        return self._waiting or self._status
 
     def _show_live_error(self, event: ErrorEvent) -> None:
         error = one_line(getattr(event.error, "message", str(event.error)), 300) or "unknown error"
-        self._status.display = True
-        self._status.set_classes("message-status -error")
-        self._status.update(Content(f"✗ error: {error} · {RETRY_HINT}"))
+        self._set_status(f"✗ error: {error} · {RETRY_HINT}", "-error")
 
     def _refresh_visibility(self) -> None:
         height = self.screen.size.height if self.is_attached else 0
@@ -420,7 +420,8 @@ class ReplyView(AssistantMessage):
     def _update_waiting(self) -> None:
         deadline = self._wait_deadline
         if deadline is None:
-            self._waiting.display = False
+            if self._waiting is not None:
+                self._waiting.display = False
             if self._wait_timer is not None:
                 self._wait_timer.stop()
                 self._wait_timer = None
@@ -430,8 +431,12 @@ class ReplyView(AssistantMessage):
         remaining = math.ceil(deadline - time.monotonic())
         when = f"retrying in {remaining} s" if remaining > 0 else "retrying…"
         reason = f"{self._wait_reason} — " if self._wait_reason else ""
-        self._waiting.update(Content(f"⟳ {reason}{when}"))
-        self._waiting.display = True
+        waiting = self._waiting
+        if waiting is None:
+            waiting = self._waiting = Static(markup=False, classes="message-waiting")
+            self.mount(waiting, before=self._status)
+        waiting.update(Content(f"⟳ {reason}{when}"))
+        waiting.display = True
 
     # --- finishing ---------------------------------------------------------------
 
@@ -463,7 +468,7 @@ class ReplyView(AssistantMessage):
             if old:
                 await self.remove_children(old)
             if new:
-                await self.mount_all(new, before=self._waiting)
+                await self.mount_all(new, before=self._below_parts())
         self._parts = [(_kind(widget), widget) for widget in new]
 
 

@@ -81,6 +81,9 @@ class MarkdownSegment(Markdown):
         self._height_at: tuple[int, int] | None = None
         """(width, content height) of a settled segment, once measured."""
 
+    def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
+        event.stop()  # nothing above reads a segment's headings: four hops per update
+
     def settle(self) -> None:
         """The blocks will not change any more: measure the height once per width.
 
