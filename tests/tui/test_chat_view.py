@@ -406,3 +406,31 @@ async def test_thinking_and_signature_blocks_render_from_entries() -> None:
         await pilot.pause()
         text = screen_text(app)
         assert "Thinking (redacted)" in text and "opaque" not in text and "visible" in text
+
+
+async def test_a_user_message_of_text_alone_is_one_widget_until_it_has_alternatives() -> None:
+    """The row paints its own text (one widget a row, not two); when the bar of
+    its alternatives comes, the text moves into a line below the bar, shown once."""
+    from core.content import ImageContent
+    from tui.widgets._context import BranchInfo
+    from tui.widgets.branch_bar import BranchBar
+
+    info: dict[str, BranchInfo] = {}
+    app = ChatTestApp(branch_info=info.get)
+    async with app.run_test(size=(60, 16)) as pilot:
+        make = EntryMaker()
+        question = make(user("where to in Lisbon?"))
+        picture = make(user("and this one", [ImageContent("image/png", "d" * 64, 10, 10)]))
+        await app.chat.set_entries([question, picture])
+        await pilot.pause()
+        asked, shown = app.chat.message_widgets
+        assert not asked.children and screen_text(app).count("where to in Lisbon?") == 1
+        assert [type(c).__name__ for c in shown.children] == ["Static", "ImageView"]
+        info[question.id] = BranchInfo(0, 2)
+        app.chat.refresh_branch_info()
+        await pilot.pause()
+        assert [type(child) for child in asked.children] == [BranchBar, type(shown.children[0])]
+        lines = screen_text(app).splitlines()
+        [bar] = [n for n, line in enumerate(lines) if "1/2" in line]
+        [text] = [n for n, line in enumerate(lines) if "where to in Lisbon?" in line]
+        assert text == bar + 1

@@ -11,7 +11,7 @@ from textual._animator import SimpleAnimation
 from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App
-from textual.geometry import Region, Size
+from textual.geometry import Offset, Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -357,3 +357,64 @@ async def test_a_layout_pass_leaves_the_map_of_every_widget_up_to_date(
         assert await arrangements_beside_the_passes() == 1  # to paint after the pass
     monkeypatch.setattr(Widget, "_set_dirty", private._textual_set_widget_dirty)
     assert await arrangements_beside_the_passes() == 1  # to refresh the one out of view
+
+
+class Scrolled(App):
+    CSS = "#wide { scrollbar-size-vertical: 2; }"
+
+    def compose(self):
+        from textual.containers import VerticalScroll
+        from textual.widgets import Static
+
+        with VerticalScroll(id="thin"):
+            for index in range(100):
+                yield Static(f"row {index}")
+        with VerticalScroll(id="wide"):
+            for index in range(37):
+                yield Static(f"row {index}")
+
+
+async def test_a_scrollbar_is_painted_as_textual_paints_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At every position, grabbed or hovered, thin or wide, whole or cropped."""
+    private.quick_scrollbars()
+    textual_scrollbar_lines = private._textual_scrollbar_lines
+    monkeypatch.setattr(private, "_textual_scrollbar_lines", None)  # never Textual's way here
+    async with Scrolled().run_test(size=(30, 24)) as pilot:
+        await pilot.pause()
+        compared = 0
+        for name in ("#thin", "#wide"):
+            view = pilot.app.query_one(name)
+            bar = view.vertical_scrollbar
+            for y in range(0, int(view.max_scroll_y) + 1, 3):
+                view.scroll_to(y=y, animate=False)
+                await pilot.pause()
+                for state in ({}, {"mouse_over": True}, {"grabbed": Offset(0, 1)}):
+                    bar.mouse_over, bar.grabbed = False, None
+                    for attribute, value in state.items():
+                        setattr(bar, attribute, value)
+                    width, height = bar.outer_size
+                    for crop in (Region(0, 0, width, height), Region(width - 1, 2, 1, height - 4)):
+                        bar._styles_cache.clear()
+                        textual_lines = textual_scrollbar_lines(bar, crop)
+                        assert bar.render_lines(crop) == textual_lines
+                        compared += 1
+        assert compared > 50
+
+
+async def test_a_horizontal_scrollbar_is_painted_by_textual(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    private.quick_scrollbars()
+    painted: list[bool] = []
+    textual_lines = private._textual_scrollbar_lines
+
+    def recorded(bar, crop):
+        painted.append(bar.vertical)
+        return textual_lines(bar, crop)
+
+    monkeypatch.setattr(private, "_textual_scrollbar_lines", recorded)
+    async with Scrolled().run_test(size=(30, 24)) as pilot:
+        await pilot.pause()
+        bar = pilot.app.query_one("#thin").horizontal_scrollbar
+        bar.render_lines(Region(0, 0, 5, 1))
+    assert painted == [False]

@@ -75,9 +75,14 @@ class MessageWidget(Widget, can_focus=True):
         if self._branch_bar is None:
             if info is None or self.entry is None:
                 return
+            self._children_coming()
             self._branch_bar = BranchBar(self.entry.id, info)
             self.mount(self._branch_bar, before=0 if self.children else None)
         self._branch_bar.show(info)
+
+    def _children_coming(self) -> None:
+        """Children are about to be mounted (a row that paints its own text moves
+        it into a child first)."""
 
     def watch_has_focus(self, has_focus: bool) -> None:
         # Widget's own watcher restyles every descendant; the focus style lives on

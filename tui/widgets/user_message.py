@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.widgets import Static
 
 from core.content import ImageContent, TextContent
@@ -13,7 +13,12 @@ from tui.widgets.message_widget import MessageWidget
 
 
 class UserMessage(MessageWidget):
-    """The user's text, shown literally (not as Markdown), and any images."""
+    """The user's text, shown literally (not as Markdown), and any images.
+
+    A message of text alone (nearly every one) is one widget, which paints its
+    text itself: each widget a row has costs in every layout pass and every
+    exchange mounts one of these. Images, and the bar of alternatives above an
+    edited message, are children: the text is then a child line above them."""
 
     DEFAULT_CSS = """
     UserMessage {
@@ -40,9 +45,19 @@ class UserMessage(MessageWidget):
         message = self.entry.payload if self.entry is not None else None
         if not isinstance(message, Message):
             return
-        text = self.text
-        if text:
-            yield Static(plain(text), markup=False, classes="user-text")
-        for block in message.content:
-            if isinstance(block, ImageContent):
-                yield ImageView(block, self.context)
+        images = [block for block in message.content if isinstance(block, ImageContent)]
+        if images and self.text:
+            yield self._text_line()
+        for block in images:
+            yield ImageView(block, self.context)
+
+    def render(self) -> RenderResult:
+        return "" if self.children else plain(self.text)
+
+    def _children_coming(self) -> None:
+        if not self.children and self.text:
+            self.mount(self._text_line())
+            self.refresh()
+
+    def _text_line(self) -> Static:
+        return Static(plain(self.text), markup=False, classes="user-text")
