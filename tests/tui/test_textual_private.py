@@ -54,6 +54,13 @@ def test_the_private_attributes_used_exist_with_their_meaning() -> None:
         "requester",
         "callback",
     ]
+    assert (widget._dirty_regions, widget._repaint_regions) == (set(), set())
+    assert (
+        isinstance(widget._styles_cache, StylesCache) and widget._styles_cache._dirty_lines == set()
+    )
+    assert "_full_map_invalidated" in inspect.getsource(Compositor.find_widget)
+    assert "self.size.region" in inspect.getsource(private._textual_set_widget_dirty)
+    assert "hover_style._link_id" in inspect.getsource(private._textual_render_widget)
 
 
 SAMPLE = (
@@ -418,3 +425,15 @@ async def test_a_horizontal_scrollbar_is_painted_by_textual(
         bar = pilot.app.query_one("#thin").horizontal_scrollbar
         bar.render_lines(Region(0, 0, 5, 1))
     assert painted == [False]
+
+
+def test_each_thread_parses_with_a_parser_of_its_own_made_once() -> None:
+    """Making a parser compiles its rules; finding links keeps state in it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    markdown = Markdown()
+    mine = private._parser(markdown)
+    assert private._parser(markdown) is mine
+    with ThreadPoolExecutor(1) as pool:
+        theirs = pool.submit(private._parser, markdown).result()
+        assert theirs is not mine and pool.submit(private._parser, markdown).result() is theirs

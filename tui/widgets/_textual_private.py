@@ -5,8 +5,10 @@ Textual offers no public way to move a scroll position inside a layout pass
 a Markdown widget's source in step after removing blocks, to make or append
 its blocks without holding every screen update, to give the default screen a
 result callback, to lay the screen out once per change rather than twice, to
-paint a widget that did not change from the lines it gave last time, to
-paint one widget at once, or to parse keys read from the terminal. These do,
+paint a widget that did not change from the lines it gave last time, to keep
+the map of every widget a layout pass made, to paint a scrollbar without
+Rich's console, to paint one widget at once, or to parse keys read from the
+terminal. These do,
 through internals that may change in any release: Textual is pinned, and
 :func:`check_version` (run by a test) fails loudly on a version these were not
 checked against, so an upgrade starts by reading this module.
@@ -15,6 +17,7 @@ checked against, so an upgrade starts by reading this module.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -96,7 +99,7 @@ def _size_updated_once(
     pass, without asking for another pass when only what that pass measured
     changed. See :func:`lay_out_once`."""
     if layout and not (
-        _scrolls(widget) and (widget._size != size or widget._container_size != container_size)
+        (widget._size != size or widget._container_size != container_size) and _scrolls(widget)
     ):
         layout = False
     return _textual_size_updated(widget, size, virtual_size, container_size, layout)
@@ -322,18 +325,29 @@ def set_markdown_source(markdown: Markdown, source: str) -> None:
     markdown._markdown = source
 
 
-def _parser(markdown: Markdown) -> MarkdownIt:
-    """The parser the Markdown widget's own ``update`` and ``append`` use."""
-    from markdown_it import MarkdownIt
+_parsers = threading.local()
+"""Each thread's default parser: making one compiles its rules (0.5 ms), and a
+parser keeps state while it finds links, so no two threads share one."""
 
+
+def _parser(markdown: Markdown) -> MarkdownIt:
+    """The parser the Markdown widget's own ``update`` and ``append`` use (the
+    default one made once per thread that parses)."""
     factory = markdown._parser_factory
-    return MarkdownIt("gfm-like") if factory is None else factory()
+    if factory is not None:
+        return factory()
+    parser: MarkdownIt | None = getattr(_parsers, "default", None)
+    if parser is None:
+        from markdown_it import MarkdownIt
+
+        parser = _parsers.default = MarkdownIt("gfm-like")
+    return parser
 
 
 async def markdown_blocks(markdown: Markdown, source: str) -> list[MarkdownBlock]:
     """The blocks a Markdown widget would mount for ``source``: parsed in a
     thread, as ``Markdown.update`` does, and made on the loop."""
-    tokens = await asyncio.to_thread(_parser(markdown).parse, source)
+    tokens = await asyncio.to_thread(lambda: _parser(markdown).parse(source))
     return _made(markdown._parse_markdown(tokens))
 
 
