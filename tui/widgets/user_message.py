@@ -18,7 +18,8 @@ class UserMessage(MessageWidget):
     A message of text alone (nearly every one) is one widget, which paints its
     text itself: each widget a row has costs in every layout pass and every
     exchange mounts one of these. Images, and the bar of alternatives above an
-    edited message, are children: the text is then a child line above them."""
+    edited message, are children: the text is then a child line of its own,
+    below the bar and above the images."""
 
     DEFAULT_CSS = """
     UserMessage {
