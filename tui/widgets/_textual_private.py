@@ -229,11 +229,15 @@ def _scrollbar_lines(bar: ScrollBar, crop: Region) -> list[Strip]:
     """The lines of a vertical scrollbar, made from its segments (see
     :func:`quick_scrollbars`); Textual's own way for any other."""
     renderable = bar.render()
-    if not bar.vertical or type(renderable) is not ScrollBarRender or bar.app.ansi_color:
+    style = getattr(renderable, "style", None)
+    if (
+        not bar.vertical
+        or type(renderable) is not ScrollBarRender
+        or not isinstance(style, Style)
+        or bar.app.ansi_color
+    ):
         return _textual_scrollbar_lines(bar, crop)
     width, height = bar.outer_size
-    style = renderable.style
-    assert isinstance(style, Style)
     filters = tuple(bar.get_line_filters())
     key = (crop, width, height, renderable.virtual_size, renderable.window_size)
     key += (renderable.position, style, bar.visual_style, filters)
@@ -270,8 +274,8 @@ def quick_scrollbars() -> None:
     (the content grows) and was repainted in full twice an exchange: 1.3 ms
     each, the dearest widget on the screen. The lines made here are the ones
     Textual makes, its line filters applied (a test compares them); a
-    horizontal scrollbar, a renderer of one's own or ANSI colours take
-    Textual's way. Applies to every scrollbar from then on (idempotent)."""
+    horizontal scrollbar, a renderer or style of one's own or ANSI colours
+    take Textual's way. Applies to every scrollbar from then on (idempotent)."""
     ScrollBar.render_lines = _scrollbar_lines  # type: ignore[method-assign]
 
 
