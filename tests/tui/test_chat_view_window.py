@@ -240,3 +240,41 @@ async def test_a_long_conversation_keeps_few_rows_mounted_at_the_bottom() -> Non
         chat.scroll_to(y=0, animate=False)
         await settle(pilot, app)
         assert chat.window[0] < lo  # scrolling up brings them back
+
+
+async def test_rows_pushed_far_up_by_a_reply_go_with_the_next_message() -> None:
+    """Unmounting rows costs a layout pass over the whole window. At the bottom,
+    the rows a short reply pushes far up are dropped by the next message's mount
+    (one pass for both); a reply that pushes up a batch of them drops them itself."""
+    app = WindowApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        chat = app.chat
+        make = EntryMaker()
+        await chat.set_entries([])
+
+        async def reply_with(text: str) -> None:
+            reply = chat.start_reply("demo")
+            await settle(pilot, app)
+            await reply.finish(make(assistant(text)))
+            await settle(pilot, app)
+
+        for n in range(30):
+            await chat.append_entry(make(user(f"question {n}")))
+            await reply_with(f"answer {n}")
+        dropped = []
+        mounted = chat.window[1] - chat.window[0]
+        for n in range(30, 40):
+            lo = chat.window[0]
+            await chat.append_entry(make(user(f"question {n}")))
+            dropped.append(chat.window[0] - lo)
+            lo = chat.window[0]
+            await reply_with(f"answer {n}")
+            assert chat.window[0] == lo  # the short reply dropped nothing itself
+        assert all(dropped)  # each message's mount dropped what the last reply pushed up
+        assert chat.window[1] - chat.window[0] <= mounted + 2  # the window does not grow
+
+        await chat.append_entry(make(user("a long one")))
+        lo = chat.window[0]
+        await reply_with("\n\n".join(f"paragraph {k}" for k in range(60)))
+        assert chat.window[0] - lo >= ChatView.BATCH_ROWS
+        assert "paragraph 59" in screen_text(app)

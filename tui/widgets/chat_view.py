@@ -452,8 +452,7 @@ class ChatView(VerticalScroll):
         if new_row and index == self._hi:
             self._rows.append(reply)
             self._hi = index + 1
-            if len(self._rows) > self.FOLLOW_ROWS:
-                self.run_worker(self._trim_top(), group="chat-window")
+            self.call_after_refresh(self._trim_top_when_worth_it)  # where it ends is known then
         elif new_row:
             reply.remove()
         self._sync_anchor()
@@ -483,10 +482,9 @@ class ChatView(VerticalScroll):
                 self._loading = True
                 self.run_worker(self._load_newer(), group="chat-window")
                 return
-            if len(self._rows) > self.FOLLOW_ROWS and following(self):
-                # Rows appended faster than the layout followed them were kept
-                # (their place was not known yet): drop them now that it is.
-                self.run_worker(self._trim_top(), group="chat-window")
+            # Rows appended faster than the layout followed them were kept
+            # (their place was not known yet): drop them now that it is.
+            self._trim_top_when_worth_it()
         self._update_visibility()
 
     async def _load_older(self) -> None:
@@ -532,6 +530,13 @@ class ChatView(VerticalScroll):
             await self._trim(from_top=True)
             self._sync_anchor()
 
+    def _trim_top_when_worth_it(self) -> None:
+        """Drop rows far above the bottom now if there are a batch of them.
+        Fewer wait for the next message appended: its mount drops them in the
+        same layout pass (each removal on its own costs a pass over the window)."""
+        if self.is_attached and following(self) and self._far_above_following() >= self.BATCH_ROWS:
+            self.run_worker(self._trim_top(), group="chat-window")
+
     async def _trim_top(self) -> None:
         async with self._window_lock:
             await self._trim_following()
@@ -551,19 +556,17 @@ class ChatView(VerticalScroll):
         excess = len(self._rows) - (self.MAX_ROWS if limit is None else limit)
         if excess <= 0:
             return
-        height = self.scrollable_content_region.height
-        top, bottom = self.scroll_y - screens_above * height, self.scroll_y + 3 * height
-        spans = [self._span(widget) for widget in self._rows]
         doomed: list[MessageWidget] = []
         if from_top:
-            doomed = self._rows[: far_above(spans, excess, top)]
+            doomed = self._rows[: self._far_above(excess, screens_above)]
             if doomed:
                 del self._rows[: len(doomed)]
                 self._lo += len(doomed)
         else:
             if self._reply is not None:
                 return  # never cut the rows between the viewport and a streaming reply
-            count = far_below(spans, excess, bottom)
+            bottom = self.scroll_y + 3 * self.scrollable_content_region.height
+            count = far_below([self._span(widget) for widget in self._rows], excess, bottom)
             doomed = self._rows[len(self._rows) - count :] if count else []
             if doomed:
                 del self._rows[len(self._rows) - len(doomed) :]
@@ -572,6 +575,18 @@ class ChatView(VerticalScroll):
             await self.remove_children(doomed)
             self._update_hint()
             self._sync_anchor()
+
+    def _far_above(self, excess: int, screens_above: int) -> int:
+        """How many of the first ``excess`` rows end more than ``screens_above``
+        screens above the view."""
+        if excess <= 0:
+            return 0
+        top = self.scroll_y - screens_above * self.scrollable_content_region.height
+        return far_above([self._span(widget) for widget in self._rows[:excess]], excess, top)
+
+    def _far_above_following(self) -> int:
+        """How many rows :meth:`_trim_following` would drop at the bottom now."""
+        return self._far_above(len(self._rows) - self.FOLLOW_ROWS, 1)
 
     def _span(self, widget: Widget) -> Span | None:
         region = self._regions.get(widget)
