@@ -10,12 +10,14 @@ import pytest
 from textual._animator import SimpleAnimation
 from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
+from textual._text_area_theme import TextAreaTheme
 from textual.app import App
+from textual.containers import Vertical
 from textual.geometry import Offset, Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Markdown
+from textual.widgets import Button, Markdown, TextArea
 from textual.widgets.markdown import MarkdownBlock
 
 from tui.widgets import _textual_private as private
@@ -61,6 +63,15 @@ def test_the_private_attributes_used_exist_with_their_meaning() -> None:
     assert "_full_map_invalidated" in inspect.getsource(Compositor.find_widget)
     assert "self.size.region" in inspect.getsource(private._textual_set_widget_dirty)
     assert "hover_style._link_id" in inspect.getsource(private._textual_render_widget)
+    # What a text area's lines do besides filling in its theme: only Widget's.
+    assert [
+        line.strip() for line in inspect.getsource(private._textual_text_area_lines).splitlines()
+    ][1:] == [
+        "theme = self._theme",
+        "if theme:",
+        "theme.apply_css(self)",
+        "return super().render_lines(crop)",
+    ]
 
 
 SAMPLE = (
@@ -437,3 +448,70 @@ def test_each_thread_parses_with_a_parser_of_its_own_made_once() -> None:
     with ThreadPoolExecutor(1) as pool:
         theirs = pool.submit(private._parser, markdown).result()
         assert theirs is not mine and pool.submit(private._parser, markdown).result() is theirs
+
+
+class TextAreaInABox(App[None]):
+    CSS = """
+    #box { background: $panel; }
+    #box.-busy { background: $error 30%; }
+    TextArea.-quiet .text-area--cursor-line { background: $success 20%; }
+    """
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        with Vertical(id="box"):
+            yield TextArea("first line\nsecond line", id="area")
+            yield Button("elsewhere")
+
+
+async def test_a_text_area_is_painted_with_the_theme_textual_works_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After each change its theme's styles come from (focus, the app's theme,
+    a class on it or an ancestor, an inline style, its own theme), and not
+    worked out again for a key typed."""
+    private.keep_text_area_theme()
+    applied: list[TextArea] = []
+    apply_css = TextAreaTheme.apply_css
+
+    def counted(theme: TextAreaTheme, area: TextArea) -> None:
+        applied.append(area)
+        apply_css(theme, area)
+
+    monkeypatch.setattr(TextAreaTheme, "apply_css", counted)
+    async with TextAreaInABox().run_test(size=(40, 10)) as pilot:
+        app = pilot.app
+        area = app.query_one("#area", TextArea)
+
+        async def painted_as_textual_paints() -> None:
+            await pilot.pause()
+            crop = Region(0, 0, *area.size)
+            lines = []
+            for render_lines in (TextArea.render_lines, private._textual_text_area_lines):
+                area._styles_cache.clear()
+                area._line_cache.clear()  # lines made with the theme as it is now
+                lines.append(render_lines(area, crop))
+            assert lines[0] == lines[1]
+
+        await painted_as_textual_paints()
+        area.focus()
+        await painted_as_textual_paints()
+        applied.clear()
+        await pilot.press("x", "y", "left", "shift+left")
+        await pilot.pause()
+        assert "xy" in area.text and area.selected_text and applied == []
+        await painted_as_textual_paints()
+        app.theme = "textual-light"
+        await painted_as_textual_paints()
+        area.add_class("-quiet")
+        await painted_as_textual_paints()
+        app.query_one("#box").add_class("-busy")
+        await painted_as_textual_paints()
+        area.register_theme(TextAreaTheme(name="plain"))
+        area.theme = "plain"  # a new theme object, nothing else changes
+        await painted_as_textual_paints()
+        area.styles.background = "darkred"
+        await painted_as_textual_paints()
+        area.theme = "monokai"
+        await painted_as_textual_paints()
+        area.blur()
+        await painted_as_textual_paints()

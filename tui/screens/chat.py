@@ -241,13 +241,17 @@ class ChatScreen(Screen[None]):
             keys=self._message_keys() if self.message_focused() else "",
         )
 
-    @work(thread=True, exclusive=True, group="window", exit_on_error=False)
     def _lookup_window(self, model: str) -> None:
         """The window compaction uses (the ``context_windows`` setting, else
-        litellm's table; None: a guess), read in a thread (once): the table is large."""
+        litellm's table; None: a guess), read in a thread (once): the table is
+        large. Asked after every reply: no worker once it is known."""
         if model not in self.windows:
-            window = known_context_window(model, self.conversation.settings.context_windows)
-            self.app.call_from_thread(self._window_found, model, window)
+            self._read_window(model)
+
+    @work(thread=True, exclusive=True, group="window", exit_on_error=False)
+    def _read_window(self, model: str) -> None:
+        window = known_context_window(model, self.conversation.settings.context_windows)
+        self.app.call_from_thread(self._window_found, model, window)
 
     def _window_found(self, model: str, window: int | None) -> None:
         self.windows[model] = window

@@ -7,8 +7,8 @@ its blocks without holding every screen update, to give the default screen a
 result callback, to lay the screen out once per change rather than twice, to
 paint a widget that did not change from the lines it gave last time, to keep
 the map of every widget a layout pass made, to paint a scrollbar without
-Rich's console, to paint one widget at once, or to parse keys read from the
-terminal. These do,
+Rich's console, to keep a text area's theme between paints, to paint one
+widget at once, or to parse keys read from the terminal. These do,
 through internals that may change in any release: Textual is pinned, and
 :func:`check_version` (run by a test) fails loudly on a version these were not
 checked against, so an upgrade starts by reading this module.
@@ -33,6 +33,7 @@ from textual.screen import Screen
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import TextArea
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -279,13 +280,44 @@ def quick_scrollbars() -> None:
     ScrollBar.render_lines = _scrollbar_lines  # type: ignore[method-assign]
 
 
+_textual_text_area_lines = TextArea.render_lines
+
+
+def _text_area_lines(area: TextArea, crop: Region) -> list[Strip]:
+    """A text area's lines, its theme's styles worked out again only when what
+    they come from changed (see :func:`keep_text_area_theme`)."""
+    theme = area._theme
+    if theme:
+        made_from = (theme, area.rich_style, *area._component_styles.values())
+        if area.__dict__.get("_theme_made_from") != made_from:
+            theme.apply_css(area)
+            area._theme_made_from = made_from  # type: ignore[attr-defined]
+    return Widget.render_lines(area, crop)
+
+
+def keep_text_area_theme() -> None:
+    """Work out a text area's theme styles when they can have changed, not at
+    every paint.
+
+    Textual's ``TextArea.render_lines`` fills in its theme from CSS each time:
+    the widget's style and six component styles, each a walk up the DOM, a
+    fifth of a typed key's echo in the prompt. They follow from the theme
+    object, the widget's own style (its ancestors' colours included, inline
+    styles too) and its component styles, which are new objects whenever CSS
+    is applied to it again (focus, a class on it or an ancestor, the app's
+    theme); so they are filled in again when one of those is not what it was.
+    A test compares the lines with Textual's own after each such change."""
+    TextArea.render_lines = _text_area_lines  # type: ignore[method-assign]
+
+
 def patch_textual() -> None:
     """Lay out once per change, paint again only what changed, keep the full
-    map, paint scrollbars quickly."""
+    map, paint scrollbars quickly, keep text areas' themes."""
     lay_out_once()
     reuse_renders()
     keep_full_map()
     quick_scrollbars()
+    keep_text_area_theme()
 
 
 def paint_now(widget: Widget) -> bool:

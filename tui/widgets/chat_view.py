@@ -29,6 +29,7 @@ from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.worker import Worker
 
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
@@ -333,6 +334,11 @@ class ChatView(VerticalScroll):
         focused = self.screen.focused
         if rows and focused is not None and self in focused.ancestors:
             rows[index].focus(scroll_visible=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # The window's workers and the replies' render loops: nothing above
+        # waits on them, and each change would travel up to the app.
+        event.stop()
 
     def watch_has_focus(self, has_focus: bool) -> None:
         # Widget's own watcher restyles every descendant (the whole window of rows).
