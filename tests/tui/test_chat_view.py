@@ -434,3 +434,36 @@ async def test_a_user_message_of_text_alone_is_one_widget_until_it_has_alternati
         [bar] = [n for n, line in enumerate(lines) if "1/2" in line]
         [text] = [n for n, line in enumerate(lines) if "where to in Lisbon?" in line]
         assert text == bar + 1
+
+
+async def test_a_reply_paints_its_header_until_it_has_alternatives() -> None:
+    """The header is the row's first line, painted by the row; when the bar of
+    the reply's alternatives comes, the header moves into a line below the bar,
+    shown once."""
+    from tui.widgets._context import BranchInfo
+    from tui.widgets.branch_bar import BranchBar
+
+    info: dict[str, BranchInfo] = {}
+    app = ChatTestApp(branch_info=info.get)
+    async with app.run_test(size=(60, 16)) as pilot:
+        make = EntryMaker()
+        answer = make(assistant("Take tram 28.", model="the-model"))
+        await app.chat.set_entries([make(user("where to in Lisbon?")), answer])
+        await pilot.pause()
+        row = app.chat.message_widgets[-1]
+        assert [type(c).__name__ for c in row.children] == ["SegmentedMarkdown"]
+        assert screen_text(app).count("◆ the-model") == 1
+        info[answer.id] = BranchInfo(1, 2)
+        app.chat.refresh_branch_info()
+        await pilot.pause()
+        assert [type(c).__name__ for c in row.children] == [
+            "BranchBar",
+            "Static",
+            "SegmentedMarkdown",
+        ]
+        assert isinstance(row.children[0], BranchBar)
+        lines = screen_text(app).splitlines()
+        [bar] = [n for n, line in enumerate(lines) if "2/2" in line]
+        [header] = [n for n, line in enumerate(lines) if "◆ the-model" in line]
+        [text] = [n for n, line in enumerate(lines) if "Take tram 28." in line]
+        assert header == bar + 1 and text == header + 1

@@ -6,6 +6,7 @@ import asyncio
 import random
 import time
 
+from textual.widget import Widget
 from textual.widgets import Input, Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
@@ -44,6 +45,20 @@ async def wait_rendered(pilot, reply: ReplyView) -> None:
     while reply._pending and time.monotonic() < deadline:
         await pilot.pause(0.02)
     await pilot.pause()
+
+
+def layout_requests(widget: Widget) -> list[None]:
+    """Record every layout pass ``widget`` asks for itself from now on."""
+    asked: list[None] = []
+    refresh = widget.refresh
+
+    def recorded(*regions, layout: bool = False, **kwargs):  # type: ignore[no-untyped-def]
+        if layout:
+            asked.append(None)
+        return refresh(*regions, layout=layout, **kwargs)
+
+    widget.refresh = recorded  # type: ignore[method-assign]
+    return asked
 
 
 async def wait_made(pilot, part: SegmentedMarkdown) -> None:
@@ -112,7 +127,7 @@ async def test_long_streamed_reply_is_segmented_and_finishes_with_the_full_text(
         # The finished reply is a row of the chat now.
         assert app.chat.message_widgets[-1] is reply and reply.entry_id == entry.id
         assert app.chat.reply is None
-        assert "6,000 tokens" in str(reply.query_one(".message-header").render())
+        assert "6,000 tokens" in reply.header_text
 
 
 MARKDOWN_PIECES = (
@@ -411,15 +426,19 @@ async def test_a_header_that_stays_on_one_line_is_repainted_without_a_layout_pas
         reply.feed(TextDelta("Hi."))
         await wait_rendered(pilot, reply)
         await settle(pilot, app)
-        header = reply.query_one(".message-header")
-        passes_asked = header._layout_updates  # counts refresh(layout=True)
+        asked = layout_requests(reply)
         reply.feed(UsageEvent(Usage(input_tokens=3, output_tokens=2)))
         await wait_rendered(pilot, reply)
-        assert "2 tokens" in str(header.render()) and header._layout_updates == passes_asked
+        assert "2 tokens" in reply.header_text and asked == []
         await reply.finish(EntryMaker()(assistant("Hi.", model="m" * 80)))
-        assert header._layout_updates > passes_asked  # it wraps now
+        assert asked  # it wraps now
         await settle(pilot, app)
-        assert header.content_size.height > 1
+        [text] = reply.text_parts
+        top, below = reply.content_region.y, text.region.y
+        header_lines = screen_text(app).splitlines()[top:below]
+        assert len(header_lines) > 1  # the text is below every line of the header
+        assert "◆" in header_lines[0] and "".join(header_lines).count("m") == 80
+        assert "Hi." in screen_text(app).splitlines()[below]
 
 
 async def test_stopped_and_interrupted_replies_are_marked() -> None:
@@ -530,19 +549,26 @@ class HeadingsHeard(ChatTestApp):
         self.headings_heard += 1
 
 
-async def test_a_plain_reply_is_a_header_and_its_text_and_no_more() -> None:
-    """No countdown or status line is made for a reply that needs none, and a
-    segment's headings are nobody else's business (four hops at each update)."""
+async def test_a_plain_reply_is_its_text_under_a_header_it_paints_and_no_more() -> None:
+    """No header line, countdown or status line is made for a reply that needs
+    none, and a segment's headings are nobody else's business (four hops at
+    each update)."""
     app = HeadingsHeard()
     async with app.run_test(size=(100, 30)) as pilot:
         reply = await streamed_and_finished(pilot, app, ["# Plain\n\nanswer"], piece_chars=5)
-        assert [type(child).__name__ for child in reply.children] == ["Static", "SegmentedMarkdown"]
-        assert not app.chat.query(".message-waiting, .message-status")
+        assert [type(child).__name__ for child in reply.children] == ["SegmentedMarkdown"]
+        assert not app.chat.query(".message-header, .message-waiting, .message-status")
         assert "Plain" in screen_text(app) and app.headings_heard == 0
         make = EntryMaker()
         make.count = 100  # not the streamed reply's id
-        await app.chat.set_entries([make(assistant("# Saved\n\nanswer"))])
+        await app.chat.set_entries([make(assistant("# Saved\n\nanswer", model="the-model"))])
         await settle(pilot, app)
         [saved] = app.chat.message_widgets
-        assert [type(child).__name__ for child in saved.children] == ["Static", "SegmentedMarkdown"]
+        assert [type(child).__name__ for child in saved.children] == ["SegmentedMarkdown"]
         assert "Saved" in screen_text(app) and app.headings_heard == 0
+        # The header is the row's first line, the text (a heading, its margin
+        # above it) right below it.
+        lines = screen_text(app).splitlines()
+        top = saved.content_region.y
+        assert "◆ the-model" in lines[top] and saved.text_parts[0].region.y == top + 1
+        assert "Saved" in "".join(lines[top + 1 : top + 4])

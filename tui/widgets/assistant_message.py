@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from textual import events
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.content import Content
+from textual.geometry import Region, Size
+from textual.layout import DockArrangeResult
 from textual.message import Message as TextualMessage
 from textual.widget import Widget
 from textual.widgets import Static
@@ -68,8 +71,27 @@ def content_runs(content: Iterable[object]) -> list[object]:
     return runs
 
 
+@dataclass
+class _BelowHeader(DockArrangeResult):
+    """A row's children moved down below the header it paints itself: the
+    area they take starts at the row's top, header included."""
+
+    @property
+    def total_region(self) -> Region:
+        region = super().total_region
+        return Region(region.x, 0, region.width, region.bottom)
+
+
 class AssistantMessage(MessageWidget):
-    """An assistant message from the session: parts in the order the model produced them."""
+    """An assistant message from the session: parts in the order the model produced them.
+
+    The header (``◆ model · tokens``) is painted by the row itself, on its first
+    lines, its parts laid out below it: each widget a row has costs in every
+    layout pass, and every exchange mounts one of these. Once a bar of
+    alternatives comes (it goes above the header), the header is a child line
+    of its own."""
+
+    COMPONENT_CLASSES = {"message-header"}
 
     DEFAULT_CSS = """
     AssistantMessage {
@@ -116,7 +138,10 @@ class AssistantMessage(MessageWidget):
         self._results: dict[str, ToolResultContent] = dict(results or {})
         self._outcomes: dict[str, ToolOutcome] = dict(outcomes or {})
         self._cards: dict[str, ToolCallCard] = {}
-        self._header = Static(markup=False, classes="message-header")
+        self._header: Static | None = None
+        """The header as a line of its own, made when a bar of alternatives comes."""
+        self._header_shown = Content("")
+        self._below_header: tuple[DockArrangeResult, int, DockArrangeResult] | None = None
         self._status: Static | None = None
         """How the reply ended, made when there is something to say (most replies: never)."""
 
@@ -126,7 +151,7 @@ class AssistantMessage(MessageWidget):
         return payload if isinstance(payload, Message) else None
 
     def compose(self) -> ComposeResult:
-        yield self._header
+        self._header_shown = self._header_text()
         message = self.message
         if message is not None:
             yield from self._build_parts(message)
@@ -166,12 +191,70 @@ class AssistantMessage(MessageWidget):
         return Content.assemble(("◆ ", "dim"), model, (f" · {usage}" if usage else ""))
 
     def _show_header(self) -> None:
-        header, text = self._header, self._header_text()
+        text = self._header_text()
         # A header on one line that stays on one line (nearly all: the model
         # and the usage) is repainted, without a layout pass.
-        width = header.content_size.width
-        stays = header.content_size.height == 1 and 0 < text.cell_length <= width
-        header.update(text, layout=not stays)
+        header = self._header
+        if header is not None:
+            width = header.content_size.width
+            stays = header.content_size.height == 1 and 0 < text.cell_length <= width
+            header.update(text, layout=not stays)
+            return
+        width = self.content_size.width
+        stays = 0 < text.cell_length <= width and self._header_shown.cell_length <= width
+        self._header_shown = text
+        self.refresh(layout=not stays)
+
+    @property
+    def header_text(self) -> str:
+        """The header's text, as shown."""
+        return self._header_shown.plain
+
+    def _header_style(self) -> tuple[str, ...]:
+        """The component classes the header is painted with."""
+        return ("message-header",)
+
+    def _children_coming(self) -> None:
+        if self._header is None:
+            self._header = Static(self._header_shown, markup=False, classes="message-header")
+            self.mount(self._header, before=0 if self.children else None)
+            self._below_header = None
+            self.refresh(layout=True)
+
+    def _header_height(self, width: int) -> int:
+        """Lines the painted header takes at ``width`` (asked at every layout pass)."""
+        if self._header is not None or width <= 0:
+            return 0
+        text = self._header_shown
+        if 0 < text.cell_length <= width and "\n" not in text.plain:
+            return 1
+        return text.get_height(self.styles, width)
+
+    def render(self) -> RenderResult:
+        if self._header is not None:
+            return super().render()
+        return self._header_shown.stylize_before(self.get_visual_style(*self._header_style()))
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        arranged = super().arrange(size, optimal)
+        top = self._header_height(size.width)
+        if not top:
+            return arranged
+        kept = self._below_header
+        if kept is not None and kept[0] is arranged and kept[1] == top:
+            return kept[2]
+        below = _BelowHeader(
+            [p._replace(region=p.region.translate((0, top))) for p in arranged.placements],
+            arranged.widgets,
+            arranged.scroll_spacing,
+        )
+        self._below_header = (arranged, top, below)
+        return below
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if not self.children:
+            return self._header_height(width)
+        return super().get_content_height(container, viewport, width)
 
     def _show_status(self) -> None:
         message = self.message

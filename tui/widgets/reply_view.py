@@ -83,8 +83,10 @@ class ReplyView(AssistantMessage):
     message: one update of the full text per segment, and how the reply ended.
     """
 
+    COMPONENT_CLASSES = {"message-header--streaming"}
+
     DEFAULT_CSS = """
-    ReplyView > .message-header.-streaming {
+    ReplyView > .message-header--streaming {
         color: $text-accent;
     }
     """
@@ -104,8 +106,8 @@ class ReplyView(AssistantMessage):
             on_finished: Called (by the chat view) once the saved entry is shown.
         """
         super().__init__(None, context, id=id, classes=classes)
-        # State classes go on small widgets: a class change restyles every descendant.
-        self._header.add_class("-streaming")
+        self._streaming = True
+        """Until the saved entry is shown: the header is in the accent colour."""
         self.model = model
         self._on_finished = on_finished
         self._pending: list[StreamEvent | ToolActivity] = []
@@ -138,7 +140,8 @@ class ReplyView(AssistantMessage):
         """How many characters the first render took (for tests)."""
 
     def compose(self) -> ComposeResult:
-        yield self._header
+        self._header_shown = self._header_text()
+        return ()  # the parts come with the events
 
     async def on_mount(self) -> None:
         super().on_mount()
@@ -223,7 +226,7 @@ class ReplyView(AssistantMessage):
         message = self.message
         if message is not None:
             await self._reconcile(list(content_runs(message.content)))
-        self._header.remove_class("-streaming")
+        self._streaming = False  # (no bar of alternatives before: it needs the entry)
         # After the frame showing the last words: the full collection deferred
         # while streaming (a pause that grows with the reply) comes after them.
         self.call_after_refresh(self._restore_collections)
@@ -409,6 +412,11 @@ class ReplyView(AssistantMessage):
         height = self.screen.size.height if self.is_attached else 0
         if height:
             self.update_visibility(-height, 2 * height)
+
+    def _header_style(self) -> tuple[str, ...]:
+        if self._streaming:
+            return ("message-header", "message-header--streaming")
+        return super()._header_style()
 
     def _header_text(self) -> Content:
         if self.message is not None:
