@@ -194,15 +194,15 @@ class AssistantMessage(MessageWidget):
         text = self._header_text()
         # A header on one line that stays on one line (nearly all: the model
         # and the usage) is repainted, without a layout pass.
-        header = self._header
+        header, shown = self._header, self._header_shown
+        self._header_shown = text
         if header is not None:
             width = header.content_size.width
             stays = header.content_size.height == 1 and 0 < text.cell_length <= width
             header.update(text, layout=not stays)
             return
         width = self.content_size.width
-        stays = 0 < text.cell_length <= width and self._header_shown.cell_length <= width
-        self._header_shown = text
+        stays = 0 < text.cell_length <= width and shown.cell_length <= width
         self.refresh(layout=not stays)
 
     @property
