@@ -82,7 +82,11 @@ class TangentsApp(App[None]):
         if self.open_picker and isinstance(self.screen, ChatScreen):
             self.screen.action_sessions()
         self.call_after_refresh(self._type_ahead)
-        self.call_after_refresh(self.warm_up)
+
+    def on_ready(self) -> None:
+        # The first frame is on its way to the terminal: the warm-up starts
+        # now, before the keys typed meanwhile (a first message) are handled.
+        self.warm_up()
 
     def _type_ahead(self) -> None:
         """Type the keys typed while the terminal was asked about images: before
