@@ -28,7 +28,9 @@ def run(
         text=True,
         input=input,
         timeout=timeout,
-        env={**os.environ, **(env or {})},
+        # A crash in C code (seen once in CI: -11 after a complete answer) then
+        # says where, in the stderr the assertions show.
+        env={**os.environ, "PYTHONFAULTHANDLER": "1", **(env or {})},
     )
 
 
