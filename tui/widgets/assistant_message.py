@@ -201,6 +201,8 @@ class AssistantMessage(MessageWidget):
             stays = header.content_size.height == 1 and 0 < text.cell_length <= width
             header.update(text, layout=not stays)
             return
+        if text == shown:
+            return  # (the same words: mounted, or a render without new usage)
         width = self.content_size.width
         stays = 0 < text.cell_length <= width and shown.cell_length <= width
         self.refresh(layout=not stays)
