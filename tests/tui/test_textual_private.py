@@ -450,6 +450,24 @@ def test_each_thread_parses_with_a_parser_of_its_own_made_once() -> None:
         assert theirs is not mine and pool.submit(private._parser, markdown).result() is theirs
 
 
+async def test_a_lone_paragraph_is_the_content_of_the_block_textual_makes() -> None:
+    """Textual's own conversion, used without a block: it reads nothing of it."""
+    from textual.widgets._markdown import MarkdownParagraph
+
+    body = inspect.getsource(MarkdownBlock._token_to_content).split('"""', 2)[2]
+    assert "self" not in body and "return content" in body
+    texts = ("words", "*em* **strong** ~~s~~ `code` [link](http://x.example) www.auto.example")
+    async with App().run_test() as pilot:
+        for text in texts:
+            markdown = Markdown(text)
+            await pilot.app.mount(markdown)
+            [block] = markdown.query(MarkdownBlock)
+            assert isinstance(block, MarkdownParagraph)
+            assert private.lone_paragraph(text) == block._content
+    for other in ("", "# heading", "one\n\ntwo", "- item", "```\ncode\n```", "> quote"):
+        assert private.lone_paragraph(other) is None
+
+
 class TextAreaInABox(App[None]):
     CSS = """
     #box { background: $panel; }

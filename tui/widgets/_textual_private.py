@@ -8,7 +8,8 @@ result callback, to lay the screen out once per change rather than twice, to
 paint a widget that did not change from the lines it gave last time, to keep
 the map of every widget a layout pass made, to paint a scrollbar without
 Rich's console, to keep a text area's theme between paints, to paint one
-widget at once, or to parse keys read from the terminal. These do,
+widget at once, to show a text of one paragraph as a Markdown widget's
+paragraph shows it, or to parse keys read from the terminal. These do,
 through internals that may change in any release: Textual is pinned, and
 :func:`check_version` (run by a test) fails loudly on a version these were not
 checked against, so an upgrade starts by reading this module.
@@ -37,6 +38,7 @@ from textual.widgets import TextArea
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from textual.content import Content
     from textual.geometry import Region, Size
     from textual.message import Message
     from textual.widgets import Markdown
@@ -372,12 +374,30 @@ def _parser(markdown: Markdown) -> MarkdownIt:
     factory = markdown._parser_factory
     if factory is not None:
         return factory()
+    return _default_parser()
+
+
+def _default_parser() -> MarkdownIt:
+    """The parser of a Markdown widget made without a parser factory, this thread's."""
     parser: MarkdownIt | None = getattr(_parsers, "default", None)
     if parser is None:
         from markdown_it import MarkdownIt
 
         parser = _parsers.default = MarkdownIt("gfm-like")
     return parser
+
+
+def lone_paragraph(source: str) -> Content | None:
+    """What a Markdown widget (made without a parser factory) shows for
+    ``source`` when it is one paragraph and nothing else: the content of that
+    paragraph's block, made by the block's own conversion of its inline token
+    (which reads nothing of the block); None for any other text."""
+    from textual.widgets.markdown import MarkdownBlock
+
+    tokens = _default_parser().parse(source)
+    if [token.type for token in tokens] != ["paragraph_open", "inline", "paragraph_close"]:
+        return None
+    return MarkdownBlock._token_to_content(None, tokens[1])  # type: ignore[arg-type]
 
 
 async def markdown_blocks(markdown: Markdown, source: str) -> list[MarkdownBlock]:

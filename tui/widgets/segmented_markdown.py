@@ -11,6 +11,11 @@ A segment that would scroll out of view before it is seen (the reply is far
 ahead of the screen) is mounted lazily, without blocks, and made when it comes
 near or once the reply is complete: the work of a frame follows what is seen,
 not how fast the text arrives.
+
+A text of one short paragraph (most short replies) has no segment at all: the
+widget paints it itself, as a segment's paragraph block would show it. A
+segment and its block are two more widgets in every layout pass, and every
+exchange mounts a reply.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from __future__ import annotations
 import asyncio
 import re
 
-from textual.app import ComposeResult
+from textual.app import ComposeResult, RenderResult
 from textual.await_complete import AwaitComplete
+from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
@@ -27,9 +33,20 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from core.providers.pacing import ui_first
-from tui.widgets._markdown_split import Cut, MarkdownSplitter, estimated_rows, split_markdown
+from tui.widgets._markdown_split import (
+    SEGMENT_CHARS,
+    Cut,
+    MarkdownSplitter,
+    estimated_rows,
+    split_markdown,
+)
 from tui.widgets._text import clean
-from tui.widgets._textual_private import append_markdown, markdown_blocks, set_markdown_source
+from tui.widgets._textual_private import (
+    append_markdown,
+    lone_paragraph,
+    markdown_blocks,
+    set_markdown_source,
+)
 
 SHOWN_TAIL_CHARS = 4_000
 """How much of a write's end is always rendered: about a screen of text. A
@@ -41,6 +58,10 @@ _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
 
 LAZY_SECONDS = 1 / 30
 """The pause between two lazy segments made in the background."""
+
+LONE_CHARS = 2_000
+"""The longest text of one paragraph that is painted without a segment (a
+streamed one is parsed whole at every write until it is in segments)."""
 
 
 class MarkdownSegment(Markdown):
@@ -213,11 +234,42 @@ class MarkdownSegment(Markdown):
 
 
 class SegmentedMarkdown(Widget):
-    """Markdown text as segments; static (from a saved message) or streamed (:meth:`write`)."""
+    """Markdown text as segments; static (from a saved message) or streamed (:meth:`write`).
+
+    A text that is one paragraph of at most :data:`LONE_CHARS` is painted by
+    this widget as a segment shows its paragraph: the colour and the inline
+    component classes below are ``Markdown``'s, and a blank line stands for
+    the paragraph's bottom margin (no class to add: that would restyle). A
+    streamed text that becomes more is moved into a live segment, and the
+    painted paragraph stays until the segment's blocks are in: no frame shows
+    the text gone."""
+
+    COMPONENT_CLASSES = {"em", "strong", "s", "code_inline"}
 
     DEFAULT_CSS = """
     SegmentedMarkdown {
         height: auto;
+        color: $foreground;
+        &:ansi > .code_inline {
+            background: ansi_default !important;
+        }
+        &:dark > .code_inline {
+            background: $warning 10%;
+            color: $text-warning 95%;
+        }
+        &:light > .code_inline {
+            background: $error 5%;
+            color: $text-error 95%;
+        }
+        & > .em {
+            text-style: italic;
+        }
+        & > .strong {
+            text-style: bold;
+        }
+        & > .s {
+            text-style: strike;
+        }
     }
     """
 
@@ -239,7 +291,13 @@ class SegmentedMarkdown(Widget):
         """
         super().__init__(id=id, classes=classes)
         text = clean(text)
-        self._initial = split_markdown(text) if text else []
+        lone = _lone(text)
+        self._lone = lone
+        """The paragraph painted by this widget, if it paints one."""
+        self._lone_shown = _with_margin(lone)
+        self._lone_text: str | None = text if lone is not None or (live and not text) else None
+        """The text while it can be painted whole (None once it is in segments)."""
+        self._initial = split_markdown(text) if text and self._lone_text is None else []
         self._splitter: MarkdownSplitter | None = MarkdownSplitter() if live else None
         self._frozen: list[tuple[MarkdownSegment, str]] = []
         self._live: MarkdownSegment | None = None
@@ -255,6 +313,8 @@ class SegmentedMarkdown(Widget):
     @property
     def source(self) -> str:
         """The Markdown source shown (cleaned)."""
+        if self._lone_text is not None:
+            return self._lone_text
         return "".join(text for _, text in self._frozen) + self._live_text
 
     @property
@@ -264,6 +324,58 @@ class SegmentedMarkdown(Widget):
         if self._live is not None:
             found.append(self._live)
         return found
+
+    # --- a lone paragraph ----------------------------------------------------
+
+    @property
+    def paragraph(self) -> Content | None:
+        """The paragraph this widget paints (None: segments show the text)."""
+        return self._lone
+
+    def render(self) -> RenderResult:
+        shown = self._lone_shown
+        return shown if shown is not None else super().render()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        shown = self._lone_shown
+        if shown is not None and self.children:
+            # Segments being made: the painted paragraph is shown until they are.
+            return shown.get_height(self.styles, width)
+        return super().get_content_height(container, viewport, width)
+
+    def _paint(self, lone: Content | None) -> None:
+        """Paint ``lone`` (None: no more, segments show the text)."""
+        if lone == self._lone:
+            return
+        self._lone, self._lone_shown = lone, _with_margin(lone)
+        self.clear_cached_dimensions()
+        self.refresh(layout=True)
+
+    async def _stream_from(self, text: str) -> None:
+        """Go on streaming in a live segment that starts with ``text`` (shorter
+        than a segment: no cut), its blocks made before the painting stops."""
+        if self._splitter is None:
+            self._splitter = MarkdownSplitter()
+        self._splitter.feed(text)
+        live = self._live = MarkdownSegment(streaming=True)
+        self._live_text = text
+        await self.mount(live)
+        await live.append(text)
+        self._stream = Markdown.get_stream(live)
+        self._paint(None)
+
+    async def _show_in_segments(self, text: str) -> None:
+        """Show ``text`` in finished segments, their blocks made before the painting stops."""
+        parts = split_markdown(text)
+        segments = [MarkdownSegment() for _ in parts]
+        self._frozen = list(zip(segments, parts, strict=True))
+        await self.mount_all(segments)
+        await asyncio.gather(*(segment.update(part) for segment, part in self._frozen))
+        self._paint(None)
+
+    def action_link(self, href: str) -> None:
+        """A link of the painted paragraph was clicked: opened, as a segment opens one."""
+        self.app.open_url(href)
 
     @property
     def all_made(self) -> bool:
@@ -279,6 +391,20 @@ class SegmentedMarkdown(Widget):
         after it would scroll out of view before it is ever seen: it is mounted
         lazily (its blocks are made when it comes into view), so the work of a
         write is bounded by its tail, however far the reply is ahead."""
+        if self._lone_text is not None:
+            whole = self._lone_text + text
+            lone = _lone(whole)
+            if lone is not None:
+                self._lone_text = whole
+                self._paint(lone)
+                return
+            self._lone_text = None
+            text = whole
+            if self._lone is not None:
+                await self._stream_from(whole[:SEGMENT_CHARS])
+                text = whole[SEGMENT_CHARS:]
+                if not text:
+                    return
         if self._splitter is None:
             self._splitter = MarkdownSplitter()
         operations = self._splitter.feed(text)
@@ -364,6 +490,16 @@ class SegmentedMarkdown(Widget):
         """
         text = clean(text)
         self._splitter = None
+        if self._lone_text is not None:
+            lone = _lone(text)
+            if lone is not None:
+                self._lone_text = text
+                self._paint(lone)
+                return
+            self._lone_text = None
+            if self._lone is not None:
+                await self._show_in_segments(text)
+                return
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
@@ -430,6 +566,16 @@ class SegmentedMarkdown(Widget):
                 segment.set_hidden(False)
             else:
                 segment.set_hidden(not near)
+
+
+def _lone(text: str) -> Content | None:
+    """The paragraph to paint for ``text``, when it is one short paragraph."""
+    return lone_paragraph(text) if text and len(text) <= LONE_CHARS else None
+
+
+def _with_margin(paragraph: Content | None) -> Content | None:
+    """The paragraph as painted: with the blank line of its block's bottom margin."""
+    return paragraph + "\n" if paragraph is not None else None
 
 
 def _same_blocks(made: list[MarkdownBlock], parsed: list[MarkdownBlock], source: str) -> bool:

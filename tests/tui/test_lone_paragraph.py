@@ -1,0 +1,210 @@
+"""A reply text of one paragraph is painted by its text part, with no segment:
+looking as a segment shows it, and moving into segments, when it grows into
+more, without a frame that loses its words."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from rich.segment import Segment
+from textual.app import App, ComposeResult
+from textual.await_complete import AwaitComplete
+from textual.containers import Horizontal, Vertical
+from textual.widgets._markdown import MarkdownParagraph
+from textual.widgets.markdown import MarkdownBlock
+
+from core.providers.base import TextDelta
+from tests.tui.snapshot_apps.chat_data import EntryMaker, assistant, user
+from tests.tui.test_chat_view import ChatTestApp, screen_text
+from tests.tui.test_chat_view_stream import wait_rendered
+from tests.tui.test_chat_view_window import settle
+from tui.widgets.assistant_message import AssistantMessage
+from tui.widgets.segmented_markdown import LONE_CHARS, MarkdownSegment, SegmentedMarkdown
+
+PARAGRAPHS = (
+    "Plain words.",
+    "Some *emphasis*, **strong**, ~~struck~~, `code`, [a link](http://x.example) "
+    "and http://auto.example, then ***both*** and `more code` at the end.",
+    "A sentence long enough to wrap over several lines of a narrow column, "
+    "with `code` where the line breaks and **bold words** after it. " * 3,
+    "hard  \nbreak, and a soft\nbreak",
+    "宽字符 and 🙂 emoji in a line",
+)
+
+
+class SideBySide(App[None]):
+    """The same text painted (left) and in segments (right), on a row's background."""
+
+    CSS = """
+    Horizontal { height: auto; }
+    .row { width: 40; height: auto; background: $accent 12%; }
+    """
+
+    def __init__(self, text: str, theme: str) -> None:
+        super().__init__()
+        self.text = text
+        self.theme = theme
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            with Vertical(classes="row"):
+                yield SegmentedMarkdown(self.text, id="painted")
+            with Vertical(classes="row"):
+                yield SegmentedMarkdown(id="segments")
+
+
+def cells(segments: list[Segment]) -> list[tuple[str, object]]:
+    """Each cell's character and style (however the line is cut into segments)."""
+    return [(char, segment.style) for segment in segments for char in segment.text]
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light", "ansi-dark"])
+@pytest.mark.parametrize("text", PARAGRAPHS)
+async def test_a_painted_paragraph_looks_as_a_segment_shows_it(text: str, theme: str) -> None:
+    app = SideBySide(text, theme)
+    async with app.run_test(size=(80, 20)) as pilot:
+        painted = app.query_one("#painted", SegmentedMarkdown)
+        segments = app.query_one("#segments", SegmentedMarkdown)
+        await segments.finish(text)  # not streamed, not made with text: segments
+        await pilot.pause()
+        assert painted.paragraph is not None and not painted.children
+        assert isinstance(segments.query_one(MarkdownBlock), MarkdownParagraph)
+        assert painted.outer_size.height == segments.outer_size.height > 1
+        rows = app.screen._compositor.render_strips()[: painted.outer_size.height + 1]
+        for row in rows:
+            left, right = list(row.crop(0, 40)), list(row.crop(40, 80))
+            assert cells(left) == cells(right)
+
+
+async def test_a_short_reply_is_one_row_and_one_text_part() -> None:
+    """The widgets a short exchange adds to every layout pass: the reply row and
+    its text part (a segment and its paragraph block were two more)."""
+    app = ChatTestApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        make = EntryMaker()
+        await app.chat.set_entries([make(user("hi"))])
+        reply = app.chat.start_reply("demo")
+        reply.feed(TextDelta("echo: "))
+        reply.feed(TextDelta("hi, *there*"))
+        await wait_rendered(pilot, reply)
+        await reply.finish(make(assistant("echo: hi, *there*")))
+        await settle(pilot, app)
+        [part] = reply.children
+        assert isinstance(part, SegmentedMarkdown) and not part.children
+        assert part.source == "echo: hi, *there*"
+        assert "echo: hi, there" in screen_text(app)
+        # A saved row of one paragraph is built the same way.
+        row = AssistantMessage(make(assistant("a saved **answer**")))
+        await app.chat.mount(row)
+        [saved] = row.children
+        assert isinstance(saved, SegmentedMarkdown) and not saved.children
+
+
+def frames_missing(app: App, words: str) -> list[str]:
+    """Record every frame painted from now on that lacks ``words``."""
+    missing: list[str] = []
+    display = app._display
+
+    def recorded(screen, renderable):  # type: ignore[no-untyped-def]
+        display(screen, renderable)
+        shown = screen_text(app)
+        if words not in shown:
+            missing.append(shown)
+
+    app._display = recorded  # type: ignore[method-assign]
+    return missing
+
+
+def frame_before(app: App, method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``MarkdownSegment.<method>`` (an append, an update) start only after a
+    frame is painted: a frame in the middle of the move into segments."""
+    original = getattr(MarkdownSegment, method)
+
+    def after_a_frame(segment: MarkdownSegment, markdown: str) -> AwaitComplete:
+        async def later() -> None:
+            painted = asyncio.Event()
+            app.screen.call_after_refresh(painted.set)
+            await painted.wait()
+            await original(segment, markdown)
+
+        return AwaitComplete(later())
+
+    monkeypatch.setattr(MarkdownSegment, method, after_a_frame)
+
+
+async def test_a_paragraph_that_grows_into_more_moves_into_segments_in_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        frame_before(app, "append", monkeypatch)
+        reply = app.chat.start_reply("demo")
+        reply.feed(TextDelta("The first paragraph, painted."))
+        await wait_rendered(pilot, reply)
+        [part] = reply.children
+        assert isinstance(part, SegmentedMarkdown) and part.paragraph is not None
+        missing = frames_missing(app, "The first paragraph, painted.")
+        reply.feed(TextDelta("\n\n- then a list\n"))
+        await wait_rendered(pilot, reply)
+        reply.feed(TextDelta("- of two items\n\nAnd words after it."))
+        await wait_rendered(pilot, reply)
+        text = (
+            "The first paragraph, painted.\n\n- then a list\n- of two items\n\nAnd words after it."
+        )
+        await reply.finish(EntryMaker()(assistant(text)))
+        await settle(pilot, app)
+        assert part.paragraph is None and len(part.segments) == 1
+        assert part.source == text
+        shown = screen_text(app)
+        assert "• of two items" in shown and "And words after it." in shown
+        assert missing == []
+
+
+async def test_a_painted_reply_saved_as_more_shows_what_was_saved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The saved text is not the one paragraph streamed (a stream cut short, its
+    end saved): segments show it, and the painted words stay until they do."""
+    app = ChatTestApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        frame_before(app, "update", monkeypatch)
+        reply = app.chat.start_reply("demo")
+        reply.feed(TextDelta("Words streamed."))
+        await wait_rendered(pilot, reply)
+        missing = frames_missing(app, "Words streamed.")
+        saved = "Words streamed.\n\n```\ncode saved\n```\n"
+        await reply.finish(EntryMaker()(assistant(saved)))
+        await settle(pilot, app)
+        [part] = reply.children
+        assert isinstance(part, SegmentedMarkdown) and part.paragraph is None
+        assert part.source == saved and "code saved" in screen_text(app)
+        assert missing == []
+
+
+async def test_a_paragraph_longer_than_the_limit_is_in_segments() -> None:
+    app = ChatTestApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        reply = app.chat.start_reply("demo")
+        words = "word " * (LONE_CHARS // 5)
+        reply.feed(TextDelta(words[: LONE_CHARS // 2]))
+        await wait_rendered(pilot, reply)
+        [part] = reply.children
+        assert isinstance(part, SegmentedMarkdown) and part.paragraph is not None
+        reply.feed(TextDelta(words[LONE_CHARS // 2 :] + "more"))
+        await wait_rendered(pilot, reply)
+        assert part.paragraph is None and part.source == words + "more"
+
+
+async def test_a_link_in_a_painted_paragraph_opens() -> None:
+    app = ChatTestApp()
+    opened: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]
+        make = EntryMaker()
+        await app.chat.set_entries([make(assistant("[docs](http://docs.example) here"))])
+        await settle(pilot, app)
+        [part] = app.query(SegmentedMarkdown)
+        assert part.paragraph is not None
+        await pilot.click(part, offset=(1, 0))
+        assert opened == ["http://docs.example"]
