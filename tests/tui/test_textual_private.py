@@ -57,6 +57,9 @@ def test_the_private_attributes_used_exist_with_their_meaning() -> None:
         "callback",
     ]
     assert (widget._dirty_regions, widget._repaint_regions) == (set(), set())
+    # A widget asks the screen for a paint of its own (an Update) while this is set.
+    assert widget._repaint_required is False
+    assert "if self._repaint_required:" in inspect.getsource(Widget._check_refresh)
     assert (
         isinstance(widget._styles_cache, StylesCache) and widget._styles_cache._dirty_lines == set()
     )
@@ -169,6 +172,42 @@ async def test_only_a_scrolling_widget_whose_size_changed_asks_for_another_pass(
         assert not scroll._layout_required
         scroll._size_updated(Size(40, 9), Size(40, 6), Size(40, 9))
         assert scroll._layout_required
+
+
+async def frames_for_a_mount_that_moves_the_thumb() -> int:
+    """Frames painted once text mounted in a scrolling column moves its scrollbar's thumb."""
+    from textual.widgets import Static
+
+    async with Column().run_test(size=(40, 10)) as pilot:
+        column = pilot.app.query_one("#column")
+        await column.mount(Static("\n".join(f"line {n}" for n in range(20))))
+        await pilot.pause()
+        await pilot.pause()
+        scroll = pilot.app.query_one("#scroll")
+        assert scroll.show_vertical_scrollbar
+        thumb = scroll.vertical_scrollbar.window_virtual_size
+        frames: list[int] = []
+        display = pilot.app._display
+
+        def counted(screen, renderable):  # type: ignore[no-untyped-def]
+            frames.append(1)
+            return display(screen, renderable)
+
+        pilot.app._display = counted  # type: ignore[method-assign]
+        await column.mount(Static("two\nmore"))
+        await pilot.pause()
+        await pilot.pause()
+        assert scroll.vertical_scrollbar.window_virtual_size == thumb + 2
+        return len(frames)
+
+
+async def test_a_scrollbar_moved_by_a_layout_pass_is_painted_in_its_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    private.lay_out_once()
+    assert await frames_for_a_mount_that_moves_the_thumb() == 1
+    monkeypatch.setattr(private, "_thumb_in_this_frame", lambda widget: None)
+    assert await frames_for_a_mount_that_moves_the_thumb() == 2
 
 
 async def layout_requests_of_blocks(source: str) -> int:

@@ -105,7 +105,20 @@ def _size_updated_once(
         (widget._size != size or widget._container_size != container_size) and _scrolls(widget)
     ):
         layout = False
-    return _textual_size_updated(widget, size, virtual_size, container_size, layout)
+    updated = _textual_size_updated(widget, size, virtual_size, container_size, layout)
+    if updated:
+        _thumb_in_this_frame(widget)
+    return updated
+
+
+def _thumb_in_this_frame(widget: Widget) -> None:
+    """A scrollbar whose thumb a layout pass moved is painted in the frame that
+    paints the pass: its refresh, asked for during the pass, came too late for
+    that frame's list of widgets to paint, and had a frame of its own."""
+    bar = widget._vertical_scrollbar
+    if bar is not None and bar._repaint_regions:
+        bar.screen._compositor.update_widgets({bar})
+        bar._repaint_required = False  # (its own update would paint nothing now)
 
 
 def _scrolls(widget: Widget) -> bool:
@@ -125,7 +138,8 @@ def lay_out_once() -> None:
     appears or goes asks for its own pass (``show_vertical_scrollbar`` is a
     layout reactive). Only a widget that scrolls and whose own size changed
     keeps the second pass: following its bottom (an anchor) reads its size from
-    the pass before. Applies to every widget from then on (idempotent)."""
+    the pass before. A scrollbar whose thumb the pass moved is painted in
+    the pass's frame. Applies to every widget from then on (idempotent)."""
     Widget._size_updated = _size_updated_once  # type: ignore[method-assign]
 
 
