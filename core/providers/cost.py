@@ -3,9 +3,11 @@
 The map is the JSON file shipped in litellm's package, read directly (once):
 importing litellm takes seconds, far too long to price a reply. Parsing its
 3 MB of JSON takes ~20 ms of the first request's wait, so a copy is kept in
-Python's marshal format (~6 ms to read) where Python keeps this package's
-bytecode, and for the same reason: it is made from installed files, once,
-and made again whenever litellm's file changes (:func:`_read_table`). With
+Python's marshal format where Python keeps this package's bytecode, and for
+the same reason: it is made from installed files, once, and made again
+whenever litellm's file changes (:func:`_read_table`). The copy holds each
+model's entry encoded on its own, decoded when it is first asked for: reading
+it is ~0.7 ms, where decoding all 4,000 entries was ~6. With
 ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (set by :mod:`core.providers.sdk`)
 ``litellm.model_cost`` is that same file. Tiered prices (above 200k tokens,
 priority, batch) are not applied.
@@ -19,7 +21,7 @@ import marshal
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -28,7 +30,7 @@ from typing import Any
 from core.messages import Usage
 
 _BUNDLED_PRICES = "model_prices_and_context_window_backup.json"
-_COPY = Path(__file__).parent / "__pycache__" / "litellm-prices.marshal"
+_COPY = Path(__file__).parent / "__pycache__" / "litellm-prices-by-model.marshal"
 
 
 _reading = threading.Lock()
@@ -49,15 +51,36 @@ def _read_table() -> Mapping[str, Any]:
     source = Path(spec.origin).parent / _BUNDLED_PRICES
     stamp = _stamp(source)
     try:
-        kept_stamp, table = marshal.loads(_COPY.read_bytes())
-        if kept_stamp == stamp:
-            return table
+        kept_stamp, entries = marshal.loads(_COPY.read_bytes())
+        if kept_stamp == stamp and isinstance(entries, dict):
+            return _Entries(entries)
     except (OSError, ValueError, EOFError, TypeError):
         pass  # no copy yet, another litellm's, or damaged: read the JSON
     table = json.loads(source.read_text(encoding="utf-8"))
     if not sys.dont_write_bytecode:  # where Python writes no bytecode, no copy either
-        _keep(_COPY, stamp, table)
+        _keep(_COPY, stamp, {model: marshal.dumps(entry) for model, entry in table.items()})
     return table
+
+
+class _Entries(Mapping[str, Any]):
+    """The map read from its copy: each model's entry decoded when first asked for."""
+
+    def __init__(self, encoded: dict[str, bytes]) -> None:
+        self._encoded = encoded
+        self._decoded: dict[str, Any] = {}
+
+    def __getitem__(self, model: str) -> Any:
+        try:
+            return self._decoded[model]
+        except KeyError:
+            entry = self._decoded[model] = marshal.loads(self._encoded[model])
+            return entry
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._encoded)
+
+    def __len__(self) -> int:
+        return len(self._encoded)
 
 
 def _stamp(source: Path) -> str:
@@ -67,13 +90,13 @@ def _stamp(source: Path) -> str:
     return f"{source}|{info.st_size}|{info.st_mtime_ns}|{sys.version_info[:2]}|{marshal.version}"
 
 
-def _keep(copy: Path, stamp: str, table: dict[str, Any]) -> None:
+def _keep(copy: Path, stamp: str, entries: dict[str, bytes]) -> None:
     """Write the copy whole or not at all (a temporary file renamed over it);
     a directory that cannot be written only means no copy."""
     temporary = copy.with_name(f"{copy.name}.{os.getpid()}.{threading.get_ident()}")
     try:
         copy.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_bytes(marshal.dumps((stamp, table)))
+        temporary.write_bytes(marshal.dumps((stamp, entries)))
         os.replace(temporary, copy)
     except OSError:
         temporary.unlink(missing_ok=True)
