@@ -236,13 +236,11 @@ def _assistant_for(message: Message, model: str) -> Message | None:
                 blocks.append(block)
         elif isinstance(block, ToolCallContent):
             if not unfinished:
+                tool_id = normalize_tool_id(block.id)
                 blocks.append(
-                    ToolCallContent(
-                        normalize_tool_id(block.id),
-                        block.name,
-                        block.arguments,
-                        block.raw_arguments,
-                    )
+                    block
+                    if tool_id == block.id
+                    else ToolCallContent(tool_id, block.name, block.arguments, block.raw_arguments)
                 )
         elif isinstance(block, TextContent):
             if block.text:
@@ -252,6 +250,10 @@ def _assistant_for(message: Message, model: str) -> Message | None:
     if not any(not isinstance(b, ThinkingContent) for b in blocks):
         # Nothing but thinking (or nothing at all): an empty turn is not valid to send.
         return None
+    if len(blocks) == len(message.content) and all(
+        kept is block for kept, block in zip(blocks, message.content, strict=True)
+    ):
+        return message  # every block as it was: no new message for each turn to build
     return message.with_(content=tuple(blocks))
 
 

@@ -204,6 +204,21 @@ def test_tool_ids_are_normalized_consistently() -> None:
     assert messages[2].tool_results[0].text == "ok"
 
 
+def test_an_assistant_message_sent_as_saved_is_not_copied() -> None:
+    """Every turn builds the context of the whole path: a message that goes as
+    it was saved is the saved one, not a copy per turn; one that changes is new."""
+    call = ToolCallContent("c1", "read_file", {}, "{}")
+    result = Message(role="tool_result", content=(ToolResultContent("c1", (TextContent("ok"),)),))
+    path = chain(user("q"), assistant(call, stop="tool_use"), result, assistant(TextContent("a")))
+    sent = build_context(path, MODEL).messages
+    assert sent[1] is path[1].message and sent[3] is path[3].message
+    renamed = chain(
+        user("q"), assistant(ToolCallContent("c 1", "read_file", {}, "{}"), stop="tool_use")
+    )
+    [_, copied, _] = build_context(renamed, MODEL).messages
+    assert copied is not renamed[1].message and copied.tool_calls[0].id == "c_1"
+
+
 def test_consecutive_tool_results_merge_into_one_message() -> None:
     calls = [ToolCallContent(f"c{i}", "read_file", {}, "{}") for i in range(2)]
     results = [
