@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
@@ -29,10 +30,16 @@ from tui.widgets._textual_private import (
     key_events,
     paint_now,
     patch_textual,
+    warm_link_patterns,
 )
 
 if TYPE_CHECKING:
     from core.tools import ToolRegistry
+
+
+LINKS_WARM_AFTER = 0.5
+"""Seconds after the first frame at which the Markdown parser's link patterns
+are compiled in a thread, unless a reply was asked for by then."""
 
 
 class TangentsApp(App[None]):
@@ -87,6 +94,16 @@ class TangentsApp(App[None]):
         # The first frame is on its way to the terminal: the warm-up starts
         # now, before the keys typed meanwhile (a first message) are handled.
         self.warm_up()
+        self.set_timer(LINKS_WARM_AFTER, self._warm_link_patterns)
+
+    def _warm_link_patterns(self) -> None:
+        """Compile the Markdown parser's link patterns in a thread, not on this
+        one at the first reply that may hold a link (a 30 ms pause in its
+        stream). Not once a reply was asked for: its request and its first
+        words would share the interpreter with the thread."""
+        if any(isinstance(s, ChatScreen) and s.asked_anything for s in self.screen_stack):
+            return
+        threading.Thread(target=warm_link_patterns, name="warm-links", daemon=True).start()
 
     def _type_ahead(self) -> None:
         """Type the keys typed while the terminal was asked about images: before

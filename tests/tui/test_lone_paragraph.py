@@ -15,6 +15,7 @@ from textual.widgets._markdown import MarkdownParagraph
 from textual.widgets.markdown import MarkdownBlock
 
 from core.providers.base import TextDelta
+from tests.tui.helpers import running, send, wait_for
 from tests.tui.snapshot_apps.chat_data import EntryMaker, assistant, user
 from tests.tui.test_chat_view import ChatTestApp, screen_text
 from tests.tui.test_chat_view_stream import wait_rendered
@@ -208,3 +209,30 @@ async def test_a_link_in_a_painted_paragraph_opens() -> None:
         assert part.paragraph is not None
         await pilot.click(part, offset=(1, 0))
         assert opened == ["http://docs.example"]
+
+
+async def test_link_patterns_are_warmed_in_a_thread_when_nothing_was_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After launch, while the first message is being written; not once a reply
+    was asked for (its request and first words would share the interpreter)."""
+    import threading
+
+    import tui.app
+
+    warmed: list[str] = []
+    monkeypatch.setattr(tui.app, "LINKS_WARM_AFTER", 0.01)
+    monkeypatch.setattr(
+        tui.app, "warm_link_patterns", lambda: warmed.append(threading.current_thread().name)
+    )
+    async with running() as pilot:
+        await wait_for(lambda: warmed == ["warm-links"], pilot)
+    warmed.clear()
+    monkeypatch.setattr(tui.app, "LINKS_WARM_AFTER", 60)
+    async with running() as pilot:
+        await send(pilot, "hello")
+        pilot.app._warm_link_patterns()  # type: ignore[attr-defined]
+        for thread in threading.enumerate():
+            if thread.name == "warm-links":
+                thread.join()
+        assert warmed == []

@@ -507,6 +507,42 @@ async def test_a_lone_paragraph_is_the_content_of_the_block_textual_makes() -> N
         assert private.lone_paragraph(other) is None
 
 
+def compiled_while(monkeypatch: pytest.MonkeyPatch, parse) -> list[str]:  # type: ignore[no-untyped-def]
+    """The patterns ``re`` compiles (not in its cache) while ``parse()`` runs."""
+    import re
+
+    compiled: list[str] = []
+    compile_pattern = re._compiler.compile  # type: ignore[attr-defined]
+
+    def counted(pattern, flags):  # type: ignore[no-untyped-def]
+        compiled.append(str(pattern)[:40])
+        return compile_pattern(pattern, flags)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(re._compiler, "compile", counted)  # type: ignore[attr-defined]
+        parse()
+    return compiled
+
+
+def test_link_patterns_warmed_in_a_thread_are_not_compiled_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first text that may hold a link compiles the parser's link patterns
+    (~30 ms): done in a thread beforehand, the UI thread's parse finds them."""
+    import re
+    import threading
+
+    text = "a reply about notes.md, www.example.com, https://x.example and me@example.net"
+    private.lone_paragraph("warm this thread's parser")
+    re.purge()
+    assert compiled_while(monkeypatch, lambda: private.lone_paragraph(text))
+    re.purge()
+    warming = threading.Thread(target=private.warm_link_patterns)
+    warming.start()
+    warming.join()
+    assert compiled_while(monkeypatch, lambda: private.lone_paragraph(text)) == []
+
+
 class TextAreaInABox(App[None]):
     CSS = """
     #box { background: $panel; }

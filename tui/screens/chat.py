@@ -122,6 +122,11 @@ class ChatScreen(Screen[None]):
     def replying(self) -> bool:
         return self._reply_worker is not None and not self._reply_worker.is_finished
 
+    @property
+    def asked_anything(self) -> bool:
+        """Has a reply (or a compaction) been asked for on this screen yet?"""
+        return self._reply_worker is not None
+
     def compose(self) -> ComposeResult:
         yield Static(id="chat-title", markup=False)
         yield Static(id="welcome")

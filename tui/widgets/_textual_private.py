@@ -401,6 +401,19 @@ def _default_parser() -> MarkdownIt:
     return parser
 
 
+LINKS_SAMPLE = "See https://example.com/a?b=1, www.example.org, notes.md and me@example.net."
+"""A text with every kind of link the default parser finds (a scheme, a bare
+host, a file name with a country's domain, an email address)."""
+
+
+def warm_link_patterns() -> None:
+    """Make the paragraph of :data:`LINKS_SAMPLE` in this thread: the parser's
+    link finder compiles its patterns at the first text that may hold a link
+    (~30 ms, most of it at the first with a host name: ``notes.md`` is one),
+    into ``re``'s cache, which every thread's parser reads."""
+    lone_paragraph(LINKS_SAMPLE)
+
+
 def lone_paragraph(source: str) -> Content | None:
     """What a Markdown widget (made without a parser factory) shows for
     ``source`` when it is one paragraph and nothing else: the content of that
