@@ -184,6 +184,36 @@ async def test_a_finished_reply_shows_what_a_parse_of_its_whole_text_shows() -> 
             await reply.remove()
 
 
+async def rests_after_renders(events) -> list[float]:  # type: ignore[no-untyped-def]
+    """The pauses the render loop takes after renders that left text queued,
+    for a reply fed ``events`` at once (more than a first render takes)."""
+    rests: list[float] = []
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        reply = app.chat.start_reply("demo")
+        rest_after = reply._rest_after
+
+        def recorded(took: float) -> float:
+            rests.append(rest_after(took))
+            return rests[-1]
+
+        reply._rest_after = recorded  # type: ignore[method-assign]
+        for event in events:
+            reply.feed(event)
+        await wait_rendered(pilot, reply)
+    return rests
+
+
+async def test_the_render_loop_rests_for_the_reader_only_while_the_stream_comes_in() -> None:
+    """A render that leaves text queued is followed by a rest as long as it took,
+    which the stream's reader uses; once the stream is all in, nothing reads
+    it: the rest went idle (130 ms before the last words of a long reply)."""
+    text = "Some words in a paragraph. " * (2 * FIRST_FRAME_CHARS // 27)
+    coming = await rests_after_renders([TextDelta(text)])
+    assert len(coming) == 1 and coming[0] > 0
+    assert await rests_after_renders([TextDelta(text), Done("stop")]) == [0.0]
+
+
 async def test_a_reply_finished_as_streamed_keeps_its_blocks() -> None:
     """The saved text is the streamed text: the blocks on screen stay (no second
     parse, no remount, no layout pass for it)."""

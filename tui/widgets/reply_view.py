@@ -43,7 +43,9 @@ FRAME_SECONDS = 1 / 30
 RENDER_REST = 1.0
 """After a render that left text queued (the stream is ahead of the screen),
 the loop is left to keys and the stream's reader for this many times as long
-as the render and its paint took: renders take at most half of it."""
+as the render and its paint took: renders take at most half of it. Not once
+the stream is all in (its ``Done`` is queued): no reader needs the loop then,
+and a key read meanwhile is painted before the next render anyway."""
 REST_AT_MOST = 0.25
 """The longest rest (a paint can be slow for reasons that are not the render's)."""
 FIRST_FRAME_CHARS = 1_000
@@ -113,6 +115,8 @@ class ReplyView(AssistantMessage):
         self._pending: list[StreamEvent | ToolActivity] = []
         self._wake = asyncio.Event()
         self._stream_ended = False
+        self._stream_in = False
+        """The stream's end (``Done``) has been fed: nothing more is read for it."""
         self._finished = False
         self._worker: Worker[None] | None = None
         self._parts: list[tuple[str, Widget]] = []
@@ -177,6 +181,8 @@ class ReplyView(AssistantMessage):
         if self._finished or self._stream_ended:
             return
         self._pending.append(event)
+        if isinstance(event, Done):
+            self._stream_in = True
         self._wake.set()
 
     def show_tool(self, activity: ToolActivity) -> None:
@@ -272,13 +278,18 @@ class ReplyView(AssistantMessage):
                 return
             if self._pending:
                 # Behind the stream: paint this frame, then rest as long as the
-                # render and its paint took, so that keys find the loop free.
+                # render and its paint took, so that keys and the stream's
+                # reader find the loop free (once it is all in: no rest).
                 self._wake.set()
                 await self._painted()
-                took = time.perf_counter() - started
-                await asyncio.sleep(min(REST_AT_MOST, RENDER_REST * took))
+                await asyncio.sleep(self._rest_after(time.perf_counter() - started))
             else:
                 await asyncio.sleep(FRAME_SECONDS)
+
+    def _rest_after(self, took: float) -> float:
+        """The pause after a render (and its paint) that took ``took`` seconds
+        and left text queued: see :data:`RENDER_REST`."""
+        return 0.0 if self._stream_in else min(REST_AT_MOST, RENDER_REST * took)
 
     async def _painted(self) -> None:
         """Until the screen has been refreshed (at once if it cannot be)."""
