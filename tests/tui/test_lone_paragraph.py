@@ -21,6 +21,7 @@ from tests.tui.test_chat_view import ChatTestApp, screen_text
 from tests.tui.test_chat_view_stream import wait_rendered
 from tests.tui.test_chat_view_window import settle
 from tui.widgets.assistant_message import AssistantMessage
+from tui.widgets.reply_view import ReplyView
 from tui.widgets.segmented_markdown import LONE_CHARS, MarkdownSegment, SegmentedMarkdown
 
 PARAGRAPHS = (
@@ -134,17 +135,23 @@ def frame_before(app: App, method: str, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(MarkdownSegment, method, after_a_frame)
 
 
+async def painted_reply(pilot, app: ChatTestApp, text: str) -> tuple[ReplyView, SegmentedMarkdown]:  # type: ignore[no-untyped-def]
+    """A reply streaming ``text`` (one paragraph), painted by its text part."""
+    reply = app.chat.start_reply("demo")
+    reply.feed(TextDelta(text))
+    await wait_rendered(pilot, reply)
+    [part] = reply.children
+    assert isinstance(part, SegmentedMarkdown) and part.paragraph is not None
+    return reply, part
+
+
 async def test_a_paragraph_that_grows_into_more_moves_into_segments_in_place(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     app = ChatTestApp()
     async with app.run_test(size=(80, 24)) as pilot:
         frame_before(app, "append", monkeypatch)
-        reply = app.chat.start_reply("demo")
-        reply.feed(TextDelta("The first paragraph, painted."))
-        await wait_rendered(pilot, reply)
-        [part] = reply.children
-        assert isinstance(part, SegmentedMarkdown) and part.paragraph is not None
+        reply, part = await painted_reply(pilot, app, "The first paragraph, painted.")
         missing = frames_missing(app, "The first paragraph, painted.")
         reply.feed(TextDelta("\n\n- then a list\n"))
         await wait_rendered(pilot, reply)
@@ -170,15 +177,12 @@ async def test_a_painted_reply_saved_as_more_shows_what_was_saved(
     app = ChatTestApp()
     async with app.run_test(size=(80, 24)) as pilot:
         frame_before(app, "update", monkeypatch)
-        reply = app.chat.start_reply("demo")
-        reply.feed(TextDelta("Words streamed."))
-        await wait_rendered(pilot, reply)
+        reply, part = await painted_reply(pilot, app, "Words streamed.")
         missing = frames_missing(app, "Words streamed.")
         saved = "Words streamed.\n\n```\ncode saved\n```\n"
         await reply.finish(EntryMaker()(assistant(saved)))
         await settle(pilot, app)
-        [part] = reply.children
-        assert isinstance(part, SegmentedMarkdown) and part.paragraph is None
+        assert list(reply.children) == [part] and part.paragraph is None
         assert part.source == saved and "code saved" in screen_text(app)
         assert missing == []
 

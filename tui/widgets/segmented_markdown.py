@@ -343,6 +343,15 @@ class SegmentedMarkdown(Widget):
             return shown.get_height(self.styles, width)
         return super().get_content_height(container, viewport, width)
 
+    def _painted_if_lone(self, text: str) -> bool:
+        """Paint ``text`` if it is one short paragraph; else (False) it is for
+        segments to show, from now on."""
+        lone = _lone(text)
+        self._lone_text = text if lone is not None else None
+        if lone is not None:
+            self._paint(lone)
+        return lone is not None
+
     def _paint(self, lone: Content | None) -> None:
         """Paint ``lone`` (None: no more, segments show the text)."""
         if lone == self._lone:
@@ -393,12 +402,8 @@ class SegmentedMarkdown(Widget):
         write is bounded by its tail, however far the reply is ahead."""
         if self._lone_text is not None:
             whole = self._lone_text + text
-            lone = _lone(whole)
-            if lone is not None:
-                self._lone_text = whole
-                self._paint(lone)
+            if self._painted_if_lone(whole):
                 return
-            self._lone_text = None
             text = whole
             if self._lone is not None:
                 await self._stream_from(whole[:SEGMENT_CHARS])
@@ -491,12 +496,8 @@ class SegmentedMarkdown(Widget):
         text = clean(text)
         self._splitter = None
         if self._lone_text is not None:
-            lone = _lone(text)
-            if lone is not None:
-                self._lone_text = text
-                self._paint(lone)
+            if self._painted_if_lone(text):
                 return
-            self._lone_text = None
             if self._lone is not None:
                 await self._show_in_segments(text)
                 return
