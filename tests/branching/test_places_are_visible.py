@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from fake_provider import Reply
 from textual.color import Color
-from textual.widget import Widget
 
 from core.settings import read_state
 from tests.branching.chat_steps import chat, entry_with, focus, texts, whole_tree, write_config
@@ -59,10 +58,18 @@ async def test_the_focused_message_is_tinted_under_its_text_too(fake_provider, f
         await chat(pilot, fake_provider, ("q1", "a1"))
         a1 = entry_with(pilot, "a1").id
         reply = next(w for w in pilot.app.screen.chat_view.message_widgets if w.entry_id == a1)
-        text = next(iter(reply.walk_children(Widget)))  # the reply's first line: model and tokens
 
         def painted() -> Color:
-            return text.visual_style.background
+            """The background on screen under the reply's words."""
+            for strip in pilot.app.screen._compositor.render_strips():
+                line = "".join(segment.text for segment in strip)
+                words = line.strip()
+                if words.endswith("a1") and len(words) <= 3:  # (after the focus outline)
+                    x = line.rindex("a1")
+                    cropped = list(strip.crop(x, x + 1))
+                    assert cropped[0].style is not None and cropped[0].style.bgcolor is not None
+                    return Color.from_rich_color(cropped[0].style.bgcolor)
+            raise AssertionError("the reply's words are not on screen")
 
         unfocused = painted()
         await focus(pilot, "a1")

@@ -57,8 +57,13 @@ class SideBySide(App[None]):
 
 
 def cells(segments: list[Segment]) -> list[tuple[str, object]]:
-    """Each cell's character and style (however the line is cut into segments)."""
-    return [(char, segment.style) for segment in segments for char in segment.text]
+    """Each cell's character and style (however the line is cut into segments;
+    without the offsets text selection reads, which count from each widget's top)."""
+    return [
+        (char, segment.style.clear_meta_and_links() if segment.style else None)
+        for segment in segments
+        for char in segment.text
+    ]
 
 
 @pytest.mark.parametrize("theme", ["textual-dark", "textual-light", "ansi-dark"])
@@ -79,9 +84,55 @@ async def test_a_painted_paragraph_looks_as_a_segment_shows_it(text: str, theme:
             assert cells(left) == cells(right)
 
 
-async def test_a_short_reply_is_one_row_and_one_text_part() -> None:
-    """The widgets a short exchange adds to every layout pass: the reply row and
-    its text part (a segment and its paragraph block were two more)."""
+class RowsSideBySide(App[None]):
+    """The same saved reply twice: painted by its row (left), and by the text
+    part the row makes of it (right)."""
+
+    CSS = "Horizontal { height: auto; } AssistantMessage { width: 40; }"
+
+    def __init__(self, text: str, theme: str) -> None:
+        super().__init__()
+        self.entry = EntryMaker()(assistant(text, model="the-model"))
+        self.theme = theme
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield AssistantMessage(self.entry, id="painted")
+            yield AssistantMessage(self.entry, id="part")
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+@pytest.mark.parametrize("text", PARAGRAPHS[1:3])
+async def test_a_row_paints_its_paragraph_as_its_text_part_shows_it(text: str, theme: str) -> None:
+    app = RowsSideBySide(text, theme)
+    async with app.run_test(size=(80, 24)) as pilot:
+        painted = app.query_one("#painted", AssistantMessage)
+        made = app.query_one("#part", AssistantMessage)
+        await made._make_text_part()  # type: ignore[misc]
+        await wait_for(lambda: made.paragraph is None and made._paragraph is None, pilot)
+        assert painted.paragraph is not None and not painted.children
+        [part] = made.children
+        assert isinstance(part, SegmentedMarkdown) and part.paragraph == painted.paragraph
+        app.set_focus(None)
+        await pilot.pause()
+        assert painted.outer_size.height == made.outer_size.height > 2
+        height = painted.outer_size.height
+        rows = app.screen._compositor.render_strips()[:height]
+        for row in rows:
+            assert cells(list(row.crop(0, 40))) == cells(list(row.crop(40, 80)))
+        # Focused: the row's background under the text too.
+        painted.focus()
+        await pilot.pause()
+        left = [cells(list(row.crop(0, 40))) for row in app.screen._compositor.render_strips()]
+        made.focus()
+        await pilot.pause()
+        right = [cells(list(row.crop(40, 80))) for row in app.screen._compositor.render_strips()]
+        assert left[:height] == right[:height]
+
+
+async def test_a_short_reply_is_one_widget() -> None:
+    """The widgets a short exchange adds to every layout pass: the reply row
+    alone (its text part, a segment and its paragraph block were three more)."""
     app = ChatTestApp()
     async with app.run_test(size=(80, 24)) as pilot:
         make = EntryMaker()
@@ -92,15 +143,13 @@ async def test_a_short_reply_is_one_row_and_one_text_part() -> None:
         await wait_rendered(pilot, reply)
         await reply.finish(make(assistant("echo: hi, *there*")))
         await settle(pilot, app)
-        [part] = reply.children
-        assert isinstance(part, SegmentedMarkdown) and not part.children
-        assert part.source == "echo: hi, *there*"
+        assert list(reply.children) == [] and reply.paragraph is not None
+        assert reply.source == "echo: hi, *there*"
         assert "echo: hi, there" in screen_text(app)
         # A saved row of one paragraph is built the same way.
         row = AssistantMessage(make(assistant("a saved **answer**")))
         await app.chat.mount(row)
-        [saved] = row.children
-        assert isinstance(saved, SegmentedMarkdown) and not saved.children
+        assert list(row.children) == [] and row.paragraph is not None
 
 
 def frames_missing(app: App, words: str) -> list[str]:
@@ -135,14 +184,13 @@ def frame_before(app: App, method: str, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(MarkdownSegment, method, after_a_frame)
 
 
-async def painted_reply(pilot, app: ChatTestApp, text: str) -> tuple[ReplyView, SegmentedMarkdown]:  # type: ignore[no-untyped-def]
-    """A reply streaming ``text`` (one paragraph), painted by its text part."""
+async def painted_reply(pilot, app: ChatTestApp, text: str) -> ReplyView:  # type: ignore[no-untyped-def]
+    """A reply streaming ``text`` (one paragraph), painted by its row."""
     reply = app.chat.start_reply("demo")
     reply.feed(TextDelta(text))
     await wait_rendered(pilot, reply)
-    [part] = reply.children
-    assert isinstance(part, SegmentedMarkdown) and part.paragraph is not None
-    return reply, part
+    assert reply.paragraph is not None and not reply.children
+    return reply
 
 
 async def test_a_paragraph_that_grows_into_more_moves_into_segments_in_place(
@@ -151,7 +199,7 @@ async def test_a_paragraph_that_grows_into_more_moves_into_segments_in_place(
     app = ChatTestApp()
     async with app.run_test(size=(80, 24)) as pilot:
         frame_before(app, "append", monkeypatch)
-        reply, part = await painted_reply(pilot, app, "The first paragraph, painted.")
+        reply = await painted_reply(pilot, app, "The first paragraph, painted.")
         missing = frames_missing(app, "The first paragraph, painted.")
         reply.feed(TextDelta("\n\n- then a list\n"))
         await wait_rendered(pilot, reply)
@@ -162,8 +210,10 @@ async def test_a_paragraph_that_grows_into_more_moves_into_segments_in_place(
         )
         await reply.finish(EntryMaker()(assistant(text)))
         await settle(pilot, app)
+        [part] = reply.children
+        assert isinstance(part, SegmentedMarkdown) and reply.paragraph is None
         assert part.paragraph is None and len(part.segments) == 1
-        assert part.source == text
+        assert part.source == reply.source == text
         shown = screen_text(app)
         assert "• of two items" in shown and "And words after it." in shown
         assert missing == []
@@ -177,12 +227,13 @@ async def test_a_painted_reply_saved_as_more_shows_what_was_saved(
     app = ChatTestApp()
     async with app.run_test(size=(80, 24)) as pilot:
         frame_before(app, "update", monkeypatch)
-        reply, part = await painted_reply(pilot, app, "Words streamed.")
+        reply = await painted_reply(pilot, app, "Words streamed.")
         missing = frames_missing(app, "Words streamed.")
         saved = "Words streamed.\n\n```\ncode saved\n```\n"
         await reply.finish(EntryMaker()(assistant(saved)))
         await settle(pilot, app)
-        assert list(reply.children) == [part] and part.paragraph is None
+        [part] = reply.children
+        assert isinstance(part, SegmentedMarkdown) and part.paragraph is None
         assert part.source == saved and "code saved" in screen_text(app)
         assert missing == []
 
@@ -194,11 +245,12 @@ async def test_a_paragraph_longer_than_the_limit_is_in_segments() -> None:
         words = "word " * (LONE_CHARS // 5)
         reply.feed(TextDelta(words[: LONE_CHARS // 2]))
         await wait_rendered(pilot, reply)
-        [part] = reply.children
-        assert isinstance(part, SegmentedMarkdown) and part.paragraph is not None
+        assert reply.paragraph is not None and not reply.children
         reply.feed(TextDelta(words[LONE_CHARS // 2 :] + "more"))
         await wait_rendered(pilot, reply)
-        assert part.paragraph is None and part.source == words + "more"
+        [part] = reply.children
+        assert isinstance(part, SegmentedMarkdown) and part.paragraph is None
+        assert part.source == words + "more"
 
 
 async def test_a_link_in_a_painted_paragraph_opens() -> None:
@@ -209,9 +261,9 @@ async def test_a_link_in_a_painted_paragraph_opens() -> None:
         make = EntryMaker()
         await app.chat.set_entries([make(assistant("[docs](http://docs.example) here"))])
         await settle(pilot, app)
-        [part] = app.query(SegmentedMarkdown)
-        assert part.paragraph is not None
-        await pilot.click(part, offset=(1, 0))
+        [row] = app.chat.message_widgets
+        assert isinstance(row, AssistantMessage) and row.paragraph is not None
+        await pilot.click(row, offset=(2, 1))  # the paragraph's first word, under the header
         assert opened == ["http://docs.example"]
 
 

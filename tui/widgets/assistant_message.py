@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.geometry import Region, Size
 from textual.layout import DockArrangeResult
 from textual.message import Message as TextualMessage
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 from core.content import (
@@ -25,10 +25,16 @@ from core.entries import Entry
 from core.messages import Message, Usage
 from core.tools.outcome import ToolOutcome
 from tui.widgets._context import ViewContext
-from tui.widgets._text import human_count, one_line
+from tui.widgets._text import clean, human_count, one_line
 from tui.widgets.image_view import ImageView
 from tui.widgets.message_widget import MessageWidget
-from tui.widgets.segmented_markdown import SegmentedMarkdown
+from tui.widgets.segmented_markdown import (
+    INLINE_CLASSES,
+    INLINE_STYLES,
+    SegmentedMarkdown,
+    paragraph_to_paint,
+    with_margin,
+)
 from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call_card import ToolCallCard
 
@@ -71,6 +77,21 @@ def content_runs(content: Iterable[object]) -> list[object]:
     return runs
 
 
+def lone_paragraph_of(blocks: Iterable[object]) -> tuple[str, Content] | None:
+    """The text (cleaned) and its paragraph, of content that is one short
+    paragraph of text and nothing else (whitespace-only text counts as none)."""
+    runs = [
+        block
+        for block in content_runs(blocks)
+        if not (isinstance(block, TextContent) and not block.text.strip())
+    ]
+    if len(runs) != 1 or not isinstance(runs[0], TextContent):
+        return None
+    text = clean(runs[0].text)
+    paragraph = paragraph_to_paint(text)
+    return (text, paragraph) if paragraph is not None else None
+
+
 @dataclass
 class _BelowHeader(DockArrangeResult):
     """A row's children moved down below the header it paints itself: the
@@ -89,11 +110,18 @@ class AssistantMessage(MessageWidget):
     lines, its parts laid out below it: each widget a row has costs in every
     layout pass, and every exchange mounts one of these. Once a bar of
     alternatives comes (it goes above the header), the header is a child line
-    of its own."""
+    of its own.
 
-    COMPONENT_CLASSES = {"message-header"}
+    A message that is one short paragraph of text and nothing else (most short
+    replies) has no child at all: the row paints the paragraph under its
+    header, as its text part would show it. Before any child comes (a part, a
+    status line, a bar), the text part is made, and the row paints the
+    paragraph until the part is laid out over it."""
 
-    DEFAULT_CSS = """
+    COMPONENT_CLASSES = {"message-header", *INLINE_CLASSES}
+
+    DEFAULT_CSS = (
+        """
     AssistantMessage {
         margin: 0;
         & > .message-header {
@@ -114,8 +142,10 @@ class AssistantMessage(MessageWidget):
             color: $text-warning;
             margin: 0 0 1 0;
         }
-    }
     """
+        + INLINE_STYLES
+        + "}"
+    )
 
     class RetryRequested(TextualMessage):
         """The user clicked the retry hint of a failed reply."""
@@ -144,6 +174,12 @@ class AssistantMessage(MessageWidget):
         self._below_header: tuple[DockArrangeResult, int, DockArrangeResult] | None = None
         self._status: Static | None = None
         """How the reply ended, made when there is something to say (most replies: never)."""
+        self._text: str | None = None
+        """The text of the paragraph the row paints, while it is the message's only part."""
+        self._paragraph: Content | None = None
+        """The paragraph painted (until the text part made from it is laid out)."""
+        self._painted_height: tuple[int, Content, int] | None = None
+        """(width, header, height) of the painted header and paragraph, once measured."""
 
     @property
     def message(self) -> Message | None:
@@ -154,6 +190,10 @@ class AssistantMessage(MessageWidget):
         self._header_shown = self._header_text()
         message = self.message
         if message is not None:
+            lone = lone_paragraph_of(message.content) if status_of(message) is None else None
+            if lone is not None:
+                self._paint_text(*lone)
+                return
             yield from self._build_parts(message)
             if status_of(message) is not None:
                 self._status = Static(markup=False, classes="message-status")
@@ -217,6 +257,7 @@ class AssistantMessage(MessageWidget):
         return ("message-header",)
 
     def _children_coming(self) -> None:
+        self._make_text_part()
         if self._header is None:
             self._header = Static(self._header_shown, markup=False, classes="message-header")
             self.mount(self._header, before=0 if self.children else None)
@@ -235,7 +276,9 @@ class AssistantMessage(MessageWidget):
     def render(self) -> RenderResult:
         if self._header is not None:
             return super().render()
-        return self._header_shown.stylize_before(self.get_visual_style(*self._header_style()))
+        header = self._header_shown.stylize_before(self.get_visual_style(*self._header_style()))
+        paragraph = with_margin(self._paragraph)
+        return header if paragraph is None else header + "\n" + paragraph
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         arranged = super().arrange(size, optimal)
@@ -255,8 +298,57 @@ class AssistantMessage(MessageWidget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if not self.children:
+            if self._paragraph is not None:
+                return self._painted_height_at(width)
             return self._header_height(width)
         return super().get_content_height(container, viewport, width)
+
+    # --- a painted paragraph -----------------------------------------------------
+
+    @property
+    def paragraph(self) -> Content | None:
+        """The paragraph the row paints (None: its parts show its content)."""
+        return self._paragraph if self._text is not None else None
+
+    def action_link(self, href: str) -> None:
+        """A link of the painted paragraph was clicked: opened, as a part opens one."""
+        self.app.open_url(href)
+
+    def _painted_height_at(self, width: int) -> int:
+        known, header = self._painted_height, self._header_shown
+        if known is None or known[0] != width or known[1] is not header:
+            height = self._render().get_height(self.styles, width)
+            known = self._painted_height = (width, header, height)
+        return known[2]
+
+    def _paint_text(self, text: str, paragraph: Content) -> None:
+        """Paint ``paragraph`` (of ``text``) under the header."""
+        self._text = text
+        if paragraph != self._paragraph:
+            self._paragraph, self._painted_height = paragraph, None
+            self.refresh(layout=True)
+
+    def _make_text_part(self) -> AwaitMount | None:
+        """The painted paragraph becomes the message's text part (which paints
+        it too) before another child comes below the header; the row paints it
+        until the part is laid out over it."""
+        text = self._text
+        if text is None:
+            return None
+        self._text = None
+        part = self._text_part(text)
+        self.call_after_refresh(self._stop_painting_over, part)
+        return self.mount(part, before=0 if self.children else None)
+
+    def _text_part(self, text: str) -> SegmentedMarkdown:
+        return SegmentedMarkdown(text)
+
+    def _stop_painting_over(self, part: Widget) -> None:
+        if part.is_attached and not part.size.height:  # not laid out yet
+            self.call_after_refresh(self._stop_painting_over, part)
+            return
+        self._paragraph, self._painted_height = None, None
+        self.refresh()
 
     def _show_status(self) -> None:
         message = self.message
@@ -271,6 +363,7 @@ class AssistantMessage(MessageWidget):
         """Show the status line (made and mounted below everything the first time)."""
         line = self._status
         if line is None:
+            self._make_text_part()
             line = self._status = Static(markup=False, classes="message-status")
             self.mount(line)
         line.display = True
@@ -298,6 +391,8 @@ class AssistantMessage(MessageWidget):
     @property
     def source(self) -> str:
         """The Markdown text shown (all text parts)."""
+        if self._text is not None:
+            return self._text
         return "".join(part.source for part in self.text_parts)
 
     def update_visibility(self, top: int, bottom: int) -> None:

@@ -33,8 +33,14 @@ from core.sanitize import StreamCleaner
 from tui.widgets import _gc
 from tui.widgets._context import ViewContext
 from tui.widgets._text import one_line
-from tui.widgets.assistant_message import RETRY_HINT, AssistantMessage, content_runs, usage_label
-from tui.widgets.segmented_markdown import SegmentedMarkdown
+from tui.widgets.assistant_message import (
+    RETRY_HINT,
+    AssistantMessage,
+    content_runs,
+    lone_paragraph_of,
+    usage_label,
+)
+from tui.widgets.segmented_markdown import SegmentedMarkdown, paragraph_to_paint
 from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call_card import ToolCallCard
 
@@ -350,22 +356,48 @@ class ReplyView(AssistantMessage):
         if not text:
             return
         part = self._parts[-1][1] if self._parts and self._parts[-1][0] == "text" else None
-        if part is None:
+        if part is None and self._text is None:
             # Leading whitespace alone does not start a text part.
             if not (self._text_hold + text).strip():
                 self._text_hold += text
                 return
             text, self._text_hold = self._text_hold + text, ""
-            part = SegmentedMarkdown(live=True)
-            await self._add_part("text", part)
+        if part is None and not self._parts and not self.children:
+            # The reply's only part so far: painted by the row while it is one paragraph.
+            whole = (self._text or "") + text
+            paragraph = paragraph_to_paint(whole)
+            if paragraph is not None:
+                self._paint_text(whole, paragraph)
+                self._count_rendered(text)
+                return
+        if part is None:
+            if self._text is not None:
+                await self._text_part_made()  # from the painted paragraph, then the rest
+            else:
+                await self._add_part("text", SegmentedMarkdown(live=True))
+            part = self._parts[-1][1]
         assert isinstance(part, SegmentedMarkdown)
         segments = len(part.segments)
         await part.write(text)
+        self._count_rendered(text)
+        if len(part.segments) != segments:
+            self._refresh_visibility()
+
+    def _count_rendered(self, text: str) -> None:
         if not self.rendered_chars:
             self.first_render_chars = len(text)
         self.rendered_chars += len(text)
-        if len(part.segments) != segments:
-            self._refresh_visibility()
+
+    async def _text_part_made(self) -> None:
+        """The painted paragraph made the reply's text part, mounted (if it was painted)."""
+        mounting = self._make_text_part()
+        if mounting is not None:
+            await mounting
+
+    def _text_part(self, text: str) -> SegmentedMarkdown:
+        part = SegmentedMarkdown(text, live=not self._finished)
+        self._parts.insert(0, ("text", part))
+        return part
 
     async def _write_thinking(self, batch: list[ThinkingDelta]) -> None:
         for event in batch:
@@ -408,6 +440,7 @@ class ReplyView(AssistantMessage):
         card.show_activity(activity)
 
     async def _add_part(self, kind: str, widget: Widget) -> None:
+        await self._text_part_made()
         self._parts.append((kind, widget))
         await self.mount(widget, before=self._below_parts())
 
@@ -452,6 +485,7 @@ class ReplyView(AssistantMessage):
         reason = f"{self._wait_reason} — " if self._wait_reason else ""
         waiting = self._waiting
         if waiting is None:
+            self._make_text_part()
             waiting = self._waiting = Static(markup=False, classes="message-waiting")
             self.mount(waiting, before=self._status)
         waiting.update(Content(f"⟳ {reason}{when}"))
@@ -462,6 +496,12 @@ class ReplyView(AssistantMessage):
     async def _reconcile(self, blocks: list[object]) -> None:
         """Make the streamed parts show the saved blocks (or rebuild them from the blocks)."""
         blocks = [b for b in blocks if not (isinstance(b, TextContent) and not b.text.strip())]
+        if self._text is not None:
+            lone = None if self._broken else lone_paragraph_of(blocks)
+            if lone is not None:
+                self._paint_text(*lone)
+                return
+            await self._text_part_made()  # the saved text is more: the part shows it
         kinds = [_kind(block) for block in blocks]
         if not self._broken and kinds == [kind for kind, _ in self._parts]:
             for block, (_, widget) in zip(blocks, self._parts, strict=False):

@@ -233,6 +233,35 @@ class MarkdownSegment(Markdown):
         return self._hidden_width is not None and self._hidden_width != self.size.width
 
 
+INLINE_CLASSES = {"em", "strong", "s", "code_inline"}
+"""The component classes a painted paragraph's inline styles name (``Markdown``'s)."""
+
+INLINE_STYLES = """
+    &:ansi > .code_inline {
+        background: ansi_default !important;
+    }
+    &:dark > .code_inline {
+        background: $warning 10%;
+        color: $text-warning 95%;
+    }
+    &:light > .code_inline {
+        background: $error 5%;
+        color: $text-error 95%;
+    }
+    & > .em {
+        text-style: italic;
+    }
+    & > .strong {
+        text-style: bold;
+    }
+    & > .s {
+        text-style: strike;
+    }
+"""
+"""Those classes' styles, as ``Markdown`` gives them to its blocks: nested in
+the rules of a widget that paints a paragraph."""
+
+
 class SegmentedMarkdown(Widget):
     """Markdown text as segments; static (from a saved message) or streamed (:meth:`write`).
 
@@ -244,34 +273,17 @@ class SegmentedMarkdown(Widget):
     painted paragraph stays until the segment's blocks are in: no frame shows
     the text gone."""
 
-    COMPONENT_CLASSES = {"em", "strong", "s", "code_inline"}
+    COMPONENT_CLASSES = INLINE_CLASSES
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        """
     SegmentedMarkdown {
         height: auto;
         color: $foreground;
-        &:ansi > .code_inline {
-            background: ansi_default !important;
-        }
-        &:dark > .code_inline {
-            background: $warning 10%;
-            color: $text-warning 95%;
-        }
-        &:light > .code_inline {
-            background: $error 5%;
-            color: $text-error 95%;
-        }
-        & > .em {
-            text-style: italic;
-        }
-        & > .strong {
-            text-style: bold;
-        }
-        & > .s {
-            text-style: strike;
-        }
-    }
     """
+        + INLINE_STYLES
+        + "}"
+    )
 
     class AllMade(Message):
         """Every lazy segment has its blocks now: far ones can be hidden."""
@@ -291,10 +303,10 @@ class SegmentedMarkdown(Widget):
         """
         super().__init__(id=id, classes=classes)
         text = clean(text)
-        lone = _lone(text)
+        lone = paragraph_to_paint(text)
         self._lone = lone
         """The paragraph painted by this widget, if it paints one."""
-        self._lone_shown = _with_margin(lone)
+        self._lone_shown = with_margin(lone)
         self._lone_text: str | None = text if lone is not None or (live and not text) else None
         """The text while it can be painted whole (None once it is in segments)."""
         self._initial = split_markdown(text) if text and self._lone_text is None else []
@@ -346,7 +358,7 @@ class SegmentedMarkdown(Widget):
     def _painted_if_lone(self, text: str) -> bool:
         """Paint ``text`` if it is one short paragraph; else (False) it is for
         segments to show, from now on."""
-        lone = _lone(text)
+        lone = paragraph_to_paint(text)
         self._lone_text = text if lone is not None else None
         if lone is not None:
             self._paint(lone)
@@ -356,7 +368,7 @@ class SegmentedMarkdown(Widget):
         """Paint ``lone`` (None: no more, segments show the text)."""
         if lone == self._lone:
             return
-        self._lone, self._lone_shown = lone, _with_margin(lone)
+        self._lone, self._lone_shown = lone, with_margin(lone)
         self.clear_cached_dimensions()
         self.refresh(layout=True)
 
@@ -569,12 +581,12 @@ class SegmentedMarkdown(Widget):
                 segment.set_hidden(not near)
 
 
-def _lone(text: str) -> Content | None:
-    """The paragraph to paint for ``text``, when it is one short paragraph."""
+def paragraph_to_paint(text: str) -> Content | None:
+    """The paragraph to paint for ``text`` (cleaned), when it is one short paragraph."""
     return lone_paragraph(text) if text and len(text) <= LONE_CHARS else None
 
 
-def _with_margin(paragraph: Content | None) -> Content | None:
+def with_margin(paragraph: Content | None) -> Content | None:
     """The paragraph as painted: with the blank line of its block's bottom margin."""
     return paragraph + "\n" if paragraph is not None else None
 
