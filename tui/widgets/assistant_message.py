@@ -344,7 +344,7 @@ class AssistantMessage(MessageWidget):
         return SegmentedMarkdown(text)
 
     def _stop_painting_over(self, part: Widget) -> None:
-        if part.is_attached and not part.size.height:  # not laid out yet
+        if part.is_attached and self.display and not part.size.height:  # not laid out yet
             self.call_after_refresh(self._stop_painting_over, part)
             return
         self._paragraph, self._painted_height = None, None
