@@ -12,10 +12,11 @@ ahead of the screen) is mounted lazily, without blocks, and made when it comes
 near or once the reply is complete: the work of a frame follows what is seen,
 not how fast the text arrives.
 
-A text of one short paragraph (most short replies) has no segment at all: the
-widget paints it itself, as a segment's paragraph block would show it. A
-segment and its block are two more widgets in every layout pass, and every
-exchange mounts a reply.
+A text of one short paragraph has no segment at all: the widget paints it
+itself, as a segment's paragraph block would show it (a segment and its block
+are two more widgets in every layout pass). A reply that is nothing else has
+no text part either: its row paints the paragraph (``AssistantMessage``), and
+makes a text part of it, which paints the same, when more comes.
 """
 
 from __future__ import annotations
