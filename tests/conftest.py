@@ -12,17 +12,19 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tui.widgets._textual_private import patch_textual
+
 # Property tests have no per-example deadline: these machines are shared, and a
 # deadline is a timing assertion (an example slowed by the neighbours fails).
 settings.register_profile("shared-machine", deadline=None)
 settings.load_profile("shared-machine")
 
-# ``import fake_provider`` works from any test directory, whatever the import mode.
+# ``import fake_provider`` works from any test directory, whatever the import
+# mode. After the project's packages are imported: ``tests/core`` is a folder
+# of tests, not the ``core`` package.
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fake_provider import FakeProvider  # noqa: E402
-
-from tui.widgets._textual_private import patch_textual  # noqa: E402
 
 # As the app does before its first screen: tests of its screens and widgets lay
 # out and paint as it does, whichever test comes first in a process.

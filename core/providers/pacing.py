@@ -10,7 +10,8 @@ the widget the key went to has handled it, and while it renders a reply's
 first words, stream readers wait: each of those takes several loop turns (a hop
 through a message queue, a mount), and would otherwise queue behind a slice
 of stream parsing at every one. Until a key's echo is painted, renderers wait
-too, so that the frame showing it is not one laying out a render's new text.
+too, so that the frame showing it is not one laying out a render's new text;
+and until it is handled, screen updates wait (:attr:`UiFirst.key_waiting`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ class UiFirst:
     def held(self) -> bool:
         """Is a key read but not yet painted, or a render under way?"""
         return bool(self._unhandled or self._unpainted or self._renders)
+
+    @property
+    def key_waiting(self) -> bool:
+        """Is a key read but not yet handled, within the hold's time limit?
+        Screen updates wait for it: its handler and echo come before a layout
+        pass due for other widgets."""
+        return bool(self._unhandled) and time.perf_counter() - self._since < self.hold_seconds
 
     @property
     def key_unhandled(self) -> bool:
@@ -125,6 +133,7 @@ class LoopShare:
         """Give the loop a turn if this reader has held it for a slice (a longer
         one while the UI comes first)."""
         if time.perf_counter() - self._since >= self.slice_seconds:
-            await self.ui.reader_turn()
             await asyncio.sleep(0)
+            # After the turn given: a key read meanwhile is one the next slice would delay.
+            await self.ui.reader_turn()
             self._since = time.perf_counter()

@@ -102,3 +102,29 @@ async def test_keys_a_closed_ui_never_reported_hold_nothing_back() -> None:
     await asyncio.wait_for(first.render_turn(), 1)
     await asyncio.wait_for(first.reader_turn(), 1)
     assert not first.held
+
+
+async def test_a_key_read_while_the_reader_gives_its_turn_holds_it_too() -> None:
+    """The key that arrives while the reader has let the loop go (its slice
+    over) is one its next slice would delay: the reader waits for it."""
+    keys = UiFirst(hold_seconds=30)
+    share = LoopShare(slice_seconds=0, ui=keys)
+    reader = asyncio.create_task(share.tick())
+    await asyncio.sleep(0)  # the reader has started and given the loop a turn
+    keys.key_read()
+    await loop_turns()
+    assert not reader.done()
+    keys.key_handled()
+    await asyncio.wait_for(reader, 5)
+
+
+def test_a_key_waits_until_handled_and_within_the_hold() -> None:
+    keys = UiFirst(hold_seconds=30)
+    assert not keys.key_waiting
+    keys.key_read()
+    assert keys.key_waiting
+    keys.key_handled()
+    assert not keys.key_waiting  # painted or not: its handling is what waits for no update
+    late = UiFirst(hold_seconds=0)
+    late.key_read()
+    assert not late.key_waiting  # never reported: nothing waits beyond the bound

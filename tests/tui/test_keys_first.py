@@ -10,11 +10,11 @@ from contextlib import contextmanager
 import pytest
 from textual import events
 from textual.app import App
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
-from core.providers.pacing import ui_first
-from tests.tui.helpers import running
+from core.providers.pacing import UiFirst, ui_first
+from tests.tui.helpers import running, wait_until
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.segmented_markdown import MarkdownSegment, _drop_blocks_from
 
@@ -201,3 +201,25 @@ async def test_a_typed_key_is_painted_as_soon_as_its_widget_has_handled_it(monke
         await asyncio.wait_for(ui_first.render_turn(), 10)
         assert painted == [(prompt, "x", True)]
         assert not ui_first.held
+
+
+async def test_a_screen_update_waits_until_a_key_read_is_handled(monkeypatch) -> None:
+    """A layout pass due for other widgets (a streaming reply's, 10-15 ms)
+    does not come between a key read and its handler: the key's echo, painted
+    once it is handled, would wait for it."""
+    asked: list[bool] = []
+    waiting = UiFirst.key_waiting.fget
+
+    def counted(self: UiFirst) -> bool:
+        asked.append(waiting(self))
+        return asked[-1]
+
+    monkeypatch.setattr(UiFirst, "key_waiting", property(counted))
+    async with running() as pilot:
+        screen = pilot.app.screen
+        with key_on_its_way():
+            new = Static("laid out after the key")
+            await screen.mount(new)
+            await wait_until(lambda: asked.count(True) >= 3)  # three screen updates waited
+            assert new.size.height == 0  # not laid out yet
+        await wait_until(lambda: new.size.height > 0)

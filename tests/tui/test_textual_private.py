@@ -75,6 +75,9 @@ def test_the_private_attributes_used_exist_with_their_meaning() -> None:
         "theme.apply_css(self)",
         "return super().render_lines(crop)",
     ]
+    # A screen update that does nothing leaves the timer ticking: Textual's pauses it first.
+    update = inspect.getsource(private._textual_on_timer_update).split('"""', 2)[2].strip()
+    assert update.startswith("self._update_timer.pause()")
 
 
 SAMPLE = (

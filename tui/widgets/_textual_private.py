@@ -7,8 +7,8 @@ its blocks without holding every screen update, to give the default screen a
 result callback, to lay the screen out once per change rather than twice, to
 paint a widget that did not change from the lines it gave last time, to keep
 the map of every widget a layout pass made, to paint a scrollbar without
-Rich's console, to keep a text area's theme between paints, to paint one
-widget at once, to show a text of one paragraph as a Markdown widget's
+Rich's console, to keep a text area's theme between paints, to hold screen
+updates while a key is on its way to its widget, to paint one widget at once, to show a text of one paragraph as a Markdown widget's
 paragraph shows it, or to parse keys read from the terminal. These do,
 through internals that may change in any release: Textual is pinned, and
 :func:`check_version` (run by a test) fails loudly on a version these were not
@@ -35,6 +35,8 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
+
+from core.providers.pacing import ui_first
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -326,14 +328,37 @@ def keep_text_area_theme() -> None:
     TextArea.render_lines = _text_area_lines  # type: ignore[method-assign]
 
 
+_textual_on_timer_update = Screen._on_timer_update
+
+
+def updates_after_keys(key_waiting: Callable[[], bool]) -> None:
+    """Hold the screen's updates while ``key_waiting()``: a key read is on its
+    way to its widget.
+
+    A streaming reply asks for a layout pass at nearly every frame (10-15 ms
+    at 20,000 words), and the screen's update timer would run it between a
+    key read and its handler (a few hops through message queues): the key's
+    echo, painted as soon as it is handled (:func:`paint_now`), waited for
+    it. A tick that finds a key waiting does nothing; Textual pauses the
+    timer only in the update itself, so it ticks again a period later."""
+
+    def on_timer_update(screen: Screen) -> None:
+        if not key_waiting():
+            _textual_on_timer_update(screen)
+
+    Screen._on_timer_update = on_timer_update  # type: ignore[method-assign]
+
+
 def patch_textual() -> None:
     """Lay out once per change, paint again only what changed, keep the full
-    map, paint scrollbars quickly, keep text areas' themes."""
+    map, paint scrollbars quickly, keep text areas' themes, hold updates while
+    a key is on its way (:attr:`UiFirst.key_waiting`)."""
     lay_out_once()
     reuse_renders()
     keep_full_map()
     quick_scrollbars()
     keep_text_area_theme()
+    updates_after_keys(lambda: ui_first.key_waiting)
 
 
 def paint_now(widget: Widget) -> bool:
