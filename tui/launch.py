@@ -16,6 +16,8 @@ import os
 import shlex
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from tui.bootstrap import (
@@ -33,6 +35,14 @@ if TYPE_CHECKING:
     from core.session import Session
 
 
+SWITCH_SECONDS = 0.001
+"""How long the app's thread may hold the interpreter while another thread
+waits for it (Python's default: 5 ms). A key read (the terminal's input
+thread) and a frame written (Textual's output thread) each wait for it once
+or twice; while a reply streams the app's thread is rarely idle, and a key's
+echo waited 15-25 ms for those handovers."""
+
+
 def run_app(args: argparse.Namespace) -> int:
     from tui.widgets import _gc
 
@@ -40,7 +50,8 @@ def run_app(args: argparse.Namespace) -> int:
     probe = probe_terminal_graphics()
     try:
         launch = prepare_launch(args)
-        return asyncio.run(_run(args, launch, probe))
+        with quick_handovers():
+            return asyncio.run(_run(args, launch, probe))
     except one_line_errors() as error:
         if probe is not None:
             probe.join()  # its questions' answers are read, not left for the shell
@@ -49,6 +60,17 @@ def run_app(args: argparse.Namespace) -> int:
         return 130
     finally:
         _gc.end_start_up()  # when the app never got that far
+
+
+@contextmanager
+def quick_handovers() -> Iterator[None]:
+    """Threads waiting for the interpreter get it within :data:`SWITCH_SECONDS`."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_SECONDS)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 def prepare_launch(args: argparse.Namespace) -> Launch:

@@ -156,6 +156,26 @@ def test_start_up_errors_are_one_line_and_exit_2(argv, expected, capsys) -> None
     assert gc.isenabled()  # collection, paused while the program starts, is back
 
 
+def test_the_app_runs_with_quick_handovers_between_threads(monkeypatch) -> None:
+    """A key read and a frame written (two threads) wait for the app's thread to
+    let go of the interpreter: it does within a millisecond while the app runs."""
+    import sys
+
+    import tui.launch
+
+    during: list[float] = []
+
+    async def app_run(*_args) -> int:
+        during.append(sys.getswitchinterval())
+        return 0
+
+    before = sys.getswitchinterval()
+    monkeypatch.setattr(tui.launch, "_run", app_run)
+    assert main(["--model", "demo"]) == 0
+    assert during == [tui.launch.SWITCH_SECONDS] and tui.launch.SWITCH_SECONDS < before
+    assert sys.getswitchinterval() == before
+
+
 def test_a_bad_database_is_refused_before_the_app_starts(tmp_path, capsys) -> None:
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not a database" * 100)
