@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import shlex
 import sys
@@ -115,29 +114,17 @@ async def build_app(args: argparse.Namespace, launch: Launch):
 
 
 def probe_terminal_graphics() -> threading.Thread | None:
-    """Start asking the terminal which image protocol it speaks.
-
-    textual-image asks when first imported and waits up to 0.1 s for each of
-    its questions; it must be done before Textual takes the terminal. Asked in
-    a thread, the waiting overlaps the import of the rest of the app; keys
-    typed meanwhile are kept for the app (:mod:`tui.terminal_answers`). The
-    modules both threads need (rich's) are imported here first, so the two
-    never import the same module at once; Pillow only the probe needs now."""
+    """Start asking the terminal which image protocols it speaks and its cell
+    size (:mod:`tui.terminal_answers`): before Textual takes the terminal, in
+    a thread, so that a slow answer (a remote terminal) overlaps the import of
+    the rest of the app; keys typed meanwhile are kept for the app."""
     if (
         not sys.__stdout__
         or not sys.__stdout__.isatty()
         or not sys.__stdin__
         or not sys.__stdin__.isatty()
-        or "textual_image.renderable" in sys.modules
     ):
         return None
-    import rich.console
-    import rich.control  # noqa: F401
-
-    # A terminal that does not answer is normal (sizes fall back to VT340's);
-    # textual-image then logs a warning with a traceback, which Python's
-    # last-resort handler would print on the terminal under the app.
-    logging.getLogger("textual_image").addHandler(logging.NullHandler())
     from tui.terminal_answers import ask_terminal
 
     thread = threading.Thread(target=ask_terminal, name="terminal-probe", daemon=True)

@@ -1,22 +1,25 @@
-"""Keys typed while the terminal is asked about images are kept, not lost.
+"""What the terminal answers about images, asked once at launch, with the keys
+typed meanwhile kept, not lost.
 
-textual-image asks the terminal which image protocol it speaks (at its import)
-and how large a cell is, and reads the answers from stdin a byte at a time
-before Textual takes the terminal. A key typed meanwhile (the first words of a
-first message, typed as the program starts) ended the read as an "unexpected
-response" and was gone, and the answer then came after Textual had taken the
-terminal: ``[?1;2c`` in the input. The cell size was asked later still, when
-the chat view's modules loaded, with Textual reading the same terminal. Here
-textual-image's reads go through :class:`AnswerReader`, which passes on answers
-only and sets typed bytes aside; a last question every terminal answers (DA1),
-asked with the cell size, collects the answers that came too late; the cell
-size is cached for textual-image, and what was typed is given to the app
-(:func:`typed_ahead`).
+Images are drawn with the best protocol the terminal speaks (Sixel, the kitty
+graphics protocol, else half cells), at its cell size in pixels. textual-image
+asks for these when first imported, a question at a time, reading the
+answers from stdin before Textual takes the terminal; a terminal that does not
+speak the kitty protocol never answers that question, and the import waited
+out its 0.1 s. Here the three questions go in one write with the device
+attributes (DA1, which every terminal answers, in order) last: once its answer
+is in, every answer that will come is in (a few milliseconds in tmux). A key
+typed meanwhile (the first words of a first message, typed as the program
+starts) is set aside for the app (:func:`typed_ahead`), not taken for an
+answer. textual-image is imported later, with the chat view, told these
+answers (:func:`textual_image_widgets`): it asks nothing once Textual owns the
+terminal, where its questions' answers would arrive as keys.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import select
@@ -26,58 +29,71 @@ import threading
 import time
 import tty
 from collections.abc import Iterator
+from dataclasses import dataclass
+from types import ModuleType
 
 ANSWER = re.compile(rb"\x1b\[\?[\d;]*c|\x1b\[[\d;]*t|\x1b_G[^\x1b]*\x1b\\")
 """The answers asked for: device attributes (DA1), the cell size, the graphics protocol's."""
 _PARTIAL_ANSWER = re.compile(rb"\x1b(?:\[[\d;?]*|_(?:G[^\x1b]*\x1b?)?)?")
 """The start of an answer whose end has not been read yet."""
-DEVICE_ATTRIBUTES = b"\x1b[c"
+KITTY_GRAPHICS = b"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\"
+"""Does the terminal speak the kitty graphics protocol? (textual-image's query:
+a 1x1 image, checked, not stored; "OK" if it does, no answer if it does not)."""
 CELL_SIZE = b"\x1b[16t"
+DEVICE_ATTRIBUTES = b"\x1b[c"
+QUESTIONS = KITTY_GRAPHICS + CELL_SIZE + DEVICE_ATTRIBUTES
 _CELL_SIZE_ANSWER = re.compile(rb"\x1b\[6;(\d+);(\d+)t")
-LATE_ANSWERS_SECONDS = 0.3
-"""How long the answer to the last question is waited for (terminals answer
-questions in order, so once it is in, every earlier answer is)."""
+_DEVICE_ATTRIBUTES_ANSWER = re.compile(rb"\x1b\[\?([\d;]*)c")
+_KITTY_ANSWER = re.compile(rb"\x1b_G[^\x1b]*;OK\x1b\\")
+ANSWERS_SECONDS = 0.3
+"""How long the answer to the last question is waited for."""
 
+
+@dataclass(frozen=True)
+class Graphics:
+    """What the terminal said it can show."""
+
+    sixel: bool = False
+    kitty: bool = False
+    cell_size: tuple[int, int] | None = None
+    """A cell's (width, height) in pixels, if the terminal said."""
+
+
+_graphics: Graphics | None = None
+"""The terminal's answers, once asked (None: it was not asked, not a terminal)."""
 _typed = bytearray()
 _typed_lock = threading.Lock()
 
 
 class AnswerReader:
-    """Reads stdin (already in cbreak mode) for textual-image: answers go to it,
-    anything else (keys) is kept in :attr:`typed`, in the order typed."""
+    """Reads the terminal's answers from stdin (already in cbreak mode) into
+    :attr:`answers_seen`; anything else (keys) is kept in :attr:`typed`, in
+    the order typed."""
 
     def __init__(self, fd: int, fd_out: int) -> None:
         self.fd, self.fd_out = fd, fd_out
         self.typed = bytearray()
         self._pending = b""
-        self._answers = b""
         self.answers_seen: list[bytes] = []
 
-    def read(self, fd: int, length: int, timeout: float | None = None) -> str:
-        """``textual_image._terminal.read``: up to ``length`` bytes of answers,
-        ``TimeoutError`` when none comes within ``timeout`` seconds."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not self._answers:
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if not self._fill(remaining):
-                raise TimeoutError("Timeout waiting for data")
-        taken, self._answers = self._answers[:length], self._answers[length:]
-        return taken.decode(errors="replace")
-
-    def absorb_late_answers(self, timeout: float = LATE_ANSWERS_SECONDS) -> None:
-        """Ask the cell size, then the device attributes once more, and read until
-        both answers to the latter are in (textual-image asks it once, for
-        Sixel): every answer to an earlier question that came too late is read
-        on the way, and dropped; the cell size is kept (:attr:`cell_size`)."""
-        os.write(self.fd_out, CELL_SIZE + DEVICE_ATTRIBUTES)
+    def ask(self, questions: bytes, timeout: float = ANSWERS_SECONDS) -> None:
+        """Write ``questions`` (the last one DA1) and read until its answer is in,
+        or ``timeout`` seconds have passed."""
+        os.write(self.fd_out, questions)
         deadline = time.monotonic() + timeout
-        while self._device_attribute_answers() < 2:
+        while not any(answer.endswith(b"c") for answer in self.answers_seen):
             if not self._fill(max(0.0, deadline - time.monotonic())):
-                break
-        self._answers = b""
+                return
 
-    def _device_attribute_answers(self) -> int:
-        return sum(answer.endswith(b"c") for answer in self.answers_seen)
+    @property
+    def graphics(self) -> Graphics:
+        """What the answers read say."""
+        sixel = kitty = False
+        for answer in self.answers_seen:
+            if found := _DEVICE_ATTRIBUTES_ANSWER.fullmatch(answer):
+                sixel = sixel or b"4" in found.group(1).split(b";")
+            kitty = kitty or bool(_KITTY_ANSWER.fullmatch(answer))
+        return Graphics(sixel=sixel, kitty=kitty, cell_size=self.cell_size)
 
     @property
     def cell_size(self) -> tuple[int, int] | None:
@@ -107,7 +123,6 @@ class AnswerReader:
         start = 0
         for match in ANSWER.finditer(data):
             self.typed += data[start : match.start()]
-            self._answers += match.group()
             self.answers_seen.append(match.group())
             start = match.end()
         rest = data[start:]
@@ -122,34 +137,58 @@ class AnswerReader:
 
 @contextlib.contextmanager
 def keys_kept(fd: int, fd_out: int) -> Iterator[AnswerReader]:
-    """Around textual-image's questions: the terminal (``fd``, ``fd_out``) in
-    cbreak mode throughout, its reads through an :class:`AnswerReader`; late
-    answers absorbed at the end and the keys typed kept for :func:`typed_ahead`."""
-    import textual_image._terminal as terminal
-
+    """The terminal (``fd``, ``fd_out``) in cbreak mode while it is asked, its
+    reads through an :class:`AnswerReader`; the keys typed kept for
+    :func:`typed_ahead`."""
     reader = AnswerReader(fd, fd_out)
     saved = termios.tcgetattr(fd)
     tty.setcbreak(fd, termios.TCSANOW)
-    read, capture_mode = terminal.read, terminal.capture_mode
-    terminal.read = reader.read
-    terminal.capture_mode = contextlib.nullcontext
     try:
         yield reader
-        reader.absorb_late_answers()
     finally:
-        terminal.read, terminal.capture_mode = read, capture_mode
         termios.tcsetattr(fd, termios.TCSANOW, saved)
         with _typed_lock:
             _typed.extend(reader.finish())
 
 
 def ask_terminal() -> None:
-    """What textual-image asks at its import (the image protocol), and the cell
-    size, with the keys typed meanwhile kept."""
+    """Ask the terminal which image protocols it speaks and its cell size, with
+    the keys typed meanwhile kept (before Textual takes the terminal)."""
+    global _graphics
     assert sys.__stdin__ is not None and sys.__stdout__ is not None
     with keys_kept(sys.__stdin__.fileno(), sys.__stdout__.fileno()) as reader:
-        import textual_image.renderable  # noqa: F401  # asks which protocol
-    _cache_cell_size(reader.cell_size)
+        reader.ask(QUESTIONS)
+    _graphics = reader.graphics
+
+
+def textual_image_widgets() -> ModuleType:
+    """``textual_image.widget``, its best protocol the one the terminal named
+    when asked at launch (Sixel first, then kitty's, as textual-image ranks
+    them; else half cells, or text when not on a terminal) and its cell size
+    that answer's: textual-image asks the terminal nothing."""
+    if "textual_image.widget" in sys.modules:
+        return sys.modules["textual_image.widget"]
+    # Without an answer textual-image falls back to VT340's cell size, and logs
+    # a warning with a traceback, which Python's last-resort handler would
+    # print on the terminal under the app.
+    logging.getLogger("textual_image").addHandler(logging.NullHandler())
+    import textual_image._terminal as terminal
+
+    capture = terminal.capture_terminal_response
+    terminal.capture_terminal_response = _NotAsked
+    try:
+        import textual_image.renderable as renderable
+
+        graphics = _graphics or Graphics()
+        if renderable.is_tty and graphics.sixel:
+            renderable.Image = renderable.SixelImage
+        elif renderable.is_tty and graphics.kitty:
+            renderable.Image = renderable.TGPImage
+        _cache_cell_size(graphics.cell_size)
+        import textual_image.widget as widget
+    finally:
+        terminal.capture_terminal_response = capture
+    return widget
 
 
 def _cache_cell_size(answer: tuple[int, int] | None) -> None:
@@ -177,13 +216,14 @@ def _cache_cell_size(answer: tuple[int, int] | None) -> None:
 
 
 class _NotAsked:
-    """In place of textual-image's question: the answer did not come."""
+    """In place of textual-image's question: the answer did not come (the
+    question was asked at launch, or could not be)."""
 
     def __init__(self, *_: object, **__: object) -> None:
         pass
 
     def __enter__(self) -> None:
-        raise TimeoutError("asked with the device attributes, not answered")
+        raise TimeoutError("asked at launch, not again")
 
     def __exit__(self, *_: object) -> None:
         return None

@@ -1,22 +1,31 @@
-"""Keys typed while the terminal is asked about images are kept (tui/terminal_answers.py):
-its answers go to textual-image, keys to the app, in order, on a real pseudo-terminal."""
+"""The terminal is asked about images once, before Textual takes it
+(tui/terminal_answers.py): its answers are read, keys typed meanwhile kept in
+order, on a real pseudo-terminal; textual-image is told the answers and asks
+nothing."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
+import struct
+import subprocess
+import sys
+import termios
 import threading
 import tty
+from pathlib import Path
 
 import pytest
 from textual import events
 
 from tests.tui.helpers import running, settle
 from tui import terminal_answers
-from tui.terminal_answers import AnswerReader
+from tui.terminal_answers import QUESTIONS, AnswerReader, Graphics
 from tui.widgets.prompt_input import PromptInput
 
 DA1 = b"\x1b[?1;2c"
+KITTY_OK = b"\x1b_Gi=31;OK\x1b\\"
 
 
 @pytest.fixture
@@ -30,50 +39,61 @@ def terminal():
     os.close(terminal_side)
 
 
-def test_answers_go_to_the_reader_and_keys_are_kept_in_order(terminal) -> None:
-    program, term = terminal
-    reader = AnswerReader(program, program)
-    os.write(term, b"he" + DA1[:3])  # keys, then an answer cut in two
-    os.write(term, DA1[3:] + b"llo\x1b[A")  # its rest, keys, an arrow key
-    os.write(term, b"\x1b_Gi=31;OK\x1b\\ world")
-    answers = "".join(reader.read(program, 1, 1.0) for _ in range(len(DA1)))
-    assert answers == DA1.decode()
-    assert reader.read(program, 64, 1.0) == "\x1b_Gi=31;OK\x1b\\"
-    with pytest.raises(TimeoutError):
-        reader.read(program, 1, 0.05)
-    assert reader.finish() == b"hello\x1b[A world"
-
-
-def test_an_unfinished_escape_at_the_end_is_a_key(terminal) -> None:
-    program, term = terminal
-    reader = AnswerReader(program, program)
-    os.write(term, b"x\x1b")
-    with pytest.raises(TimeoutError):
-        reader.read(program, 1, 0.05)
-    assert reader.finish() == b"x\x1b"
-
-
-def test_late_answers_are_read_until_the_last_question_is_answered(terminal) -> None:
-    """The program asks the device attributes once more; the answers that were
-    late (the first question's) and the new one are read and dropped, keys kept."""
-    program, term = terminal
-    reader = AnswerReader(program, program)
-
+def answering(term: int, *writes: bytes) -> tuple[threading.Thread, list[bytes]]:
+    """The terminal's side: reads the questions, then writes ``writes`` one by one."""
     asked: list[bytes] = []
 
     def answer() -> None:
-        select.select([term], [], [], 5)
-        asked.append(os.read(term, 64))
-        # the late answer, keys, the cell size, the new answer
-        os.write(term, DA1 + b"ab" + b"\x1b[6;18;9t" + DA1)
+        select.select([term], [], [], 10)
+        asked.append(os.read(term, 1024))
+        for data in writes:
+            os.write(term, data)
 
-    answering = threading.Thread(target=answer)
-    answering.start()
-    reader.absorb_late_answers(timeout=5)
-    answering.join()
-    assert asked == [terminal_answers.CELL_SIZE + terminal_answers.DEVICE_ATTRIBUTES]
-    assert reader.finish() == b"ab"
-    assert reader.cell_size == (9, 18)
+    thread = threading.Thread(target=answer)
+    thread.start()
+    return thread, asked
+
+
+def test_answers_are_read_and_keys_kept_in_order(terminal) -> None:
+    program, term = terminal
+    reader = AnswerReader(program, program)
+    thread, asked = answering(
+        term,
+        b"he" + KITTY_OK[:4],  # keys, then an answer cut in two
+        KITTY_OK[4:] + b"llo\x1b[A",  # its rest, keys, an arrow key
+        b"\x1b[6;18;9t world" + DA1,  # the cell size, keys, the last answer
+    )
+    reader.ask(QUESTIONS, timeout=10)
+    thread.join(10)
+    assert asked == [QUESTIONS]
+    assert reader.graphics == Graphics(sixel=False, kitty=True, cell_size=(9, 18))
+    assert reader.finish() == b"hello\x1b[A world"
+
+
+def test_the_reading_ends_with_the_device_attributes_answer(terminal) -> None:
+    """A terminal answers in order: once the last question (DA1) is answered,
+    no other answer is coming, and no time limit is waited out (a terminal that
+    does not speak kitty's protocol never answers that question)."""
+    program, term = terminal
+    reader = AnswerReader(program, program)
+    thread, _ = answering(term, b"\x1b[?62;4;22c")
+    asking = threading.Thread(target=reader.ask, args=(QUESTIONS, 600.0))
+    asking.start()
+    asking.join(30)
+    thread.join(10)
+    assert not asking.is_alive()
+    assert reader.graphics == Graphics(sixel=True, kitty=False, cell_size=None)
+
+
+def test_a_terminal_that_does_not_answer_is_given_up_on_and_keys_kept(terminal) -> None:
+    """An unfinished escape sequence at the end is a key (Esc)."""
+    program, term = terminal
+    reader = AnswerReader(program, program)
+    thread, _ = answering(term, b"x\x1b")
+    reader.ask(QUESTIONS, timeout=0.2)
+    thread.join(10)
+    assert reader.graphics == Graphics()
+    assert reader.finish() == b"x\x1b"
 
 
 def test_the_cell_size_is_cached_for_textual_image_without_asking_again(monkeypatch) -> None:
@@ -91,6 +111,56 @@ def test_the_cell_size_is_cached_for_textual_image_without_asking_again(monkeypa
     monkeypatch.setattr(terminal, "capture_mode", None)  # asking the terminal would fail
     terminal_answers._cache_cell_size(None)
     assert terminal.get_cell_size() == terminal.CellSize(10, 20)
+
+
+@pytest.mark.parametrize(
+    "graphics, expected",
+    [
+        (Graphics(sixel=True, kitty=True, cell_size=(9, 18)), "SixelImage widget 9x18"),
+        (Graphics(kitty=True, cell_size=(7, 15)), "TGPImage auto 7x15"),
+        (Graphics(), "HalfcellImage auto 10x20"),
+    ],
+)
+def test_textual_image_draws_with_what_the_terminal_answered_and_asks_nothing(
+    graphics, expected
+) -> None:
+    """Imported on a terminal (in a fresh interpreter), after the answers: its
+    images use the protocol they named, at their cell size, and nothing is
+    written to the terminal (a question would be answered into the app's input)."""
+    code = f"""
+import sys
+from tui import terminal_answers
+from tui.terminal_answers import Graphics
+terminal_answers._graphics = {graphics!r}
+widget = terminal_answers.textual_image_widgets()
+import textual_image.renderable as renderable
+from textual_image._terminal import get_cell_size
+size = get_cell_size()
+kinds = ("SixelImage", "TGPImage", "HalfcellImage", "UnicodeImage")
+drawn = next(kind for kind in kinds if renderable.Image is getattr(renderable, kind))
+sixel = widget.Image is widget.SixelImage  # Sixel has a widget of its own
+print("PICKED", drawn, "widget" if sixel else "auto", f"{{size.width}}x{{size.height}}", file=sys.stderr)
+"""
+    term, program = os.openpty()
+    fcntl.ioctl(program, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # no pixel size
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", code],
+            stdin=program,
+            stdout=program,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            cwd=Path(__file__).resolve().parents[2],
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        assert f"PICKED {expected}" in result.stderr
+        written, _, _ = select.select([term], [], [], 0)
+        assert not written, os.read(term, 1024)
+    finally:
+        os.close(program)
+        os.close(term)
 
 
 async def test_keys_typed_before_the_first_screen_are_typed_in_order(monkeypatch) -> None:

@@ -1,9 +1,7 @@
 """An image in the chat: a caption and the picture, or a note saying why not.
 
-Note: ``textual_image`` asks the terminal which graphics protocol it speaks
-when it is first imported, which only works before Textual takes over the
-terminal; import this module (or ``tui.widgets.chat_view``) before
-``App.run()``.
+Images are drawn by textual-image with what the terminal answered at launch
+(:mod:`tui.terminal_answers`).
 """
 
 from __future__ import annotations
@@ -15,10 +13,9 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
-from textual_image.widget import HalfcellImage, UnicodeImage
-from textual_image.widget import Image as AutoImage
 
 from core.content import ImageContent
+from tui.terminal_answers import textual_image_widgets
 from tui.widgets._context import ViewContext
 from tui.widgets._images import DecodedImage, decode_image
 from tui.widgets._text import clean, plain
@@ -28,7 +25,12 @@ MAX_ROWS = 16
 CELL_ASPECT = 2.0
 """A terminal cell is about twice as high as it is wide."""
 
-_IMAGE_CLASSES = {"auto": AutoImage, "halfcell": HalfcellImage, "unicode": UnicodeImage}
+_widgets = textual_image_widgets()
+_IMAGE_CLASSES = {
+    "auto": _widgets.Image,
+    "halfcell": _widgets.HalfcellImage,
+    "unicode": _widgets.UnicodeImage,
+}
 
 
 def display_rows(width: int, height: int, max_rows: int = MAX_ROWS, max_cols: int = 80) -> int:
@@ -136,7 +138,7 @@ class ImageView(Widget):
             return
         if self.context.image_mode == "none":
             return
-        image_class = _IMAGE_CLASSES.get(self.context.image_mode, AutoImage)
+        image_class = _IMAGE_CLASSES.get(self.context.image_mode, _widgets.Image)
         picture = image_class(decoded.image, classes="image-picture")
         picture.styles.height = display_rows(decoded.width, decoded.height)
         with self.app.batch_update():
