@@ -127,7 +127,8 @@ class TangentsApp(App[None]):
             self.tool_registry.start_servers()
 
     def post_message(self, message: Message) -> bool:
-        if isinstance(message, (events.Key, events.Paste)):
+        if isinstance(message, (events.Key, events.Paste)) and not message.is_forwarded:
+            # (A forwarded key is one read already, bubbling up from its widget.)
             self._type_ahead()
             # Keys first: streams wait until this one is handled (on_event).
             ui_first.key_read()

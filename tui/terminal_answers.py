@@ -46,7 +46,8 @@ _CELL_SIZE_ANSWER = re.compile(rb"\x1b\[6;(\d+);(\d+)t")
 _DEVICE_ATTRIBUTES_ANSWER = re.compile(rb"\x1b\[\?([\d;]*)c")
 _KITTY_ANSWER = re.compile(rb"\x1b_G[^\x1b]*;OK\x1b\\")
 ANSWERS_SECONDS = 0.3
-"""How long the answer to the last question is waited for."""
+"""How long the answer to the last question is waited for (a terminal that has
+not answered by then gets images in half cells)."""
 
 
 @dataclass(frozen=True)
@@ -192,12 +193,10 @@ def textual_image_widgets() -> ModuleType:
 
 
 def _cache_cell_size(answer: tuple[int, int] | None) -> None:
-    """Fill textual-image's cell-size cache now. Left empty, it was filled when
-    the chat view's modules loaded, after Textual had taken the terminal: its
-    question's answer went to Textual, and a key typed then to textual-image
-    (lost). Found as textual-image finds it (the terminal's pixel size, else
-    the answer to CSI 16 t asked here, else its environment, else VT340's),
-    without asking again."""
+    """Fill textual-image's cell-size cache, as textual-image fills it (the
+    terminal's pixel size, else the answer to CSI 16 t asked at launch, else
+    its environment, else VT340's), without asking: left empty, it is filled
+    by a question whose answer would come to Textual's input as keys."""
     import textual_image._terminal as terminal
 
     try:

@@ -39,6 +39,7 @@ class UiFirst:
         self._unpainted = 0
         self._renders = 0
         self._since = 0.0
+        self._key_read_at = 0.0
         self._changed: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -49,10 +50,11 @@ class UiFirst:
 
     @property
     def key_waiting(self) -> bool:
-        """Is a key read but not yet handled, within the hold's time limit?
-        Screen updates wait for it: its handler and echo come before a layout
-        pass due for other widgets."""
-        return bool(self._unhandled) and time.perf_counter() - self._since < self.hold_seconds
+        """Is a key read but not yet handled, within the hold's time limit since
+        the last key read? Screen updates wait for it: its handler and echo come
+        before a layout pass due for other widgets. (Renders do not extend the
+        hold: a key whose handler awaits a screen update would wait for good.)"""
+        return bool(self._unhandled) and time.perf_counter() - self._key_read_at < self.hold_seconds
 
     @property
     def key_unhandled(self) -> bool:
@@ -62,7 +64,7 @@ class UiFirst:
     def key_read(self) -> None:
         self._unhandled += 1
         self._unpainted += 1
-        self._since = time.perf_counter()
+        self._since = self._key_read_at = time.perf_counter()
 
     def key_handled(self) -> None:
         self._unhandled = max(0, self._unhandled - 1)

@@ -31,6 +31,7 @@ async def test_edit_sends_an_alternative_and_keeps_the_old_branch(fake_provider,
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "q2")
         await pilot.press("enter")
+        await pilot.pause()  # the screen update that shows the note
         prompt = pilot.app.screen.query_one(PromptInput)
         assert prompt.text == "q2" and prompt.has_focus
         assert "editing message 3" in screen_text(pilot)

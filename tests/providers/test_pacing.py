@@ -118,6 +118,22 @@ async def test_a_key_read_while_the_reader_gives_its_turn_holds_it_too() -> None
     await asyncio.wait_for(reader, 5)
 
 
+def test_renders_do_not_keep_a_key_waiting_beyond_its_hold(monkeypatch) -> None:
+    """A key whose handler never finishes (it awaits a screen update) must not
+    hold screen updates for good while a reply's renders come one after another."""
+    import core.providers.pacing as pacing
+
+    now = [100.0]
+    monkeypatch.setattr(pacing.time, "perf_counter", lambda: now[0])
+    keys = UiFirst(hold_seconds=0.1)
+    keys.key_read()
+    for _ in range(5):
+        now[0] += 0.05
+        with keys.rendering():
+            pass
+    assert not keys.key_waiting
+
+
 def test_a_key_waits_until_handled_and_within_the_hold() -> None:
     keys = UiFirst(hold_seconds=30)
     assert not keys.key_waiting

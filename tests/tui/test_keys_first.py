@@ -14,7 +14,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
 from core.providers.pacing import UiFirst, ui_first
-from tests.tui.helpers import running, wait_until
+from tests.tui.helpers import running, settle, wait_until
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.segmented_markdown import MarkdownSegment, _drop_blocks_from
 
@@ -223,3 +223,12 @@ async def test_a_screen_update_waits_until_a_key_read_is_handled(monkeypatch) ->
             await wait_until(lambda: asked.count(True) >= 3)  # three screen updates waited
             assert new.size.height == 0  # not laid out yet
         await wait_until(lambda: new.size.height > 0)
+
+
+async def test_a_key_no_widget_handles_is_read_once() -> None:
+    """A key its widget does not handle bubbles up to the app again: it is the
+    same key, not a new one read, and nothing waits for it once it is handled."""
+    async with running() as pilot:
+        pilot.app.post_message(events.Key("f19", None))  # as the terminal driver posts it
+        await settle(pilot)
+        assert not ui_first.held
