@@ -64,6 +64,7 @@ _graphics: Graphics | None = None
 """The terminal's answers, once asked (None: it was not asked, not a terminal)."""
 _typed = bytearray()
 _typed_lock = threading.Lock()
+_textual_image_lock = threading.Lock()
 
 
 class AnswerReader:
@@ -167,6 +168,11 @@ def textual_image_widgets() -> ModuleType:
     when asked at launch (Sixel first, then kitty's, as textual-image ranks
     them; else half cells, or text when not on a terminal) and its cell size
     that answer's: textual-image asks the terminal nothing."""
+    with _textual_image_lock:  # two images decoded at once: one import, told once
+        return _textual_image_widgets()
+
+
+def _textual_image_widgets() -> ModuleType:
     if "textual_image.widget" in sys.modules:
         return sys.modules["textual_image.widget"]
     # Without an answer textual-image falls back to VT340's cell size, and logs

@@ -221,8 +221,9 @@ asyncio.run(main())
 
 def test_the_app_imports_no_screen_or_machinery_it_has_not_shown_yet() -> None:
     """Launched, its chat view loaded: comparisons (the fan-out, the compare
-    screen, the word diff), the model picker and the help screen are imported
-    when first used, not on the way to the first frame."""
+    screen, the word diff), the model picker, the help screen and images
+    (Pillow, textual-image) are imported when first used, not on the way to
+    the first frame or with the chat view."""
     code = """
 import asyncio, sys
 from tests.tui.helpers import running, settle
@@ -231,7 +232,7 @@ async def main():
     async with running([]) as pilot:
         await settle(pilot)
         unused = ("core.comparison", "core.fanout", "core.word_diff", "tui.screens.compare",
-                  "tui.screens.model_picker", "tui.screens.help")
+                  "tui.screens.model_picker", "tui.screens.help", "PIL", "textual_image")
         print("LOADED", sorted(m for m in unused if m in sys.modules))
 
 asyncio.run(main())

@@ -1,13 +1,16 @@
 """An image in the chat: a caption and the picture, or a note saying why not.
 
 Images are drawn by textual-image with what the terminal answered at launch
-(:mod:`tui.terminal_answers`).
+(:mod:`tui.terminal_answers`). It and Pillow (40 ms of imports) load with the
+first image, in the thread that decodes it: not with the chat view, where a
+first message typed at launch and its request would wait for them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.content import Content
@@ -17,20 +20,18 @@ from textual.widgets import Static
 from core.content import ImageContent
 from tui.terminal_answers import textual_image_widgets
 from tui.widgets._context import ViewContext
-from tui.widgets._images import DecodedImage, decode_image
 from tui.widgets._text import clean, plain
+
+if TYPE_CHECKING:
+    from tui.widgets._images import DecodedImage
 
 MAX_ROWS = 16
 """An image is at most this many terminal rows high."""
 CELL_ASPECT = 2.0
 """A terminal cell is about twice as high as it is wide."""
 
-_widgets = textual_image_widgets()
-_IMAGE_CLASSES = {
-    "auto": _widgets.Image,
-    "halfcell": _widgets.HalfcellImage,
-    "unicode": _widgets.UnicodeImage,
-}
+_IMAGE_CLASSES = {"auto": "Image", "halfcell": "HalfcellImage", "unicode": "UnicodeImage"}
+"""textual-image's widget for each ``image_mode``."""
 
 
 def display_rows(width: int, height: int, max_rows: int = MAX_ROWS, max_cols: int = 80) -> int:
@@ -120,7 +121,7 @@ class ImageView(Widget):
                 note = f"image missing ({sha}…)"
             elif blob is not None:
                 media_type = blob.media_type or self.image.media_type
-                decoded = await asyncio.to_thread(decode_image, blob.data, media_type)
+                decoded = await asyncio.to_thread(_decode, blob.data, media_type)
                 note = decoded.note
         await self._show(decoded, note)
 
@@ -138,9 +139,19 @@ class ImageView(Widget):
             return
         if self.context.image_mode == "none":
             return
-        image_class = _IMAGE_CLASSES.get(self.context.image_mode, _widgets.Image)
+        widgets = textual_image_widgets()  # loaded by the decoding thread
+        image_class = getattr(widgets, _IMAGE_CLASSES.get(self.context.image_mode, "Image"))
         picture = image_class(decoded.image, classes="image-picture")
         picture.styles.height = display_rows(decoded.width, decoded.height)
         with self.app.batch_update():
             await placeholder.remove()
             await self.mount(picture)
+
+
+def _decode(data: bytes, media_type: str) -> DecodedImage:
+    """Decode an image (in a thread): Pillow and textual-image are imported
+    here, not on the app's thread, the first time."""
+    from tui.widgets._images import decode_image
+
+    textual_image_widgets()
+    return decode_image(data, media_type)
