@@ -34,14 +34,6 @@ async def running(
         await store.close()
 
 
-async def wait_until(predicate, timeout: float = 10.0) -> None:
-    """Poll ``predicate`` until it holds; fail after ``timeout`` seconds."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
-
-
 async def settle(pilot: Pilot, timeout: float = 30.0) -> None:
     """Wait until the app is quiet: keys handled, every worker (the reply above
     all) done, and the repaint after it. A worker stopped (Esc) counts as done."""

@@ -14,7 +14,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
 from core.providers.pacing import UiFirst, ui_first
-from tests.tui.helpers import running, settle, wait_until
+from tests.tui.helpers import running, settle, wait_for
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.segmented_markdown import MarkdownSegment, _drop_blocks_from
 
@@ -220,9 +220,9 @@ async def test_a_screen_update_waits_until_a_key_read_is_handled(monkeypatch) ->
         with key_on_its_way():
             new = Static("laid out after the key")
             await screen.mount(new)
-            await wait_until(lambda: asked.count(True) >= 3)  # three screen updates waited
+            await wait_for(lambda: asked.count(True) >= 3, pilot)  # three updates waited
             assert new.size.height == 0  # not laid out yet
-        await wait_until(lambda: new.size.height > 0)
+        await wait_for(lambda: new.size.height > 0, pilot)
 
 
 async def test_a_key_no_widget_handles_is_read_once() -> None:

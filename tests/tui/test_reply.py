@@ -6,16 +6,7 @@ import asyncio
 
 from fake_provider import Fail, Reply, Stall
 
-from tests.tui.helpers import (
-    app_of,
-    notifications,
-    running,
-    screen_text,
-    send,
-    settle,
-    type_text,
-    wait_until,
-)
+from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.prompt_input import PromptInput
 
@@ -28,6 +19,13 @@ def assistant_messages(pilot):
 def failing(times: int = 4) -> list[Fail]:
     """A 500 on every attempt (retry-after 0 keeps the retries instant)."""
     return [Fail(500, retry_after=0) for _ in range(times)]
+
+
+async def wait_until(predicate, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.02)
 
 
 async def test_reply_is_streamed_and_saved(fake_provider, fake_args) -> None:
