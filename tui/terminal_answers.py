@@ -179,11 +179,7 @@ def _textual_image_widgets() -> ModuleType:
     # a warning with a traceback, which Python's last-resort handler would
     # print on the terminal under the app.
     logging.getLogger("textual_image").addHandler(logging.NullHandler())
-    import textual_image._terminal as terminal
-
-    capture = terminal.capture_terminal_response
-    terminal.capture_terminal_response = _NotAsked
-    try:
+    with questions_unasked():
         import textual_image.renderable as renderable
 
         graphics = _graphics or Graphics()
@@ -193,16 +189,28 @@ def _textual_image_widgets() -> ModuleType:
             renderable.Image = renderable.TGPImage
         _cache_cell_size(graphics.cell_size)
         import textual_image.widget as widget
+    return widget
+
+
+@contextlib.contextmanager
+def questions_unasked() -> Iterator[None]:
+    """textual-image's questions to the terminal go unanswered, unasked."""
+    import textual_image._terminal as terminal
+
+    capture = terminal.capture_terminal_response
+    terminal.capture_terminal_response = _NotAsked
+    try:
+        yield
     finally:
         terminal.capture_terminal_response = capture
-    return widget
 
 
 def _cache_cell_size(answer: tuple[int, int] | None) -> None:
     """Fill textual-image's cell-size cache, as textual-image fills it (the
     terminal's pixel size, else the answer to CSI 16 t asked at launch, else
-    its environment, else VT340's), without asking: left empty, it is filled
-    by a question whose answer would come to Textual's input as keys."""
+    its environment, else VT340's), its questions unasked (the caller's
+    :func:`questions_unasked`): left empty, it is filled by a question whose
+    answer would come to Textual's input as keys."""
     import textual_image._terminal as terminal
 
     try:
@@ -212,12 +220,7 @@ def _cache_cell_size(answer: tuple[int, int] | None) -> None:
     if answer is not None and not (rows and columns and width and height):
         terminal.get_cell_size._result = terminal.CellSize(*answer)  # type: ignore[attr-defined]
         return
-    capture = terminal.capture_terminal_response
-    terminal.capture_terminal_response = _NotAsked
-    try:
-        terminal.get_cell_size()
-    finally:
-        terminal.capture_terminal_response = capture
+    terminal.get_cell_size()
 
 
 class _NotAsked:

@@ -109,7 +109,8 @@ def test_the_cell_size_is_cached_for_textual_image_without_asking_again(monkeypa
     assert terminal.get_cell_size() == terminal.CellSize(9, 18)
     del terminal.get_cell_size._result
     monkeypatch.setattr(terminal, "capture_mode", None)  # asking the terminal would fail
-    terminal_answers._cache_cell_size(None)
+    with terminal_answers.questions_unasked():
+        terminal_answers._cache_cell_size(None)
     assert terminal.get_cell_size() == terminal.CellSize(10, 20)
 
 
