@@ -59,6 +59,9 @@ def preload(name: str, prepare: Prepare | None = None) -> Future[ModuleType]:
         future = _imports.get(name)
         if future is None:
             future = _imports[name] = Future()
+            # Running: an awaiter that gives up (:func:`loaded` cancelled) cannot
+            # cancel it for the others.
+            future.set_running_or_notify_cancel()
             threading.Thread(
                 target=_import, args=(name, future, prepare), name=f"import-{name}", daemon=True
             ).start()

@@ -75,18 +75,31 @@ print(json.dumps(asyncio.run(main())))
 def test_a_request_awaits_the_sdk_import_without_blocking_the_loop():
     """The import runs in a thread (held back here, as the e2e tests do): the
     loop keeps running other tasks until the SDK is there."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TANGENTS_SDK_IMPORT_DELAY": "0.3"}
-    out = subprocess.run(
-        [sys.executable, "-c", AWAIT_PROBE],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    report = json.loads(out.stdout)
+    report = run_probe(AWAIT_PROBE, TANGENTS_SDK_IMPORT_DELAY="0.3")
     assert report["name"] == "openai"
     assert report["ticks_before_loaded"] > 1
+
+
+CANCELLED_AWAIT_PROBE = """
+import asyncio, json
+from core.providers import sdk
+
+async def main():
+    given_up = asyncio.ensure_future(sdk.loaded("httpx"))  # a window question that timed out
+    await asyncio.sleep(0.05)
+    given_up.cancel()
+    module = await sdk.loaded("httpx")  # the request that still needs it
+    return {"given_up": given_up.cancelled(), "loaded": module.__name__}
+
+print(json.dumps(asyncio.run(main())))
+"""
+
+
+def test_an_awaiter_that_gives_up_leaves_the_import_to_the_others():
+    """The import is shared: a task cancelled while it waits for it (the window
+    question's timeout) does not cancel it for the request that waits too."""
+    report = run_probe(CANCELLED_AWAIT_PROBE, TANGENTS_SDK_IMPORT_DELAY="0.3")
+    assert report == {"given_up": True, "loaded": "httpx"}
 
 
 CLI_PROBE = """
@@ -138,9 +151,10 @@ def gpt_request(server):
 """What both probes start with: the fake provider and a request to it."""
 
 
-def run_probe(code: str) -> dict:
-    """Run a probe in a fresh interpreter (nothing imported yet); its JSON report."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def run_probe(code: str, **env_vars: str) -> dict:
+    """Run a probe in a fresh interpreter (nothing imported yet), with
+    ``env_vars`` set too; its JSON report."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **env_vars}
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     )
