@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
-from core.providers import sdk, tls
+from core.providers import plain_http, sdk, tls
 from core.target import Target
 
 ASK_TIMEOUT = 3.0
@@ -130,20 +131,17 @@ def from_ollama(show: Any, running: Any, name: str) -> int | None:
 async def ask_window(root: str, name: str, timeout: float = ASK_TIMEOUT) -> tuple[int, str] | None:
     """``(tokens, source)`` from the first server kind that answers for model
     ``name`` at ``root``; None when none does in ``timeout`` seconds. Asked
-    while the first request is prepared: httpx and the TLS trust store (for
-    an https server) are had off the loop."""
-    httpx = await sdk.loaded("httpx")
-    verify = await tls.ready(root)
-    async with httpx.AsyncClient(timeout=timeout, trust_env=False, verify=verify) as client:
+    while the first request is prepared: a plain-http server with h11 alone
+    (:mod:`core.providers.plain_http`), an https one with httpx and the TLS
+    trust store, had off the loop."""
+    async with _client(root) as (client, failures):
 
         async def get(path: str, body: dict[str, Any] | None = None) -> Any:
+            method = "GET" if body is None else "POST"
             try:
-                if body is None:
-                    response = await client.get(root + path)
-                else:
-                    response = await client.post(root + path, json=body)
+                response = await client.request(method, root + path, json=body, timeout=timeout)
                 return response.json() if response.status_code == 200 else None
-            except (httpx.HTTPError, ValueError):
+            except failures:
                 return None
 
         try:
@@ -168,3 +166,20 @@ async def ask_window(root: str, name: str, timeout: float = ASK_TIMEOUT) -> tupl
     if (tokens := from_ollama(show, running, name)) is not None:
         return tokens, "ollama"
     return None
+
+
+@asynccontextmanager
+async def _client(root: str) -> AsyncIterator[tuple[Any, tuple[type[Exception], ...]]]:
+    """A client for ``root`` (no proxy: the questions go to the server itself)
+    and the exceptions a question fails with (a body that is not JSON too)."""
+    if plain_http.serves(root, proxies=False):
+        client = plain_http.Client()
+        try:
+            yield client, (OSError, ValueError)
+        finally:
+            await client.aclose()
+        return
+    httpx = await sdk.loaded("httpx")
+    verify = await tls.ready(root)
+    async with httpx.AsyncClient(trust_env=False, verify=verify) as client:
+        yield client, (httpx.HTTPError, ValueError)

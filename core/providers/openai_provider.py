@@ -1,17 +1,20 @@
 """OpenAI-compatible endpoints (``openai/...``, custom ``[[endpoints]]``,
-``--api-base``) over httpx (:mod:`core.providers.openai_http`).
+``--api-base``): the stream read by :mod:`core.providers.openai_http`, sent
+with h11 over asyncio's streams to a plain-http server
+(:mod:`core.providers.plain_http`), with httpx to any other.
 
 litellm reads these streams through its own wrapper at ~1 ms a chunk and
 reports a cut stream as finished; read as JSON lines, a chunk costs a few
 microseconds and a stream without a finish reason is seen as interrupted.
 Neither litellm nor the openai SDK is imported: httpx loads in a fifth of the
-SDK's time, so a message sent right after launch is not held back. The
-request is the one litellm sent: the model without its ``openai/`` prefix,
-usage asked for with ``stream_options``, ``reasoning_effort`` only where
-litellm forwarded it (models its table says reason, and models it does not
-know: a proxy's own names), ``max_completion_tokens`` in place of
-``max_tokens`` for reasoning models. Errors are classified by
-:func:`core.providers.errors.to_provider_error` like every provider's.
+SDK's time, and h11 in an eighth of httpx's, so a message sent right after
+launch is not held back. The request is the one litellm sent: the model
+without its ``openai/`` prefix, usage asked for with ``stream_options``,
+``reasoning_effort`` only where litellm forwarded it (models its table says
+reason, and models it does not know: a proxy's own names),
+``max_completion_tokens`` in place of ``max_tokens`` for reasoning models.
+Errors are classified by :func:`core.providers.errors.to_provider_error` like
+every provider's.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from core.messages import user_text
-from core.providers import http_clients, openai_format, openai_http, sdk, tls
+from core.providers import http_clients, openai_format, openai_http, plain_http, sdk, tls
 from core.providers.base import ChatRequest, StreamEvent
 from core.providers.cost import price_table
 from core.providers.errors import to_provider_error
@@ -76,15 +79,18 @@ class OpenAIProvider:
     name = "openai"
 
     def preload(self, api_base: str | None = None) -> None:
+        base_url = _explicit_base(api_base) or DEFAULT_BASE_URL
+        if plain_http.serves(base_url):
+            sdk.preload("h11", prepare_plain)
+            return
         sdk.preload("httpx", prepare)
-        if tls.needs_trust_store(_explicit_base(api_base) or DEFAULT_BASE_URL):
+        if tls.needs_trust_store(base_url):
             tls.preload()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         reader = ChunkReader(request.model)
         share = LoopShare()
         try:
-            httpx = await sdk.loaded("httpx", prepare)
             explicit_base = _explicit_base(request.api_base)
             # A local server (llama.cpp, vLLM, LM Studio) needs no key.
             api_key = (
@@ -95,9 +101,12 @@ class OpenAIProvider:
             if api_key is None:
                 raise MissingKeyError(MISSING_KEY)
             base_url = explicit_base or DEFAULT_BASE_URL
-            verify = await tls.ready(base_url)
-            client = http_clients.shared(
-                "httpx", lambda: httpx.AsyncClient(verify=verify, follow_redirects=True)
+            client = (
+                http_clients.shared(
+                    "plain-http", lambda: plain_http.Client(lambda: httpx_client(base_url))
+                )
+                if plain_http.serves(base_url)
+                else await httpx_client(base_url)
             )
             async with openai_http.chunks(
                 client, base_url, api_key, request_params(request), timeout=request.timeout
@@ -110,6 +119,16 @@ class OpenAIProvider:
             reader.error = to_provider_error(exc, api_key=request.api_key)
         for event in reader.ending():
             yield event
+
+
+async def httpx_client(base_url: str) -> Any:
+    """The loop's httpx client, for requests to ``base_url`` (its TLS trust store
+    read first if it is https): https, a proxy, or a plain-http server's redirect."""
+    httpx = await sdk.loaded("httpx", prepare)
+    verify = await tls.ready(base_url)
+    return http_clients.shared(
+        "httpx", lambda: httpx.AsyncClient(verify=verify, follow_redirects=True)
+    )
 
 
 def _explicit_base(api_base: str | None) -> str | None:
@@ -158,6 +177,12 @@ def _import_httpcore_without_h2() -> None:
         import httpcore  # noqa: F401
     finally:
         del sys.modules["h2"]
+
+
+def prepare_plain(h11: Any) -> None:
+    """In the import thread, for a plain-http server: the model table, which
+    the request's body is made from."""
+    price_table()
 
 
 def prepare(httpx: Any) -> None:
