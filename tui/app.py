@@ -32,6 +32,7 @@ from tui.widgets._textual_private import (
     patch_textual,
     warm_link_patterns,
 )
+from tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
     from core.tools import ToolRegistry
@@ -150,9 +151,13 @@ class TangentsApp(App[None]):
     def _key_handled(self, target: Widget) -> None:
         """``target`` has handled a key or paste: streams may go on, and its echo
         is painted at once if it can be (the last key of a burst: a burst is
-        painted once), else by the next screen update."""
+        painted once), else by the next screen update (which, after Enter,
+        shows the message sent too)."""
         ui_first.key_handled()
-        painted = not ui_first.key_unhandled and paint_now(target)
+        with_message = isinstance(target, PromptInput) and target.echo_with_message
+        if with_message:
+            target.echo_with_message = False
+        painted = not ui_first.key_unhandled and not with_message and paint_now(target)
         if painted or not target.call_after_refresh(ui_first.key_painted):
             ui_first.key_painted()
 

@@ -429,6 +429,34 @@ async def test_a_message_sent_while_the_chat_view_loads_is_on_screen_in_the_next
     assert messages(pilot.app)[0] == ("user", typed)  # saved as sent
 
 
+async def test_enter_paints_the_emptied_input_with_the_message_in_one_frame(
+    monkeypatch, fake_provider, fake_args
+) -> None:
+    """The first frame painted after Enter shows the message: the input's
+    emptying is not painted at once (as a key's echo is) in a frame of its own,
+    without the message, but with the screen update that shows it."""
+    fake_provider.script(Stall(30, reply=Reply(text="never")))
+    async with chat_view_held_back(monkeypatch, fake_args) as (pilot, release):
+        app, screen = pilot.app, pilot.app.screen
+        await type_text(pilot, "one frame")
+        await pilot.pause()
+        frames: list[str] = []
+        display = app._display
+
+        def recorded(shown_screen, update):  # type: ignore[no-untyped-def]
+            display(shown_screen, update)
+            frames.append(screen_text(pilot))
+
+        app._display = recorded  # type: ignore[method-assign]
+        await pilot.press("enter")
+        await wait_for(lambda: frames and not screen.prompt.text, pilot)
+        first = frames[0].splitlines()
+        assert [line.strip() for line in first[1:]].count("one frame") == 1, frames[0]
+        release.set()
+        await pilot.press("escape")
+        await settle(pilot)
+
+
 async def test_the_session_totals_are_read_while_the_chat_view_loads(
     monkeypatch, fake_provider, fake_args
 ) -> None:

@@ -74,6 +74,10 @@ class PromptInput(TextArea):
         self.suggester = suggester
         self._held: dict[str, str] = {}
         self._paste_count = 0
+        self.echo_with_message = False
+        """Set by Enter: the emptied input is painted with the screen update that
+        shows the message sent, not at once in a frame of its own before it, as
+        a key's echo is (the app reads and clears it when the key is handled)."""
 
     @property
     def draft(self) -> str:
@@ -155,6 +159,7 @@ class PromptInput(TextArea):
         text = self.draft
         self.post_message(self.Submitted(self, text))  # before the Changed that emptying posts
         self.reset()
+        self.echo_with_message = True
 
     def action_newline(self) -> None:
         self.replace("\n", *self.selection, maintain_selection_offset=False)
