@@ -18,7 +18,8 @@ whole request. A connection whose response was read to its end is kept for
 the next request to the same server (one idle per server); one the server
 closed meanwhile is replaced once, before any of its answer was read.
 Failures are ``OSError``: ``TimeoutError``, ``ConnectionError`` (a broken
-message is :class:`RemoteProtocolError`), a name that does not resolve.
+message is :class:`RemoteProtocolError`), a name that does not resolve; or
+``ValueError`` for a request that cannot be sent (a header with a line break).
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, nullcontext
 from types import ModuleType
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from core.providers import sdk
 
 READ_SIZE = 65536
 USER_AGENT = "tangents"
+_TARGET_SAFE = "/%:@!$&'()*+,;=-._~"
+"""What a path may hold unencoded (RFC 3986's pchar, and ``%`` of escapes already made)."""
 
 
 class RemoteProtocolError(ConnectionError):
@@ -169,7 +172,10 @@ class Client:
         h11 = await sdk.loaded("h11")
         parts = urlsplit(url)
         origin = (parts.hostname or "", parts.port or 80)
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        # As httpx sends it: characters a request target may not hold percent-encoded.
+        target = quote(parts.path or "/", safe=_TARGET_SAFE) + (
+            f"?{quote(parts.query, safe=_TARGET_SAFE + '?')}" if parts.query else ""
+        )
         content = b""
         sent = {"Host": parts.netloc, "User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
         if body is not None:
@@ -180,7 +186,10 @@ class Client:
         if body is not None or method not in ("GET", "HEAD"):
             sent["Content-Length"] = str(len(content))
         sent.update(headers)
-        request = h11.Request(method=method, target=target, headers=list(sent.items()))
+        try:
+            request = h11.Request(method=method, target=target, headers=list(sent.items()))
+        except h11.LocalProtocolError as error:  # a header that cannot be sent (a line break)
+            raise ValueError(f"cannot send this request: {error}") from None
         while True:
             connection = self._idle.pop(origin, None)
             reused = connection is not None and connection.usable()

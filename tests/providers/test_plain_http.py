@@ -128,6 +128,18 @@ async def test_a_new_connection_closed_unanswered_is_an_error_and_the_request_is
     assert len(seen) == 1
 
 
+async def test_a_path_is_sent_percent_encoded_and_a_header_that_cannot_be_sent_is_refused():
+    async with raw_server(lambda connection, request: ok(b"{}")) as (url, seen):
+        client = plain_http.Client()
+        response = await client.request("GET", url + "/api/v0/models/my model?q=a b", timeout=5)
+        with pytest.raises(ValueError, match="cannot send"):
+            async with client.stream("GET", url, headers={"Authorization": "a\r\nX: y"}, timeout=5):
+                pass
+        await client.aclose()
+    assert response.json() == {}
+    assert seen == [seen[0]] and seen[0].startswith(b"0 GET /api/v0/models/my%20model?q=a%20b HTTP")
+
+
 async def test_the_timeout_bounds_each_read():
     async with raw_server(lambda connection, request: b"HTTP/1.1 200 OK\r\n") as (url, _):
         client = plain_http.Client()
