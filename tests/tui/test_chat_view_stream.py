@@ -6,7 +6,6 @@ import asyncio
 import random
 import time
 
-import pytest
 from textual.widget import Widget
 from textual.widgets import Input, Markdown
 from textual.widgets._markdown import MarkdownParagraph
@@ -23,7 +22,6 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
-from core.providers.pacing import ui_first
 from tests.tui.snapshot_apps.chat_data import (
     EntryMaker,
     assistant,
@@ -214,47 +212,6 @@ async def test_the_render_loop_rests_for_the_reader_only_while_the_stream_comes_
     coming = await rests_after_renders([TextDelta(text)])
     assert len(coming) == 1 and coming[0] > 0
     assert await rests_after_renders([TextDelta(text), Done("stop")]) == [0.0]
-
-
-@pytest.mark.parametrize(
-    ("deltas", "first"),
-    [
-        (["One paragraph of words.\n\nThe next one."], "One paragraph of words.\n\n"),
-        (["\n\nAfter a blank start.\n\nMore."], "\n\nAfter a blank start.\n\n"),
-        (["Its blank line comes\n", "\nin two deltas."], "Its blank line comes\n\n"),
-        (["A paragraph with no end yet"], "A paragraph with no end yet"),
-    ],
-)
-async def test_the_first_render_takes_the_first_paragraph(deltas, first) -> None:
-    """Text that came at once: the first render makes the first paragraph only,
-    which the row paints itself (no block to mount before the first words)."""
-    app = ChatTestApp()
-    async with app.run_test(size=(100, 40)) as pilot:
-        reply = app.chat.start_reply("demo")
-        for delta in deltas:
-            reply.feed(TextDelta(delta))
-        await wait_rendered(pilot, reply)
-        assert reply.first_render_chars == len(first)
-        assert reply.source == "".join(deltas)
-
-
-async def test_stream_readers_wait_from_the_first_event_until_the_first_render(
-    monkeypatch,
-) -> None:
-    """The row's mount and its first render do not wait for a reader's slice
-    at each hop: a reader's next turn comes once the first words are made."""
-    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)  # released by the render, not by time
-    app = ChatTestApp()
-    async with app.run_test(size=(100, 40)) as pilot:
-        reply = app.chat.start_reply("demo")
-        await pilot.pause()
-        assert not ui_first.held
-        reply.feed(TextDelta("The first words.\n\nAnd more of them."))
-        assert ui_first.held
-        await asyncio.wait_for(ui_first.reader_turn(), 10)
-        assert reply.renders == 1 and reply.first_render_chars == len("The first words.\n\n")
-        await wait_rendered(pilot, reply)
-        assert "The first words." in screen_text(app)
 
 
 async def test_a_reply_finished_as_streamed_keeps_its_blocks() -> None:

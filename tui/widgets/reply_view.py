@@ -119,9 +119,6 @@ class ReplyView(AssistantMessage):
         self.model = model
         self._on_finished = on_finished
         self._pending: list[StreamEvent | ToolActivity] = []
-        self._readers_held = contextlib.ExitStack()
-        """Stream readers' wait (:meth:`UiFirst.rendering`) from the first event
-        fed until the first render is made (at most ``pacing.HOLD_SECONDS``)."""
         self._wake = asyncio.Event()
         self._stream_ended = False
         self._stream_in = False
@@ -171,7 +168,6 @@ class ReplyView(AssistantMessage):
         self._update_waiting()
 
     def on_unmount(self) -> None:
-        self._readers_held.close()
         self._restore_collections()
 
     def _restore_collections(self) -> None:
@@ -190,10 +186,6 @@ class ReplyView(AssistantMessage):
         """Queue a stream event; it is shown at the next frame."""
         if self._finished or self._stream_ended:
             return
-        if not self.renders and not self._pending:
-            # Held until the first render is made: the row's mount and that render
-            # do not wait for a reader's slice (5 ms) at each of their hops.
-            self._readers_held.enter_context(ui_first.rendering())
         self._pending.append(event)
         if isinstance(event, Done):
             self._stream_in = True
@@ -269,12 +261,6 @@ class ReplyView(AssistantMessage):
     # --- rendering -------------------------------------------------------------
 
     async def _render_loop(self) -> None:
-        try:
-            await self._render_events()
-        finally:
-            self._readers_held.close()
-
-    async def _render_events(self) -> None:
         while True:
             await self._wake.wait()
             self._wake.clear()
@@ -287,11 +273,11 @@ class ReplyView(AssistantMessage):
             if self._pending:
                 events = self._take_frame()
                 try:
-                    await self._apply(events)
+                    with ui_first.rendering() if first else contextlib.nullcontext():
+                        await self._apply(events)
                 except Exception as error:  # never lose the reply to a rendering bug
                     self._broken = True
                     self.log.error("reply rendering failed", error)
-                self._readers_held.close()  # the first words are made: painted next frame
                 self.renders += 1
                 _gc.collect_young()
             if self._stream_ended and not self._pending:
@@ -319,28 +305,22 @@ class ReplyView(AssistantMessage):
 
     def _take_frame(self) -> list[StreamEvent | ToolActivity]:
         """The queued events for one render: everything, except in the first
-        render, which takes text to the end of the first paragraph, or up to
-        :data:`FIRST_FRAME_CHARS` (a delta that crosses either is split), and
-        leaves the rest queued: one paragraph is painted by the reply's row
-        itself, with no child to mount first."""
+        render, which takes text up to :data:`FIRST_FRAME_CHARS` (a delta that
+        crosses it is split) and leaves the rest queued."""
         if self.renders:
             taken, self._pending = self._pending, []
             return taken
         budget = FIRST_FRAME_CHARS
-        written = ""
         for index, event in enumerate(self._pending):
             if not isinstance(event, TextDelta):
                 continue
-            end = _paragraph_end(written, event.text)
-            cut = budget if end is None else min(budget, end)
-            if len(event.text) > cut:
+            if len(event.text) > budget:
                 taken = self._pending[:index]
-                if cut:
-                    taken.append(TextDelta(event.text[:cut]))
-                self._pending = [TextDelta(event.text[cut:]), *self._pending[index + 1 :]]
+                if budget:
+                    taken.append(TextDelta(event.text[:budget]))
+                self._pending = [TextDelta(event.text[budget:]), *self._pending[index + 1 :]]
                 return taken
             budget -= len(event.text)
-            written += event.text
         taken, self._pending = self._pending, []
         return taken
 
@@ -578,14 +558,3 @@ def _batches(
         else:
             batches.append((kind, [event]))
     return batches
-
-
-def _paragraph_end(written: str, text: str) -> int | None:
-    """Where in ``text``, which follows ``written``, the first paragraph with
-    words ends (just after its blank line); None if it does not end in it."""
-    joined = written[-1:] + text
-    start = 0
-    if not written.strip():  # a blank line before the first words ends nothing
-        start = next((i for i, char in enumerate(joined) if not char.isspace()), len(joined))
-    found = joined.find("\n\n", start)
-    return None if found < 0 else found + 2 - len(written[-1:])
