@@ -434,7 +434,8 @@ async def test_enter_paints_the_emptied_input_with_the_message_in_one_frame(
 ) -> None:
     """The first frame painted after Enter shows the message: the input's
     emptying is not painted at once (as a key's echo is) in a frame of its own,
-    without the message, but with the screen update that shows it."""
+    without the message, but with the message; and that frame is painted by
+    Enter's handling itself, not at the update timer's next tick."""
     fake_provider.script(Stall(30, reply=Reply(text="never")))
     async with chat_view_held_back(monkeypatch, fake_args) as (pilot, release):
         app, screen = pilot.app, pilot.app.screen
@@ -448,10 +449,19 @@ async def test_enter_paints_the_emptied_input_with_the_message_in_one_frame(
             frames.append(screen_text(pilot))
 
         app._display = recorded  # type: ignore[method-assign]
+        start_send = screen._start_send
+        painted_by_send: list[int] = []
+
+        def recorded_send(*args):  # type: ignore[no-untyped-def]
+            start_send(*args)
+            painted_by_send.append(len(frames))
+
+        monkeypatch.setattr(screen, "_start_send", recorded_send)
         await pilot.press("enter")
         await wait_for(lambda: frames and not screen.prompt.text, pilot)
         first = frames[0].splitlines()
         assert [line.strip() for line in first[1:]].count("one frame") == 1, frames[0]
+        assert painted_by_send[0] >= 1  # not 0: not left to the timer
         release.set()
         await pilot.press("escape")
         await settle(pilot)

@@ -52,6 +52,7 @@ from tui.models import DEMO, has_any_key
 from tui.screens.welcome import welcome_text
 from tui.widgets import _gc
 from tui.widgets._text import one_line, plain
+from tui.widgets._textual_private import update_now
 from tui.widgets.branch_bar import BranchBar
 from tui.widgets.compaction_status import CompactionStatus
 from tui.widgets.composer import Composer
@@ -364,9 +365,10 @@ class ChatScreen(Screen[None]):
         self.stand_in.update(plain(message))
         self.stand_in.display = True
         self._show_welcome()
-        # Laid out in the next frame, with the emptied input: the row's own
-        # request would reach the screen as a message, a frame later.
+        # Laid out and painted now, with the emptied input (the key's echo
+        # waited for this): not at the update timer's next tick.
         self.refresh(layout=True)
+        update_now(self)
 
     def _unsent(self, draft: str, attachments: list[Attachment]) -> None:
         """The message was not saved: its stand-in goes, the draft comes back."""

@@ -386,6 +386,13 @@ def paint_now(widget: Widget) -> bool:
     return True
 
 
+def update_now(screen: Screen) -> None:
+    """Lay out and paint ``screen`` at once, as its update timer's next tick
+    would (up to a frame later): for a change a key made that should be in
+    the frame with its echo (the message Enter sent)."""
+    screen._on_timer_update()
+
+
 def key_events(text: str) -> list[Message]:
     """The events the terminal driver makes of ``text`` read from the terminal
     (keys, pastes), as its input thread parses what it reads."""
