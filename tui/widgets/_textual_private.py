@@ -8,9 +8,9 @@ result callback, to lay the screen out once per change rather than twice, to
 paint a widget that did not change from the lines it gave last time, to keep
 the map of every widget a layout pass made, to paint a scrollbar without
 Rich's console, to keep a text area's theme between paints, to hold screen
-updates while a key is on its way to its widget, to paint one widget at once,
-to show a text of one paragraph as a Markdown widget's paragraph shows it, or
-to parse keys read from the terminal. These do, through internals that may
+updates while a key is on its way to its widget, to paint one widget (or the
+screen) at once, to show a text of one paragraph as a Markdown widget's
+paragraph shows it, or to parse keys read from the terminal. These do, through internals that may
 change in any release: Textual is pinned, and :func:`check_version` (run by a
 test) fails loudly on a version these were not checked against, so an upgrade
 starts by reading this module.
