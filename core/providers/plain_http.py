@@ -102,15 +102,8 @@ class Response:
 
     @property
     def text(self) -> str:
-        charset = "utf-8"
-        for param in self.headers.get("content-type", "").split(";")[1:]:
-            name, _, value = param.strip().partition("=")
-            if name.lower() == "charset" and value:
-                charset = value.strip('"')
-        try:
-            return self.content.decode(charset, "replace")
-        except LookupError:
-            return self.content.decode("utf-8", "replace")
+        """The body read, as UTF-8 (JSON's encoding): only error bodies are read as text."""
+        return self.content.decode("utf-8", "replace")
 
     def json(self) -> Any:
         return json_module.loads(self.content)
@@ -155,7 +148,8 @@ class Client:
     async def request(
         self, method: str, url: str, *, json: Any = None, timeout: float | None = None
     ) -> Response:
-        """The response with its body read (``content``); no redirect followed."""
+        """The response with its body read (``content``); a redirect is followed
+        only by a client given ``redirects``."""
         async with self.stream(method, url, json=json, timeout=timeout) as response:
             await response.aread()
         return response
