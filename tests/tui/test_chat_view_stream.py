@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections import Counter
 
+import pytest
 from textual.widget import Widget
 from textual.widgets import Input, Markdown
 from textual.widgets._markdown import MarkdownParagraph
@@ -22,6 +24,7 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
+from core.providers.pacing import ui_first
 from tests.tui.snapshot_apps.chat_data import (
     EntryMaker,
     assistant,
@@ -214,6 +217,57 @@ async def test_the_render_loop_rests_for_the_reader_only_while_the_stream_comes_
     assert await rests_after_renders([TextDelta(text), Done("stop")]) == [0.0]
 
 
+@pytest.mark.parametrize(
+    ("deltas", "first"),
+    [
+        (["One paragraph of words.\n\nThe next one."], "One paragraph of words.\n\n"),
+        (["\n\nAfter a blank start.\n\nMore."], "\n\nAfter a blank start.\n\n"),
+        (["Its blank line comes\n", "\nin two deltas."], "Its blank line comes\n\n"),
+        (["A paragraph with no end yet"], "A paragraph with no end yet"),
+    ],
+)
+async def test_the_first_render_takes_the_first_paragraph(deltas, first) -> None:
+    """Text that came at once: the first render makes the first paragraph only,
+    which the row paints itself (no block to mount before the first words)."""
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        reply = app.chat.start_reply("demo")
+        for delta in deltas:
+            reply.feed(TextDelta(delta))
+        await wait_rendered(pilot, reply)
+        assert reply.first_render_chars == len(first)
+        assert reply.source == "".join(deltas)
+
+
+async def test_stream_readers_wait_from_the_first_event_until_the_first_render(
+    monkeypatch,
+) -> None:
+    """The row's mount and its first render do not wait for a reader's slice
+    at each hop: a reader's next turn comes once the first words are made and
+    painted (not at the screen update timer's next tick)."""
+    monkeypatch.setattr(ui_first, "hold_seconds", 30.0)  # released by the render, not by time
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        reply = app.chat.start_reply("demo")
+        await pilot.pause()
+        assert not ui_first.held
+        frames: list[str] = []
+        display = app._display
+
+        def recorded(screen, update):  # type: ignore[no-untyped-def]
+            display(screen, update)
+            frames.append(screen_text(app))
+
+        monkeypatch.setattr(app, "_display", recorded)
+        reply.feed(TextDelta("The first words.\n\nAnd more of them."))
+        assert ui_first.held
+        await asyncio.wait_for(ui_first.reader_turn(), 10)
+        assert reply.renders == 1 and reply.first_render_chars == len("The first words.\n\n")
+        assert frames and "The first words." in frames[-1]
+        await wait_rendered(pilot, reply)
+        assert "And more of them." in screen_text(app)
+
+
 async def test_a_reply_finished_as_streamed_keeps_its_blocks() -> None:
     """The saved text is the streamed text: the blocks on screen stay (no second
     parse, no remount, no layout pass for it)."""
@@ -296,6 +350,31 @@ async def test_finished_segments_keep_true_heights_when_the_width_changes() -> N
             assert fresh.size.width == segment.size.width
             assert fresh.outer_size.height == segment.outer_size.height
             await fresh.remove()
+
+
+async def test_a_finished_segment_is_not_measured_again_at_every_render(monkeypatch) -> None:
+    """Its measured height holds while nothing in it changes: the layout passes
+    of a reply streaming on after it do not measure it again."""
+    measures: Counter[int] = Counter()
+    measure = Markdown.get_content_height
+
+    def counted(self, container, viewport, width):  # type: ignore[no-untyped-def]
+        if isinstance(self, MarkdownSegment) and self._settled:
+            measures[id(self)] += 1
+        return measure(self, container, viewport, width)
+
+    monkeypatch.setattr(Markdown, "get_content_height", counted)
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        reply = app.chat.start_reply("demo")
+        for piece in chunks("".join(reply_tokens(8_000)), 1_000):
+            renders = reply.renders
+            reply.feed(TextDelta(piece))
+            await wait_rendered(pilot, reply)
+            assert reply.renders > renders
+        assert reply.renders >= 30 and len(measures) >= 5
+        # Measured when settled, and again if hidden then shown: not per render.
+        assert max(measures.values()) <= 3
 
 
 async def test_far_segments_hide_their_blocks_and_come_back() -> None:

@@ -5,7 +5,8 @@ Textual offers no public way to move a scroll position inside a layout pass
 a Markdown widget's source in step after removing blocks, to make or append
 its blocks without holding every screen update, to give the default screen a
 result callback, to lay the screen out once per change rather than twice, to
-paint a widget that did not change from the lines it gave last time, to keep
+paint a widget that did not change from the lines it gave last time, to know
+when a widget's layout (its descendants' included) last changed, to keep
 the map of every widget a layout pass made, to paint a scrollbar without
 Rich's console, to keep a text area's theme between paints, to hold screen
 updates while a key is on its way to its widget, to paint one widget (or the
@@ -71,6 +72,12 @@ def following(widget: Widget) -> bool:
 def anchored(widget: Widget) -> bool:
     """Was the widget anchored (even if the user has scrolled away since)?"""
     return widget._anchored
+
+
+def layout_count(widget: Widget) -> int:
+    """How many layout changes ``widget`` has had, its descendants' included
+    (Textual's arrangement cache key): a measure made at the same count holds."""
+    return widget._layout_updates
 
 
 def mark_anchored(widget: Widget) -> None:

@@ -33,6 +33,7 @@ from core.sanitize import StreamCleaner
 from tui.widgets import _gc
 from tui.widgets._context import ViewContext
 from tui.widgets._text import one_line
+from tui.widgets._textual_private import update_now
 from tui.widgets.assistant_message import (
     RETRY_HINT,
     AssistantMessage,
@@ -119,6 +120,9 @@ class ReplyView(AssistantMessage):
         self.model = model
         self._on_finished = on_finished
         self._pending: list[StreamEvent | ToolActivity] = []
+        self._readers_held = contextlib.ExitStack()
+        """Stream readers' wait (:meth:`UiFirst.rendering`) from the first event
+        fed until the first render is made (at most ``pacing.HOLD_SECONDS``)."""
         self._wake = asyncio.Event()
         self._stream_ended = False
         self._stream_in = False
@@ -168,6 +172,7 @@ class ReplyView(AssistantMessage):
         self._update_waiting()
 
     def on_unmount(self) -> None:
+        self._readers_held.close()
         self._restore_collections()
 
     def _restore_collections(self) -> None:
@@ -186,6 +191,10 @@ class ReplyView(AssistantMessage):
         """Queue a stream event; it is shown at the next frame."""
         if self._finished or self._stream_ended:
             return
+        if not self.renders and not self._pending:
+            # Held until the first render is made: the row's mount and that render
+            # do not wait for a reader's slice (5 ms) at each of their hops.
+            self._readers_held.enter_context(ui_first.rendering())
         self._pending.append(event)
         if isinstance(event, Done):
             self._stream_in = True
@@ -261,6 +270,12 @@ class ReplyView(AssistantMessage):
     # --- rendering -------------------------------------------------------------
 
     async def _render_loop(self) -> None:
+        try:
+            await self._render_events()
+        finally:
+            self._readers_held.close()
+
+    async def _render_events(self) -> None:
         while True:
             await self._wake.wait()
             self._wake.clear()
@@ -273,11 +288,13 @@ class ReplyView(AssistantMessage):
             if self._pending:
                 events = self._take_frame()
                 try:
-                    with ui_first.rendering() if first else contextlib.nullcontext():
-                        await self._apply(events)
+                    await self._apply(events)
                 except Exception as error:  # never lose the reply to a rendering bug
                     self._broken = True
                     self.log.error("reply rendering failed", error)
+                if first:
+                    self._paint_first_words()
+                self._readers_held.close()
                 self.renders += 1
                 _gc.collect_young()
             if self._stream_ended and not self._pending:
@@ -292,6 +309,15 @@ class ReplyView(AssistantMessage):
             else:
                 await asyncio.sleep(FRAME_SECONDS)
 
+    def _paint_first_words(self) -> None:
+        """Lay out and paint the first render now, with the readers still held.
+        At the update timer's next tick it could be a frame or more later: the
+        row's layout request reaches the screen through a message queue, and a
+        tick that comes first paints nothing new."""
+        if self.is_attached:  # not removed while it rendered (a branch switched)
+            self.screen.refresh(layout=True)
+            update_now(self.screen)
+
     def _rest_after(self, took: float) -> float:
         """The pause after a render (and its paint) that took ``took`` seconds
         and left text queued: see :data:`RENDER_REST`."""
@@ -305,22 +331,28 @@ class ReplyView(AssistantMessage):
 
     def _take_frame(self) -> list[StreamEvent | ToolActivity]:
         """The queued events for one render: everything, except in the first
-        render, which takes text up to :data:`FIRST_FRAME_CHARS` (a delta that
-        crosses it is split) and leaves the rest queued."""
+        render, which takes text to the end of the first paragraph, or up to
+        :data:`FIRST_FRAME_CHARS` (a delta that crosses either is split), and
+        leaves the rest queued: one paragraph is painted by the reply's row
+        itself, with no child to mount first."""
         if self.renders:
             taken, self._pending = self._pending, []
             return taken
         budget = FIRST_FRAME_CHARS
+        written = ""
         for index, event in enumerate(self._pending):
             if not isinstance(event, TextDelta):
                 continue
-            if len(event.text) > budget:
+            end = _paragraph_end(written, event.text)
+            cut = budget if end is None else min(budget, end)
+            if len(event.text) > cut:
                 taken = self._pending[:index]
-                if budget:
-                    taken.append(TextDelta(event.text[:budget]))
-                self._pending = [TextDelta(event.text[budget:]), *self._pending[index + 1 :]]
+                if cut:
+                    taken.append(TextDelta(event.text[:cut]))
+                self._pending = [TextDelta(event.text[cut:]), *self._pending[index + 1 :]]
                 return taken
             budget -= len(event.text)
+            written += event.text
         taken, self._pending = self._pending, []
         return taken
 
@@ -558,3 +590,14 @@ def _batches(
         else:
             batches.append((kind, [event]))
     return batches
+
+
+def _paragraph_end(written: str, text: str) -> int | None:
+    """Where in ``text``, which follows ``written``, the first paragraph with
+    words ends (just after its blank line); None if it does not end in it."""
+    joined = written[-1:] + text
+    start = 0
+    if not written.strip():  # a blank line before the first words ends nothing
+        start = next((i for i, char in enumerate(joined) if not char.isspace()), len(joined))
+    found = joined.find("\n\n", start)
+    return None if found < 0 else found + 2 - len(written[-1:])

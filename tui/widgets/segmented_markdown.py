@@ -44,6 +44,7 @@ from tui.widgets._markdown_split import (
 from tui.widgets._text import clean
 from tui.widgets._textual_private import (
     append_markdown,
+    layout_count,
     lone_paragraph,
     markdown_blocks,
     set_markdown_source,
@@ -100,8 +101,10 @@ class MarkdownSegment(Markdown):
         self._hidden_width: int | None = None
         self._streaming = streaming
         self._settled = False
-        self._height_at: tuple[int, int] | None = None
-        """(width, content height) of a settled segment, once measured."""
+        self._height_at: tuple[int, int, int] | None = None
+        """(width, layout count, content height) of a settled segment, once
+        measured: a block that mounts or grows after the measure makes it
+        stale (:func:`layout_count`)."""
 
     def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
         event.stop()  # nothing above reads a segment's headings: four hops per update
@@ -118,11 +121,11 @@ class MarkdownSegment(Markdown):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         known = self._height_at
-        if known is not None and known[0] == width:
-            return known[1]
+        if known is not None and known[:2] == (width, layout_count(self)):
+            return known[2]
         height = super().get_content_height(container, viewport, width)
         if self._settled:
-            self._height_at = (width, height)
+            self._height_at = (width, layout_count(self), height)
         return height
 
     def update(self, markdown: str, *, keep_same: bool = False) -> AwaitComplete:
