@@ -259,11 +259,12 @@ async def test_stream_readers_wait_from_the_first_event_until_the_first_render(
             frames.append(screen_text(app))
 
         monkeypatch.setattr(app, "_display", recorded)
-        reply.feed(TextDelta("The first words.\n\nAnd more of them."))
+        first = "The first words " + "and more words " * 20 + "to the end.\n\n"  # 4 lines
+        reply.feed(TextDelta(first + "And more of them."))
         assert ui_first.held
         await asyncio.wait_for(ui_first.reader_turn(), 10)
-        assert reply.renders == 1 and reply.first_render_chars == len("The first words.\n\n")
-        assert frames and "The first words." in frames[-1]
+        assert reply.renders == 1 and reply.first_render_chars == len(first)
+        assert frames and "The first words" in frames[-1] and "to the end." in frames[-1]
         await wait_rendered(pilot, reply)
         assert "And more of them." in screen_text(app)
 

@@ -10,8 +10,9 @@ when a widget's layout (its descendants' included) last changed, to keep
 the map of every widget a layout pass made, to paint a scrollbar without
 Rich's console, to keep a text area's theme between paints, to hold screen
 updates while a key is on its way to its widget, to paint one widget (or the
-screen) at once, to show a text of one paragraph as a Markdown widget's
-paragraph shows it, or to parse keys read from the terminal. These do, through internals that may
+screen) at once, to lay a screen out at once for a widget's request, to show
+a text of one paragraph as a Markdown widget's paragraph shows it, or to
+parse keys read from the terminal. These do, through internals that may
 change in any release: Textual is pinned, and :func:`check_version` (run by a
 test) fails loudly on a version these were not checked against, so an upgrade
 starts by reading this module.
@@ -391,6 +392,31 @@ def paint_now(widget: Widget) -> bool:
     screen._compositor_refresh()
     screen._dirty_widgets |= others
     return True
+
+
+def lay_out_now(widget: Widget) -> None:
+    """Lay out and paint ``widget``'s screen at once for the layout (and paint)
+    ``widget`` asked for, as the screen's update timer would once the request
+    had reached it: a few message hops later, each of them behind whatever
+    else the loop runs. The request is taken here, as ``Widget._check_refresh``
+    takes it (the containers up to the first of a fixed size arrange again),
+    so it makes no second pass when it would have reached the screen."""
+    screen = widget.screen
+    if widget._layout_required:
+        widget._layout_required = False
+        for ancestor in widget.ancestors:
+            if not isinstance(ancestor, Widget):
+                break
+            ancestor._clear_arrangement_cache()
+            ancestor._layout_updates += 1
+            if not ancestor.styles.auto_dimensions:
+                break
+        screen._layout_required = True
+    if widget._repaint_required:
+        widget._repaint_required = False
+        screen._dirty_widgets.add(widget)
+    screen.check_idle()  # the timer's next tick does it if this update waits (a key)
+    update_now(screen)
 
 
 def update_now(screen: Screen) -> None:

@@ -33,7 +33,7 @@ from core.sanitize import StreamCleaner
 from tui.widgets import _gc
 from tui.widgets._context import ViewContext
 from tui.widgets._text import one_line
-from tui.widgets._textual_private import update_now
+from tui.widgets._textual_private import lay_out_now
 from tui.widgets.assistant_message import (
     RETRY_HINT,
     AssistantMessage,
@@ -292,8 +292,8 @@ class ReplyView(AssistantMessage):
                 except Exception as error:  # never lose the reply to a rendering bug
                     self._broken = True
                     self.log.error("reply rendering failed", error)
-                if first:
-                    self._paint_first_words()
+                if first and not (self._stream_in and not self._pending):
+                    self._paint_first_words()  # else the finish's pass paints it all
                 self._readers_held.close()
                 self.renders += 1
                 _gc.collect_young()
@@ -315,8 +315,7 @@ class ReplyView(AssistantMessage):
         row's layout request reaches the screen through a message queue, and a
         tick that comes first paints nothing new."""
         if self.is_attached:  # not removed while it rendered (a branch switched)
-            self.screen.refresh(layout=True)
-            update_now(self.screen)
+            lay_out_now(self)
 
     def _rest_after(self, took: float) -> float:
         """The pause after a render (and its paint) that took ``took`` seconds
