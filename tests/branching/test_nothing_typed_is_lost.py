@@ -5,8 +5,6 @@ here", and Enter while a reply streams."""
 
 from __future__ import annotations
 
-import asyncio
-
 from fake_provider import Reply, Stall
 from textual import events
 
@@ -20,7 +18,7 @@ from tests.branching.chat_steps import (
     whole_tree,
     write_config,
 )
-from tests.tui.helpers import running, screen_text, settle, type_text
+from tests.tui.helpers import running, screen_text, settle, type_text, wait_for
 from tui.screens.chat import ChatScreen
 from tui.screens.dialogs import Confirm
 from tui.screens.help import HelpScreen
@@ -31,14 +29,6 @@ from tui.widgets.prompt_input import PromptInput
 
 def prompt(pilot) -> PromptInput:
     return pilot.app.screen.query_one(PromptInput)
-
-
-async def wait_until(pilot, condition, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "the condition never held"
-        await pilot.pause(0.02)
 
 
 async def test_a_sentence_typed_on_a_focused_message_goes_whole_to_the_input(
@@ -166,7 +156,7 @@ async def test_escape_during_the_branch_summary_still_sends_the_edited_message(
         assert "sending “q2 bis” after the branch summary" in screen_text(pilot)  # not lost
         fake_provider.script(Stall(30, reply=Reply(text="never seen")), Reply(text="a2 bis"))
         await pilot.press("y")
-        await wait_until(pilot, lambda: "summarizing the branch" in screen_text(pilot))
+        await wait_for(lambda: "summarizing the branch" in screen_text(pilot), pilot, timeout=30)
         await pilot.press("escape")
         await settle(pilot)
         assert texts(pilot) == ["q1", "a1", "q2 bis", "a2 bis"]
@@ -240,11 +230,13 @@ async def test_enter_while_a_reply_streams_queues_the_message(fake_provider, fak
         await pilot.press("enter")
         screen = pilot.app.screen
         assert isinstance(screen, ChatScreen)
-        await wait_until(pilot, lambda: screen.replying and "word word" in screen_text(pilot))
+        await wait_for(
+            lambda: screen.replying and "word word" in screen_text(pilot), pilot, timeout=30
+        )
         fake_provider.script(Reply(text="a2"))
         await type_text(pilot, "q2")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: "queued q2" in screen_text(pilot))
+        await wait_for(lambda: "queued q2" in screen_text(pilot), pilot, timeout=30)
         assert prompt(pilot).text == ""
         await settle(pilot)
         assert texts(pilot)[0] == "q1" and texts(pilot)[2:] == ["q2", "a2"]
@@ -260,12 +252,14 @@ async def test_an_edit_sent_while_a_reply_streams_stays_an_edit(fake_provider, f
         await type_text(pilot, "q2")
         await pilot.press("enter")
         screen = pilot.app.screen
-        await wait_until(pilot, lambda: screen.replying and "word word" in screen_text(pilot))
+        await wait_for(
+            lambda: screen.replying and "word word" in screen_text(pilot), pilot, timeout=30
+        )
         await screen.chat_view.focus_entry(entry_with(pilot, "q1").id)  # the reply still streams
         await pilot.press("enter")
         assert prompt(pilot).text == "q1"
         await pilot.press("end", "space", "x", "enter")
-        await wait_until(pilot, lambda: "queued (edit) q1 x" in screen_text(pilot))
+        await wait_for(lambda: "queued (edit) q1 x" in screen_text(pilot), pilot, timeout=30)
         assert "editing message" not in screen_text(pilot)
         await pilot.press("escape")  # stop the reply: the edit is sent, as an edit
         await settle(pilot)
@@ -282,7 +276,9 @@ async def test_escape_on_an_empty_input_still_stops_the_reply(fake_provider, fak
         await type_text(pilot, "q1")
         await pilot.press("enter")
         screen = pilot.app.screen
-        await wait_until(pilot, lambda: screen.replying and "word word" in screen_text(pilot))
+        await wait_for(
+            lambda: screen.replying and "word word" in screen_text(pilot), pilot, timeout=30
+        )
         await pilot.press("escape")
         await settle(pilot)
         assert not screen.replying

@@ -53,9 +53,10 @@ class Pty:
         os.close(slave)
         self.output = bytearray()
 
-    def read_until(self, marker: bytes, timeout: float = 30.0) -> None:
+    def read_until(self, marker: bytes, timeout: float = 30.0, *, since: int = 0) -> None:
+        """Read until ``marker`` is in what was written from offset ``since`` on."""
         deadline = time.monotonic() + timeout
-        while marker not in self.output:
+        while marker not in self.output[since:]:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise AssertionError(
@@ -63,6 +64,24 @@ class Pty:
                 )
             if not self._read(min(remaining, 0.2)):
                 break
+
+    def read_until_quiet(self, quiet: float = 0.5, timeout: float = 30.0) -> None:
+        """Read until nothing more is written for ``quiet`` seconds (repaints
+        that come after what was waited for: a reply's finish)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            written = len(self.output)
+            if not self._read(quiet) or len(self.output) == written:
+                return
+        raise AssertionError(f"still writing after {timeout} s")
+
+    def type_then_enter(self, text: bytes) -> None:
+        """Type ``text``, and press Enter once its echo is written (a key
+        typed is echoed before the next is sent, as a person types)."""
+        since = len(self.output)
+        self.write(text)
+        self.read_until(text, since=since)
+        self.write(b"\r")
 
     def _read(self, timeout: float) -> bool:
         """Keep what the program wrote within ``timeout``; False once the terminal is closed."""
@@ -112,13 +131,10 @@ def test_escape_sequences_in_a_reply_never_reach_the_terminal(fake_provider, app
     try:
         pty.read_until(b"Message (enter sends")
         before_reply = len(pty.output)
-        pty.write(b"hi")
-        time.sleep(0.2)
-        pty.write(b"\r")
+        pty.type_then_enter(b"hi")
         pty.read_until(b"After")
         pty.read_until(b"attack.")
-        time.sleep(0.5)  # any late repaint of the reply
-        pty.read_until(b"", timeout=0.1)
+        pty.read_until_quiet()  # any late repaint of the reply
         written = bytes(pty.output[before_reply:])
     finally:
         pty.close()

@@ -5,7 +5,6 @@ TUI: read as the exact bytes written to a raw pseudo-terminal."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from fake_provider import Reply
@@ -71,9 +70,7 @@ def test_the_tui_shows_markers_not_controls(fake_provider, app_env) -> None:
     try:
         pty.read_until(b"Message (enter sends")
         before_reply = len(pty.output)
-        pty.write(b"hi")
-        time.sleep(0.2)
-        pty.write(b"\r")
+        pty.type_then_enter(b"hi")
         pty.read_until(b"Finish.")
         written = bytes(pty.output[before_reply:])
     finally:

@@ -6,7 +6,16 @@ import asyncio
 
 from fake_provider import Fail, Reply, Stall
 
-from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
+from tests.tui.helpers import (
+    app_of,
+    notifications,
+    running,
+    screen_text,
+    send,
+    settle,
+    type_text,
+    wait_for,
+)
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.prompt_input import PromptInput
 
@@ -19,13 +28,6 @@ def assistant_messages(pilot):
 def failing(times: int = 4) -> list[Fail]:
     """A 500 on every attempt (retry-after 0 keeps the retries instant)."""
     return [Fail(500, retry_after=0) for _ in range(times)]
-
-
-async def wait_until(predicate, timeout: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
 
 
 async def test_reply_is_streamed_and_saved(fake_provider, fake_args) -> None:
@@ -73,7 +75,7 @@ async def test_escape_stops_the_reply_and_keeps_what_arrived(fake_provider, fake
         await type_text(pilot, "tell me")
         await pilot.press("enter")
         screen = pilot.app.screen
-        await wait_until(lambda: screen.replying and fake_provider.requests)
+        await wait_for(lambda: screen.replying and fake_provider.requests, pilot)
         await asyncio.sleep(0.3)
         await pilot.press("escape")
         await settle(pilot)
@@ -94,7 +96,7 @@ async def test_sending_while_a_reply_streams_queues_the_message(fake_provider, f
     async with running(fake_args) as pilot:
         await type_text(pilot, "first")
         await pilot.press("enter")
-        await wait_until(lambda: pilot.app.screen.replying and fake_provider.requests)
+        await wait_for(lambda: pilot.app.screen.replying and fake_provider.requests, pilot)
         await type_text(pilot, "second")
         await pilot.press("enter")
         await pilot.pause()

@@ -14,7 +14,16 @@ import pytest
 from fake_provider import MalformedToolJson, Reply, ToolCall
 
 from core.settings import McpServer, ToolSettings
-from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
+from tests.tui.helpers import (
+    app_of,
+    notifications,
+    running,
+    screen_text,
+    send,
+    settle,
+    type_text,
+    wait_for,
+)
 from tui.screens.approval import ApprovalScreen
 from tui.widgets.tool_call_card import ToolCallCard
 
@@ -43,14 +52,6 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[ApprovalScreen]:
     return opened
 
 
-async def wait_until(predicate, timeout: float = 15.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
-
-
 async def ask(pilot, text: str) -> None:
     """Send a message without waiting for the reply (it may wait for approval)."""
     await type_text(pilot, text)
@@ -58,7 +59,7 @@ async def ask(pilot, text: str) -> None:
 
 
 async def approval(pilot) -> ApprovalScreen:
-    await wait_until(lambda: isinstance(pilot.app.screen, ApprovalScreen))
+    await wait_for(lambda: isinstance(pilot.app.screen, ApprovalScreen), pilot, timeout=15)
     await pilot.pause()
     return pilot.app.screen  # type: ignore[return-value]
 
@@ -165,7 +166,7 @@ async def test_write_file_shows_the_diff_and_runs_once_allowed(
     async with running(fake_args) as pilot:
         await ask(pilot, "Change my notes")
         dialog = await approval(pilot)
-        await wait_until(lambda: [c.state for c in cards(pilot)] == ["pending"])
+        await wait_for(lambda: [c.state for c in cards(pilot)] == ["pending"], pilot, timeout=15)
         [card] = cards(pilot)
         assert "waiting for approval" in str(card.border_title)
         assert (work / "notes.txt").read_text() == "hello\nworld\n"
@@ -253,10 +254,12 @@ async def test_escape_stops_a_running_command_and_kills_its_children(
         await ask(pilot, "Run it")
         await approval(pilot)
         await pilot.press("y")
-        await wait_until(
-            lambda: (work / "child.pid").exists() and (work / "child.pid").read_text().strip()
+        await wait_for(
+            lambda: (work / "child.pid").exists() and (work / "child.pid").read_text().strip(),
+            pilot,
+            timeout=15,
         )
-        await wait_until(lambda: [c.state for c in cards(pilot)] == ["running"])
+        await wait_for(lambda: [c.state for c in cards(pilot)] == ["running"], pilot, timeout=15)
         assert "running" in str(cards(pilot)[0].border_title)
         child = int((work / "child.pid").read_text())
         await pilot.press("escape")
@@ -267,7 +270,7 @@ async def test_escape_stops_a_running_command_and_kills_its_children(
         [(name, state, title, result, is_error, _)] = card_view(pilot)
         assert state == "error" and is_error and "cancelled" in result
         assert len(fake_provider.requests) == 1, "the loop stopped"
-        await wait_until(lambda: not _alive(child), timeout=5)
+        await wait_for(lambda: not _alive(child), pilot, timeout=5)
         assert await rebuilt_view(pilot) == [(name, state, title, result, is_error, False)]
 
         await send(pilot, "Are you there?")
@@ -373,7 +376,7 @@ async def test_escape_stops_a_catastrophic_search(fake_provider, fake_args, work
     fake_provider.script(Reply(tool_calls=[ToolCall("search_text", {"pattern": EVIL})]))
     async with running(fake_args) as pilot:
         await ask(pilot, "Search it")
-        await wait_until(lambda: children_running(builtin.SEARCH_WORKER) != [])
+        await wait_for(lambda: children_running(builtin.SEARCH_WORKER) != [], pilot, timeout=15)
         await pilot.press("escape")
         await settle(pilot)
 
@@ -401,7 +404,7 @@ async def test_mcp_servers_start_at_launch_and_a_silent_one_delays_no_reply(
         registry = app_of(pilot).tool_registry
         pids = await asyncio.to_thread(wait_for_pids, pidfile)
         assert registry.mcp_status() == [("hang", "starting", None)], "started at launch"
-        await wait_until(lambda: registry.mcp_wait_left() == 0)
+        await wait_for(lambda: registry.mcp_wait_left() == 0, pilot, timeout=15)
 
         await send(pilot, "hello")
         assert fake_provider.requests, "the reply was asked for"
