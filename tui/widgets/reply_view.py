@@ -122,7 +122,8 @@ class ReplyView(AssistantMessage):
         self._pending: list[StreamEvent | ToolActivity] = []
         self._readers_held = contextlib.ExitStack()
         """Stream readers' wait (:meth:`UiFirst.rendering`) from the first event
-        fed until the first render is made (at most ``pacing.HOLD_SECONDS``)."""
+        fed until the first render is made and painted (at most
+        ``pacing.HOLD_SECONDS``)."""
         self._wake = asyncio.Event()
         self._stream_ended = False
         self._stream_in = False
@@ -192,8 +193,8 @@ class ReplyView(AssistantMessage):
         if self._finished or self._stream_ended:
             return
         if not self.renders and not self._pending:
-            # Held until the first render is made: the row's mount and that render
-            # do not wait for a reader's slice (5 ms) at each of their hops.
+            # Held until the first render is painted: the row's mount and that
+            # render do not wait for a reader's slice (5 ms) at each of their hops.
             self._readers_held.enter_context(ui_first.rendering())
         self._pending.append(event)
         if isinstance(event, Done):
@@ -292,8 +293,8 @@ class ReplyView(AssistantMessage):
                 except Exception as error:  # never lose the reply to a rendering bug
                     self._broken = True
                     self.log.error("reply rendering failed", error)
-                if first and not (self._stream_in and not self._pending):
-                    self._paint_first_words()  # else the finish's pass paints it all
+                if first:
+                    self._paint_first_words()
                 self._readers_held.close()
                 self.renders += 1
                 _gc.collect_young()
@@ -313,7 +314,8 @@ class ReplyView(AssistantMessage):
         """Lay out and paint the first render now, with the readers still held.
         At the update timer's next tick it could be a frame or more later: the
         row's layout request reaches the screen through a message queue, and a
-        tick that comes first paints nothing new."""
+        tick that comes first paints nothing new. A short reply all in by then
+        is painted before it is saved (the finish lays out again: ~1.5 ms)."""
         if self.is_attached:  # not removed while it rendered (a branch switched)
             lay_out_now(self)
 
