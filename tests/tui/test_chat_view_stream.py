@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 from textual.widget import Widget
-from textual.widgets import Input, Markdown
+from textual.widgets import Input, Markdown, Static
 from textual.widgets._markdown import MarkdownParagraph
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
@@ -392,6 +392,26 @@ async def test_far_segments_hide_their_blocks_and_come_back() -> None:
         assert not segments[0].is_hidden
         assert segments[0].outer_size.height == heights[0]
         assert "Part 0" in screen_text(app)
+
+
+async def test_a_segment_is_hidden_only_at_the_height_its_blocks_measure() -> None:
+    """A segment whose blocks changed since its last layout pass is not hidden
+    (its height on screen is a pass behind): hidden, it would keep that wrong
+    height until shown again. After the pass it is, at its true height."""
+    app = ChatTestApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        segment = MarkdownSegment("One paragraph.\n\nAnother one.")
+        await app.chat.mount(segment)
+        await settle(pilot, app)
+        before = segment.region.height
+        assert before > 0
+        await segment.mount(Static("A line laid out at the next pass."))
+        segment.set_hidden(True)
+        assert not segment.is_hidden
+        await settle(pilot, app)
+        assert segment.region.height == before + 1
+        segment.set_hidden(True)
+        assert segment.is_hidden and segment.styles.height.value == before + 1
 
 
 async def test_far_segments_hide_while_lazy_ones_wait_for_the_reply_to_end() -> None:

@@ -218,8 +218,8 @@ class MarkdownSegment(Markdown):
             return
         # Inline styles, not a CSS class: a class change would restyle every block.
         if hidden:
-            height = self.outer_size.height
-            if not height:
+            height = self.region.height  # the last pass's (``outer_size`` can be a pass older)
+            if not height or not self._laid_out_as_measured():
                 return
             self._hidden_width = self.size.width
             self.styles.height = height
@@ -230,6 +230,13 @@ class MarkdownSegment(Markdown):
             for child in self.children:
                 child.display = True
             self.styles.height = None
+
+    def _laid_out_as_measured(self) -> bool:
+        """Is it as tall on screen as its blocks measure now? Not if a block
+        changed since its last layout pass (the pass is behind): it would be
+        hidden at a wrong height, kept until it is shown again."""
+        size = self.size
+        return self._height_at == (size.width, layout_count(self), size.height)
 
     @property
     def hidden_stale(self) -> bool:
