@@ -40,7 +40,13 @@ from core.messages import user_text
 from core.persistence import LearnedWindow
 from core.session import Session
 from core.settings import Settings
-from core.target import api_base_for, savable_base_url
+from core.target import (
+    UntrustedEndpoint,
+    api_base_for,
+    remember_endpoint,
+    savable_base_url,
+    untrusted_endpoint,
+)
 from core.tree import SessionTree, shared_length
 from core.usage import SessionTotals
 from core.window_learning import learn_window, window_at_most
@@ -157,7 +163,33 @@ class Conversation:
         """Where the current model's requests go (:func:`~core.target.api_base_for`)."""
         return api_base_for(self.session.path, self.model, self.explicit_api_base, self.settings)
 
+    @property
+    def endpoint_to_confirm(self) -> str | None:
+        """The endpoint saved with the current model that the user never named
+        (it came with an imported session): nothing goes there until
+        :meth:`trust_endpoint`; None when requests may go out."""
+        return untrusted_endpoint(
+            self.session.path, self.model, self.explicit_api_base, self.settings
+        )
+
+    def check_endpoint(self, models: Sequence[str] = ()) -> None:
+        """Raise :class:`~core.target.UntrustedEndpoint` when a request for the
+        current model (or any of ``models``) would go to an endpoint the user
+        never named. Every door that sends calls it before writing anything."""
+        for model in models or (self.model,):
+            url = untrusted_endpoint(
+                self.session.path, model, self.explicit_api_base, self.settings
+            )
+            if url is not None:
+                raise UntrustedEndpoint(url)
+
+    def trust_endpoint(self, url: str) -> None:
+        """The user said yes to ``url``: its origin takes requests (and keys) from now on."""
+        remember_endpoint(url)
+
     def _model_change(self):
+        if self.explicit_api_base:
+            remember_endpoint(self.explicit_api_base)
         return self.session.model_change_for(
             self.model, self.thinking, savable_base_url(self.api_base)
         )
@@ -183,6 +215,8 @@ class Conversation:
         (:mod:`core.window_learning`: once per endpoint and model, remembered in
         the database); on an answer :attr:`settings` say it and
         :class:`WindowLearned` is published. Every request waits for this."""
+        if self.endpoint_to_confirm is not None:
+            return  # not even a question goes there before the user says so
         key = (self.model, self.api_base)
         task = self._learning.get(key)
         if task is None:
@@ -227,6 +261,7 @@ class Conversation:
     async def add_message(self, text: str, attachments: Sequence[Attachment] = ()) -> list[Entry]:
         """Save the user's message (with any system/model change first) in one
         transaction; returns the new entries."""
+        self.check_endpoint()
         for attachment in attachments:
             await self.session.store.put_blob(attachment.blob)
         preamble = [
@@ -244,6 +279,7 @@ class Conversation:
         the model is done. Cancelling saves what arrived, then re-raises."""
         from core.agent import run_agent
 
+        self.check_endpoint()
         await self.learn_window()
         result = await run_agent(
             self.session,
@@ -266,6 +302,8 @@ class Conversation:
         :class:`EntriesSaved`; the position ends on the first model's reply.
         Cancelling saves what arrived in every column, then re-raises."""
         from core.fanout import fan_out
+
+        self.check_endpoint(models)
 
         def column_event(event: Event) -> None:
             self._publish(event)
@@ -332,6 +370,7 @@ class Conversation:
         :class:`~core.branch_summary.BranchSummaryError` (nothing written)."""
         from core.branch_summary import summarize_branch
 
+        self.check_endpoint()
         return await summarize_branch(
             self.session,
             self.settings,
@@ -362,6 +401,7 @@ class Conversation:
         fails; either way nothing is written."""
         from core.compaction.run import compact
 
+        self.check_endpoint()
         await self.learn_window()
         self._publish(CompactionStarted("manual"))
         entry = None
@@ -383,6 +423,7 @@ class Conversation:
         the path ends with a reply) and record a model change if needed; False
         when there is no message to answer. The move leaves no branch worth a
         summary: the old reply stays as an alternative of the new one."""
+        self.check_endpoint()
         before = self.session.leaf_id
         if entry_id is not None:
             entry = await self.session.entry(entry_id)

@@ -2,17 +2,42 @@
 
 Its own module because every request needs it (a turn, a compaction, a branch
 summary, the SDK warm-up) and none of them should import another for it.
+
+An endpoint saved in a session is data: a session file from someone else (an
+import, later a sync) can name any host, and a request there would carry the
+user's key. A saved endpoint is used only when the user named its origin here:
+``--api-base`` (remembered once used), the config's ``api_base`` or an
+``[[endpoints]]`` entry, ``OPENAI_BASE_URL``/``OPENAI_API_BASE``/
+``ANTHROPIC_BASE_URL``, or a yes to the app's question.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from core.context import saved_endpoint
 from core.entries import Entry
-from core.settings import Settings
+from core.settings import Settings, read_state, write_state
+
+_NAMED_IN_ENV = ("OPENAI_BASE_URL", "OPENAI_API_BASE", "ANTHROPIC_BASE_URL")
+_REMEMBERED = "trusted_endpoints"
+"""The state file's list of origins the user named (:func:`remember_endpoint`)."""
+
+
+class UntrustedEndpoint(Exception):
+    """The session's saved endpoint came from no choice of the user's here:
+    nothing is sent there (no request, no key) until they name it."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.origin = origin(url)
+        super().__init__(
+            f"this session's endpoint {self.origin} came with the session, not from you: "
+            f"nothing was sent there; to use it, run again with --api-base {url}"
+        )
 
 
 @dataclass(frozen=True)
@@ -38,9 +63,63 @@ def api_base_for(
     path: Sequence[Entry], model: str, explicit: str | None, settings: Settings
 ) -> str | None:
     """The base URL ``model``'s requests go to: ``--api-base`` given now, else
-    the one saved with the model on the path (a continued session), else the
-    settings' ``api_base``."""
-    return explicit or saved_endpoint(path, model) or settings.api_base
+    the one saved with the model on the path (a continued session) if the user
+    named its origin, else the settings' ``api_base``."""
+    if explicit:
+        return explicit
+    saved = saved_endpoint(path, model)
+    if saved and is_trusted(saved, settings):
+        return saved
+    return settings.api_base
+
+
+def untrusted_endpoint(
+    path: Sequence[Entry], model: str, explicit: str | None, settings: Settings
+) -> str | None:
+    """The endpoint saved with ``model`` on the path when the user never named
+    its origin (so :func:`api_base_for` passed it over); None otherwise."""
+    if explicit:
+        return None
+    saved = saved_endpoint(path, model)
+    return saved if saved and not is_trusted(saved, settings) else None
+
+
+def origin(url: str) -> str:
+    """``scheme://host:port`` of ``url``, lower-cased: what trust is given to."""
+    parts = urlsplit(url.strip())
+    scheme = (parts.scheme or "http").lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    default = {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}:{port or default}"
+
+
+def is_trusted(url: str, settings: Settings) -> bool:
+    """Whether the user named ``url``'s origin (see the module's docstring)."""
+    named = [
+        settings.api_base,
+        *(endpoint.base_url for endpoint in settings.endpoints),
+        *(os.environ.get(name) for name in _NAMED_IN_ENV),
+    ]
+    wanted = origin(url)
+    if any(origin(base) == wanted for base in named if base):
+        return True
+    remembered = read_state().get(_REMEMBERED)
+    return isinstance(remembered, list) and wanted in remembered
+
+
+def remember_endpoint(url: str) -> None:
+    """Trust ``url``'s origin from now on: the user named it."""
+    wanted = origin(url)
+    remembered = read_state().get(_REMEMBERED)
+    known = [o for o in remembered if isinstance(o, str)] if isinstance(remembered, list) else []
+    if wanted not in known:
+        write_state(**{_REMEMBERED: [*known, wanted]})
 
 
 def savable_base_url(url: str | None) -> str | None:

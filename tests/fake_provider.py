@@ -538,6 +538,8 @@ class FakeProvider:
         self.local = local
         """A small-window model served as that local server does (tests/fake_local_server.py)."""
         self.requests: list[RecordedRequest] = []
+        self.info_requests: list[tuple[str, dict[str, str]]] = []
+        """Window and model-list questions (GET /props, /v1/models, ...): path and headers."""
         self._queue: deque[ScriptItem] = deque()
         self._by_model: dict[str, deque[ScriptItem]] = {}
         self._lock = threading.Lock()
@@ -664,6 +666,9 @@ class FakeProvider:
         return web.json_response([r.to_dict() for r in self.requests])
 
     async def _local_info(self, request: web.Request) -> web.Response:
+        self.info_requests.append(
+            (request.path, {k.lower(): v for k, v in request.headers.items()})
+        )
         answer = self.local.info(request.path) if self.local is not None else None
         if answer is None:
             return web.json_response({"error": "not found"}, status=404)

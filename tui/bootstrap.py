@@ -27,14 +27,16 @@ class UsageError(Exception):
 
 def one_line_errors() -> tuple[type[Exception], ...]:
     """What every mode reports with :func:`fail` (one line, exit code 2) instead
-    of a traceback: bad input, and a database file that cannot be used (not
-    SQLite, damaged, read-only, newer), whenever it shows.
+    of a traceback: bad input, a database file that cannot be used (not
+    SQLite, damaged, read-only, newer), whenever it shows, and a session whose
+    endpoint the user never named.
 
     Called in an ``except`` clause, so storage is imported only once an error
     is being handled."""
+    from core.target import UntrustedEndpoint
     from storage.errors import StorageError
 
-    return (UsageError, StorageError)
+    return (UsageError, StorageError, UntrustedEndpoint)
 
 
 @dataclass

@@ -98,6 +98,7 @@ async def run_compare(
         out = PipeSafeStdout()
         printer = JsonLines(out, session.id) if args.json_events else InOrder(models, out)
         conversation.subscribe(printer)
+        conversation.check_endpoint(models)  # before anything is written
         await conversation.add_message(prompt)
         task = asyncio.current_task()
         assert task is not None

@@ -73,6 +73,7 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         conversation = launch.conversation(
             session, model=args.model, thinking=args.thinking, system=args.system
         )
+        conversation.check_endpoint()  # before a key is looked for or anything written
         no_key = missing_key(conversation.model, launch.settings, conversation.api_base)
         if no_key is not None:
             return fail(no_key, 2)  # before anything is written
@@ -83,7 +84,7 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         # MCP servers and the provider's SDK start together: the reply's wait
         # for servers still starting overlaps with loading the SDK.
         conversation.tools.start_servers()
-        target = resolve_target(conversation.model, launch.settings, launch.api_base)
+        target = resolve_target(conversation.model, launch.settings, conversation.api_base)
         warm_up(target.model, target.api_base)
         conversation.approve = print_mode_approval(conversation.tools, args.allow_tools)
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from core.formats import FormatError, ImportedSession, parse_import
 from core.formats.export import export_text
 from core.persistence import ConflictError
 from core.sanitize import json_for_terminal, strip_control
+from core.settings import Settings
 from tui.bootstrap import (
     Launch,
     UsageError,
@@ -52,7 +54,7 @@ async def _run(args: argparse.Namespace) -> int:
         if args.action == "list":
             return await _list(store, args)
         if args.action == "show":
-            return await _show(store, args)
+            return await _show(store, args, launch.settings)
         if args.action == "export":
             return await _export(store, args)
         if args.action == "search":
@@ -102,13 +104,16 @@ async def _list(store, args: argparse.Namespace) -> int:
     return 0
 
 
-async def _show(store, args: argparse.Namespace) -> int:
+async def _show(store, args: argparse.Namespace, settings: Settings) -> int:
     from core.formats.overview import load_overview, overview_text
+    from core.target import is_trusted
 
     info = await store.get_session(args.id)
     if info is None:
         raise UsageError(f"no session with id {args.id!r}")
     overview = await load_overview(store, info)
+    untrusted = frozenset(url for url in overview.endpoints if not is_trusted(url, settings))
+    overview = replace(overview, untrusted=untrusted)
     if args.json:
         _print_json(overview.to_dict())
     else:

@@ -53,6 +53,11 @@ class Overview:
     position: str = ""
     """The last words at the current position."""
     total: Usage = field(default_factory=Usage)
+    endpoints: Sequence[str] = ()
+    """The base URLs saved with the session's model changes, first seen first."""
+    untrusted: frozenset[str] = frozenset()
+    """Those of :attr:`endpoints` the user never named here (the caller knows:
+    :func:`core.target.is_trusted`): nothing is sent to them."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +84,9 @@ class Overview:
             "tool_calls": dict(self.tool_calls),
             "tool_errors": self.tool_errors,
             "images": self.images,
+            "endpoints": [
+                {"url": url, "trusted": url not in self.untrusted} for url in self.endpoints
+            ],
         }
 
 
@@ -97,6 +105,7 @@ def session_overview(
     compactions = []
     summaries = changes = errors = 0
     images: set[str] = set()
+    endpoints: dict[str, None] = {}
     parents = {entry.parent_id for entry in entries}
     by_id = {entry.id: entry for entry in entries}
     for entry in entries:
@@ -107,6 +116,8 @@ def session_overview(
             summaries += 1
         elif isinstance(payload, ModelChange):
             changes += 1
+            if payload.api_base:
+                endpoints[payload.api_base] = None
         else:
             roles[payload.role] += 1
             images.update(image.sha256 for image in payload.images)
@@ -143,6 +154,7 @@ def session_overview(
         images=len(images),
         position=_last_words(by_id[info.leaf_id], by_id) if info.leaf_id in by_id else "",
         total=total,
+        endpoints=tuple(endpoints),
     )
 
 
@@ -187,6 +199,12 @@ def overview_text(overview: Overview) -> str:
         lines.append(
             f"  branch summaries {overview.branch_summaries}; model changes {overview.model_changes}"
         )
+    for url in overview.endpoints:
+        lines.append(f"  endpoint {url}")
+        if url in overview.untrusted:
+            lines[-1] += (
+                " (not trusted: it came with the session; name it with --api-base to use it)"
+            )
     if overview.labels:
         lines.append(f"  labels   {len(overview.labels)}")
         for entry_id, label in overview.labels.items():

@@ -327,9 +327,13 @@ class ChatScreen(Screen[None]):
         Whatever is not saved comes back to the input."""
         try:
             await self._loaded.wait()
+            allowed = await self._endpoint_allowed()
         except asyncio.CancelledError:  # nothing was saved
             self._unsent(draft, attachments)
             raise
+        if not allowed:
+            self._unsent(draft, attachments)
+            return
         if edited is not None and await self.branches.leave_for_edit(
             edited, message, lambda: self._send(message, draft, attachments)
         ):
@@ -377,9 +381,36 @@ class ChatScreen(Screen[None]):
             self._show_welcome()
         self.composer.restore(draft, attachments)
 
+    async def _endpoint_allowed(self) -> bool:
+        """An imported session may name any host as its endpoint: before the
+        first request (and the user's key) goes there, ask once (the answer
+        is remembered for that host)."""
+        url = self.conversation.endpoint_to_confirm
+        if url is None:
+            return True
+        from tui.screens.dialogs import Confirm
+
+        question = Confirm(
+            "Send to this host?",
+            f"This session's model {self.conversation.model} is served at {url}: "
+            "an endpoint that came with the session, not one you named. "
+            "Send your messages there, with your API key, from now on?",
+        )
+        if not await self.app.push_screen_wait(question):
+            self.notify(
+                f"Nothing was sent to {url}. To send elsewhere, pick another model or "
+                "start Tangents with --api-base.",
+                severity="warning",
+            )
+            return False
+        self.conversation.trust_endpoint(url)
+        return True
+
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _retry(self, entry_id: str | None) -> None:
         await self._loaded.wait()
+        if not await self._endpoint_allowed():
+            return
         if not await self.conversation.prepare_retry(entry_id):
             self.notify("Nothing to retry: send a message first.")
             return
