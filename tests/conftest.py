@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tui.widgets._textual_private import patch_textual
+from tui.widgets._textual_private import patch_textual, patches_wanted
 
 # Property tests have no per-example deadline: these machines are shared, and a
 # deadline is a timing assertion (an example slowed by the neighbours fails).
@@ -27,20 +27,28 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fake_provider import FakeProvider  # noqa: E402
 
 # As the app does before its first screen: tests of its screens and widgets lay
-# out and paint as it does, whichever test comes first in a process.
-patch_textual()
+# out and paint as it does, whichever test comes first in a process
+# (TANGENTS_TEXTUAL_PATCHES=0: as Textual does unpatched; .ci/run runs both).
+PATCHED = patch_textual(patches_wanted())
 
 _APP_DIRS = ("tui", "branching", "e2e")
 """Test folders that drive the app: marked ``app``, so ``-m "not slow and not app"``
 is the quick inner loop (the domain, storage, providers, formats, tools)."""
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     tests = Path(__file__).parent
     for item in items:
         folder = item.path.relative_to(tests).parts[0]
         if folder in _APP_DIRS:
             item.add_marker(pytest.mark.app)
+    if not PATCHED:
+        # What a speed patch itself does cannot be seen without it: deselected
+        # (and counted as such), the rest runs on Textual as shipped.
+        unpatched = [item for item in items if item.get_closest_marker("patched")]
+        if unpatched:
+            config.hook.pytest_deselected(items=unpatched)
+            items[:] = [item for item in items if not item.get_closest_marker("patched")]
 
 
 # Provider settings that must never leak in from the developer's shell.

@@ -30,6 +30,7 @@ from tui.widgets._textual_private import (
     key_events,
     paint_now,
     patch_textual,
+    patches_wanted,
     warm_link_patterns,
 )
 from tui.widgets.prompt_input import PromptInput
@@ -69,7 +70,7 @@ class TangentsApp(App[None]):
         return self.conversation.settings.keymap
 
     def get_default_screen(self) -> ChatScreen:
-        patch_textual()
+        patch_textual(patches_wanted())
         screen = self.chat_screen()
         # Textual gives its default screen no result callback, and switch_screen
         # pops one when another session's chat screen replaces it: give it the

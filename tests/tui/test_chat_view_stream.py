@@ -353,6 +353,7 @@ async def test_finished_segments_keep_true_heights_when_the_width_changes() -> N
             await fresh.remove()
 
 
+@pytest.mark.patched
 async def test_a_finished_segment_is_not_measured_again_at_every_render(monkeypatch) -> None:
     """Its measured height holds while nothing in it changes: the layout passes
     of a reply streaming on after it do not measure it again."""

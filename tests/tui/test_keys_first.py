@@ -203,6 +203,7 @@ async def test_a_typed_key_is_painted_as_soon_as_its_widget_has_handled_it(monke
         assert not ui_first.held
 
 
+@pytest.mark.patched
 async def test_a_screen_update_waits_until_a_key_read_is_handled(monkeypatch) -> None:
     """A layout pass due for other widgets (a streaming reply's, 10-15 ms)
     does not come between a key read and its handler: the key's echo, painted

@@ -611,3 +611,55 @@ async def test_a_text_area_is_painted_with_the_theme_textual_works_out(
         await painted_as_textual_paints()
         area.blur()
         await painted_as_textual_paints()
+
+
+def _in_a_fresh_process(code: str, **env: str) -> str:
+    import os
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **env},
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+_REPORT_PATCHES = """
+from textual.widget import Widget
+from textual._styles_cache import StylesCache
+from tui.widgets import _textual_private as private
+{setup}
+done = private.patch_textual(private.patches_wanted())
+swapped = Widget._size_updated is not private._textual_size_updated or (
+    StylesCache.render_widget is not private._textual_render_widget
+)
+print(done, swapped, private.patched())
+"""
+
+
+@pytest.mark.parametrize("value", ["0", "off", "false", "no"])
+def test_the_switch_off_leaves_every_textual_method_as_shipped(value: str) -> None:
+    out = _in_a_fresh_process(_REPORT_PATCHES.format(setup=""), TANGENTS_TEXTUAL_PATCHES=value)
+    assert out == "False False False"
+
+
+def test_the_patches_are_in_place_by_default() -> None:
+    out = _in_a_fresh_process(_REPORT_PATCHES.format(setup=""), TANGENTS_TEXTUAL_PATCHES="")
+    assert out == "True True True"
+
+
+def test_an_unknown_textual_release_runs_unpatched_not_crashed() -> None:
+    setup = "private.KNOWN_VERSIONS = ('0.0.',)"
+    out = _in_a_fresh_process(_REPORT_PATCHES.format(setup=setup), TANGENTS_TEXTUAL_PATCHES="1")
+    assert out == "False False False"
+
+
+def test_the_version_is_read_without_package_metadata() -> None:
+    import textual
+
+    assert private.installed_version() == textual.__version__

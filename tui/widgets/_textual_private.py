@@ -21,6 +21,7 @@ starts by reading this module.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
@@ -53,11 +54,37 @@ KNOWN_VERSIONS = ("8.2.",)
 """Textual releases (prefixes) this module was checked against."""
 
 
+PATCHES_SWITCH = "TANGENTS_TEXTUAL_PATCHES"
+"""The environment variable that turns the speed patches off (``0``, ``off``,
+``false``, ``no``) or on, over the config's ``textual_patches``."""
+
+
+def patches_wanted(setting: bool = True) -> bool:
+    """Whether the speed patches (:func:`patch_textual`) are wanted: the switch
+    in the environment, else ``setting`` (the config's ``textual_patches``)."""
+    value = os.environ.get(PATCHES_SWITCH)
+    if value is None or not value.strip():
+        return setting
+    return value.strip().lower() not in ("0", "off", "false", "no")
+
+
+def installed_version() -> str:
+    """Textual's version from its ``.dist-info`` folder's name: importing
+    ``importlib.metadata`` to read it (``textual.__version__``) would cost the
+    app's start more than every patch wins."""
+    site = os.path.dirname(os.path.dirname(textual.__file__))
+    prefix = "textual-"
+    for name in os.listdir(site):
+        if name.startswith(prefix) and name.endswith(".dist-info"):
+            return name[len(prefix) : -len(".dist-info")]
+    return textual.__version__
+
+
 def check_version(version: str | None = None) -> None:
     """Raise when Textual (``version``, else the installed one) is a release the
     private uses here were not checked against. Not run at import: Textual's
     version is read from its metadata, which costs the app's start."""
-    version = version or textual.__version__
+    version = version or installed_version()
     if not version.startswith(KNOWN_VERSIONS):
         raise RuntimeError(
             f"Textual {version} is not one of {', '.join(KNOWN_VERSIONS)}: check every use "
@@ -358,16 +385,41 @@ def updates_after_keys(key_waiting: Callable[[], bool]) -> None:
     Screen._on_timer_update = on_timer_update  # type: ignore[method-assign]
 
 
-def patch_textual() -> None:
-    """Lay out once per change, paint again only what changed, keep the full
-    map, paint scrollbars quickly, keep text areas' themes, hold updates while
-    a key is on its way (:attr:`UiFirst.key_waiting`)."""
+_patched: bool | None = None
+
+
+def patch_textual(wanted: bool = True) -> bool:
+    """The speed patches, once per process: lay out once per change, paint
+    again only what changed, keep the full map, paint scrollbars quickly, keep
+    text areas' themes, hold updates while a key is on its way
+    (:attr:`UiFirst.key_waiting`). Not when ``wanted`` is false, nor on a
+    Textual release they were not checked against (one line in Textual's log
+    says so): the app is correct without them, only slower. Returns whether
+    they are in place."""
+    global _patched
+    if _patched is not None:
+        return _patched
+    _patched = False
+    if not wanted:
+        return False
+    try:
+        check_version()
+    except RuntimeError as error:
+        textual.log.warning(f"Textual runs unpatched: {error}")
+        return False
+    _patched = True
     lay_out_once()
     reuse_renders()
     keep_full_map()
     quick_scrollbars()
     keep_text_area_theme()
     updates_after_keys(lambda: ui_first.key_waiting)
+    return True
+
+
+def patched() -> bool:
+    """Whether :func:`patch_textual` put the speed patches in place."""
+    return bool(_patched)
 
 
 def paint_now(widget: Widget) -> bool:
