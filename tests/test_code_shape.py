@@ -34,3 +34,26 @@ def test_no_function_in_core_takes_more_than_eight_parameters() -> None:
 def test_print_mode_stays_a_short_consumer() -> None:
     lines = (ROOT / "tui" / "print_mode.py").read_text(encoding="utf-8").count("\n")
     assert lines <= PRINT_MODE_MAX_LINES
+
+
+def modules_importing(name: str) -> set[str]:
+    found = set()
+    for package in ("core", "storage", "tui"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module]
+                    if isinstance(node, ast.ImportFrom)
+                    else []
+                )
+                if name in names:
+                    found.add(str(path.relative_to(ROOT)))
+    return found
+
+
+def test_the_garbage_collector_has_one_owner() -> None:
+    """Issue #31: storage's thread, the SDK importer and the stream each changed
+    it without knowing of the others; only the app's policy module may."""
+    assert modules_importing("gc") == {"tui/widgets/_gc.py"}

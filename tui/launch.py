@@ -44,12 +44,15 @@ echo waited 15-25 ms for those handovers."""
 
 def run_app(args: argparse.Namespace) -> int:
     from tui.widgets import _gc
+    from tui.widgets._textual_private import patches_wanted
 
+    speed = patches_wanted()
+    _gc.take_charge(speed)
     _gc.pause_for_start_up()  # until the chat view's modules are in
     probe = probe_terminal_graphics()
     try:
         launch = prepare_launch(args)
-        with quick_handovers():
+        with quick_handovers(speed):
             return asyncio.run(_run(args, launch, probe))
     except one_line_errors() as error:
         if probe is not None:
@@ -62,8 +65,12 @@ def run_app(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def quick_handovers() -> Iterator[None]:
-    """Threads waiting for the interpreter get it within :data:`SWITCH_SECONDS`."""
+def quick_handovers(wanted: bool = True) -> Iterator[None]:
+    """Threads waiting for the interpreter get it within :data:`SWITCH_SECONDS`
+    (when ``wanted``: the speed patches' switch)."""
+    if not wanted:
+        yield
+        return
     before = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_SECONDS)
     try:

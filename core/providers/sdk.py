@@ -21,7 +21,6 @@ that a request does not need yet.
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 import logging
 import os
@@ -128,9 +127,6 @@ def _import(name: str, future: Future[ModuleType], prepare: Prepare | None) -> N
                     logging.getLogger(logger).setLevel(logging.CRITICAL)
             if prepare is not None:
                 prepare(module)
-        # The SDK's modules and models live as long as the app: out of the
-        # garbage collector's sight, so full collections stop walking them.
-        gc.freeze()
     except BaseException as error:  # the request that awaits it reports it
         future.set_exception(error)
     else:

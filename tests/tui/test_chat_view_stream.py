@@ -632,6 +632,7 @@ async def test_code_fences_keep_their_content_after_a_restyle() -> None:
         assert "print('second')" in screen_text(app)
 
 
+@pytest.mark.patched
 async def test_full_collections_wait_while_a_reply_streams() -> None:
     """Full garbage collections pause longer as a reply grows: they are deferred while it streams."""
     import gc

@@ -240,6 +240,7 @@ asyncio.run(main())
     assert "LOADED []" in loaded_by(code)
 
 
+@pytest.mark.patched
 async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -> None:
     """Once the chat view's modules are in, everything alive is frozen (``gc.freeze``):
     full collections during the session walk only what it made since."""

@@ -663,3 +663,17 @@ def test_the_version_is_read_without_package_metadata() -> None:
     import textual
 
     assert private.installed_version() == textual.__version__
+
+
+def test_with_the_switch_off_the_garbage_collector_is_left_alone() -> None:
+    code = """
+import gc
+from tui.widgets import _gc
+threshold = gc.get_threshold()
+_gc.take_charge(False)
+_gc.pause_for_start_up()
+_gc.defer_full_collections()
+_gc.freeze_loaded()
+print(gc.isenabled(), gc.get_freeze_count() == 0, gc.get_threshold() == threshold)
+"""
+    assert _in_a_fresh_process(code) == "True True True"

@@ -13,20 +13,35 @@ of the collector's reach once the chat view's modules are in
 (:func:`freeze_loaded`), so later full collections walk only what the session
 made since. Until then the program collects nothing (:func:`pause_for_start_up`):
 a full collection while it starts walks every module and class loaded so far
-for nothing (one, just before the first frame, took 25-40 ms).
+for nothing.
+
+This module is the garbage collector's only owner, and only when the app puts
+it in charge (:func:`take_charge`): with the speed patches off
+(``TANGENTS_TEXTUAL_PATCHES=0``) every function here does nothing and Python
+collects as it always does.
 """
 
 from __future__ import annotations
 
 import gc
 
+_in_charge = False
 _streams = 0
 _was_enabled = True
+
+
+def take_charge(wanted: bool) -> None:
+    """Let this module pause, defer and freeze collections from now on (when
+    ``wanted``: the speed patches' switch)."""
+    global _in_charge
+    _in_charge = wanted
 
 
 def defer_full_collections() -> None:
     """A reply starts streaming."""
     global _streams, _was_enabled
+    if not _in_charge:
+        return
     if _streams == 0:
         _was_enabled = gc.isenabled()
         gc.disable()
@@ -65,7 +80,7 @@ _paused_for_start_up = False
 def pause_for_start_up() -> None:
     """The program starts: no automatic collection until :func:`freeze_loaded`."""
     global _paused_for_start_up
-    if gc.isenabled():
+    if _in_charge and gc.isenabled():
         gc.disable()
         _paused_for_start_up = True
 
@@ -78,7 +93,7 @@ def freeze_loaded() -> None:
     freeze a closed screen's garbage, which would then never be freed. Collection
     paused for the start-up comes back."""
     global _frozen
-    if not _frozen:
+    if _in_charge and not _frozen:
         _frozen = True
         gc.freeze()
         gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
