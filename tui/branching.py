@@ -377,7 +377,12 @@ class BranchController:
                 self.screen.retry(entry.id)
 
         self.screen.app.push_screen(
-            ModelPicker(self.screen.conversation.settings, self.screen.conversation.model), chosen
+            ModelPicker(
+                self.screen.conversation.settings,
+                self.screen.conversation.model,
+                self.screen.conversation.api_base,
+            ),
+            chosen,
         )
 
     def action_branch_here(self) -> None:

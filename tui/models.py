@@ -43,6 +43,24 @@ def catalog_models(table: Mapping[str, object], providers: set[str]) -> list[str
     return sorted(names)
 
 
+def servers_to_ask(model: str, settings: Settings, api_base: str | None) -> dict[str, str]:
+    """``{server root: prefix}``: the servers whose own model lists the picker
+    shows (the current model's server, when it is one that may be local, and
+    every ``[[endpoints]]`` entry), with the prefix their models take."""
+    from core.providers.endpoint_window import server_root
+    from core.target import resolve_target
+
+    servers: dict[str, str] = {}
+    root = server_root(resolve_target(model, settings, api_base))
+    if root is not None:
+        endpoint = settings.endpoint_for(model)
+        servers[root] = endpoint.name if endpoint else model.split("/", 1)[0]
+    for endpoint in settings.endpoints:
+        base = endpoint.base_url.rstrip("/")
+        servers.setdefault(base[: -len("/v1")] if base.endswith("/v1") else base, endpoint.name)
+    return servers
+
+
 def known_models(settings: Settings, current: Iterable[str] = ()) -> list[str]:
     """Everything the picker offers: models of providers with a key, configured
     endpoints' models, the ones in use, and the demo. Blocking: run in a thread."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fake_provider import Reply
 
-from tests.tui.helpers import app_of, running, screen_text, send, settle, type_text
+from tests.tui.helpers import app_of, running, screen_text, send, settle, type_text, wait_for
 from tui.screens.chat import ChatScreen
 from tui.screens.model_picker import ModelPicker
 from tui.widgets.footer import StatusFooter, context_text, format_cost, format_tokens
@@ -162,3 +162,29 @@ async def test_an_unknown_local_model_gets_a_guessed_window_shown_as_one(fake_pr
             await pilot.pause(0.05)
         assert footer(pilot).window == 8_192 and footer(pilot).window_guessed
         assert "ctx 2.1k/8.2k? (26%)" in screen_text(pilot)
+
+
+async def test_model_picker_lists_the_local_servers_own_models(monkeypatch) -> None:
+    """Issue #33: ctrl+l showed 88 entries of litellm's table and none of the
+    models the local server lists at /v1/models."""
+    from fake_local_server import LocalServer
+    from fake_provider import FakeProvider
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
+    with FakeProvider(local=LocalServer("llama-cpp-python", 4_096, model="qwen-local")) as server:
+        argv = ["--model", "openai/smollm2", "--api-base", f"{server.base_url}/v1"]
+        async with running(argv) as pilot:
+            await pilot.press("ctrl+l")
+            picker = pilot.app.screen
+            assert isinstance(picker, ModelPicker)
+            await wait_for(lambda: "openai/qwen-local" in picker.models, pilot)
+            await settle(pilot)
+            assert picker.models.index("openai/qwen-local") < picker.models.index(
+                "openai/gpt-4o-mini"
+            ), "the server's own models come before the table's"
+            assert "/v1/models" in server.local.asked
+            assert all("authorization" not in h for _, h in server.info_requests)
+            await type_text(pilot, "qwen")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app_of(pilot).conversation.model == "openai/qwen-local"

@@ -631,7 +631,10 @@ class ChatScreen(Screen[None]):
         from tui.screens.model_picker import ModelPicker
 
         self.app.push_screen(
-            ModelPicker(self.conversation.settings, self.conversation.model), self.set_model
+            ModelPicker(
+                self.conversation.settings, self.conversation.model, self.conversation.api_base
+            ),
+            self.set_model,
         )
 
     def set_model(self, model: str | None) -> None:

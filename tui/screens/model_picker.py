@@ -2,10 +2,14 @@
 as it is, for a model the list does not know).
 
 The list comes from litellm's model table, read in a thread worker when the
-dialog opens, never at start-up.
+dialog opens, never at start-up, and from the model lists of the current
+model's server (a local one) and of each ``[[endpoints]]`` entry, asked at the
+same time and shown first.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -18,7 +22,7 @@ from textual.widgets.option_list import Option
 from core.sanitize import strip_control
 from core.settings import Settings
 from tui import keymap
-from tui.models import known_models, model_label
+from tui.models import known_models, model_label, servers_to_ask
 
 SHOWN_LIMIT = 200
 """Options rendered at once; typing narrows the rest."""
@@ -28,11 +32,14 @@ class ModelPicker(ModalScreen[str | None]):
     CSS_PATH = "model_picker.tcss"
     BINDINGS = keymap.bindings("dialog") + keymap.bindings("picker")
 
-    def __init__(self, settings: Settings, current: str) -> None:
+    def __init__(self, settings: Settings, current: str, api_base: str | None = None) -> None:
+        """``api_base``: where the current model's requests go (its server is asked)."""
         super().__init__()
         self.settings = settings
         self.current = current
+        self.api_base = api_base
         self.models: list[str] = [current]
+        self.served: list[str] = []
         self.list_loading = True
 
     def compose(self) -> ComposeResult:
@@ -48,6 +55,7 @@ class ModelPicker(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self._show()
         self._load()
+        self._ask_servers()
 
     @work(thread=True, exit_on_error=False, group="models")
     def _load(self) -> None:
@@ -55,9 +63,25 @@ class ModelPicker(ModalScreen[str | None]):
         self.app.call_from_thread(self._loaded, models)
 
     def _loaded(self, models: list[str]) -> None:
-        self.models = models
+        self.models = list(dict.fromkeys([*self.served, *models]))
         self.list_loading = False
         self._show()
+
+    @work(exit_on_error=False, group="served-models")
+    async def _ask_servers(self) -> None:
+        from core.providers.served_models import served_models
+
+        servers = servers_to_ask(self.current, self.settings, self.api_base)
+        answers = await asyncio.gather(*(served_models(root) for root in servers))
+        self.served = [
+            f"{prefix}/{name}"
+            for prefix, names in zip(servers.values(), answers, strict=True)
+            for name in names
+        ]
+        if self.served:
+            current = [m for m in self.models if m == self.current]
+            self.models = list(dict.fromkeys([*current, *self.served, *self.models]))
+            self._show()
 
     @on(Input.Changed, "#picker-filter")
     def _filter_changed(self) -> None:
