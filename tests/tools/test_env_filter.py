@@ -38,8 +38,38 @@ HIDDEN_BY_NAME = (
     "PGPASSWORD",
     "SMTP_PASSWORD_2",
     "WATSONX_APIKEY",
+    "OPENAI_API_KEY_2",
+    "ANTHROPIC_API_KEY2",
+    "GITHUB_TOKEN_OLD",
+    "X_AUTH_TOKEN_PROD",
+    "DB_PASS",
+    "PASSPHRASE",
+    "GOOGLE_CREDENTIALS",
+    "BASIC_AUTH",
+    "NPM_AUTH",
+    "AWS_ACCESS_KEY_ID",
 )
-VISIBLE = ("PATH", "HOME", "LANG", "TOKENIZERS_PARALLELISM", "KEYBOARD", "MONKEY", "SECRETARY_X")
+VISIBLE = (
+    "PATH",
+    "HOME",
+    "PWD",
+    "LANG",
+    "TOKENIZERS_PARALLELISM",
+    "KEYBOARD",
+    "MONKEY",
+    "PASSAGE_DIR",
+    "AUTHOR_NAME",
+    "SECRETARY_X",
+)
+CREDENTIAL_URLS = {
+    "DATABASE_URL": "postgres://u:canary-db-pass@db.example:5432/app",
+    "REDIS_URL": "redis://:canary-redis-pass@cache.example/0",
+    "UPSTREAM": "https://canary-token-0123456789abcdef@git.example/repo.git",
+    "HOOK_URL": "https://hooks.example/notify?token=canary-hook-token",
+    "MIRRORS": "https://a.example/ https://bob:canary-mirror-pass@b.example/",
+}
+"""Values that carry a credential although their names do not say so."""
+PLAIN_URLS = {"HOMEPAGE": "https://example.com/docs", "PROXY_HOST": "http://proxy.example:8080"}
 
 
 def test_names_that_look_like_keys() -> None:
@@ -73,7 +103,7 @@ def test_policy_from_settings(tmp_path: Path) -> None:
         '[tools]\nenv_passthrough = ["GITHUB_TOKEN"]\n'
     )
     policy = EnvPolicy.from_settings(load_settings(config))
-    env = {name: "x" for name in (*HIDDEN_BY_NAME, *VISIBLE, "LABKEY", "AWS_ACCESS_KEY_ID")}
+    env = {name: "x" for name in (*HIDDEN_BY_NAME, *VISIBLE, "LABKEY")}
     seen = policy.environment(env)
     assert sorted(seen) == sorted({"GITHUB_TOKEN", *VISIBLE} - {"SECRETARY_X"})
     assert "GITHUB_TOKEN" not in EnvPolicy().environment(env)
@@ -100,6 +130,20 @@ async def test_run_command_sees_no_key(work: Path, monkeypatch: pytest.MonkeyPat
     assert "SOME_KEY=canary-some_key" in output, "let through by env_passthrough"
     leaked = [line for line in output.splitlines() if "canary" in line and "SOME_KEY" not in line]
     assert leaked == []
+
+
+async def test_run_command_sees_no_url_with_a_credential(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in {**CREDENTIAL_URLS, **PLAIN_URLS}.items():
+        monkeypatch.setenv(name, value)
+    registry = ToolRegistry.default(Settings(), cwd=work)
+    output = text(await call(registry, "run_command", command="env"))
+    assert [line for line in output.splitlines() if "canary" in line] == []
+    for name, value in PLAIN_URLS.items():
+        assert f"{name}={value}" in output
+    allowed = EnvPolicy(passthrough=frozenset({"DATABASE_URL"}))
+    assert allowed.environment(CREDENTIAL_URLS) == {"DATABASE_URL": CREDENTIAL_URLS["DATABASE_URL"]}
 
 
 async def test_mcp_servers_get_the_filtered_environment_and_what_their_config_names(
