@@ -14,6 +14,7 @@ user's key. A saved endpoint is used only when the user named its origin here:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
@@ -122,9 +123,25 @@ def remember_endpoint(url: str) -> None:
         write_state(**{_REMEMBERED: [*known, wanted]})
 
 
+_KEY_PREFIX = re.compile(
+    r"^(?:sk|pk|rk|gsk|key|hf|r8|ghp|gho|ghs|ghu|github_pat|glpat|xox[abpr])[-_].{6,}|^AIza.{20,}"
+)
+"""Path segments that start like a known kind of key (``sk-...``, ``ghp_...``)."""
+_KEY_NAMES = frozenset(
+    {"key", "keys", "apikey", "api_key", "api-key", "token", "access_token", "secret", "auth"}
+)
+"""Path segments after which the next one is taken for a key (``/key/XYZ``)."""
+_MIN_RANDOM = 20
+
+
 def savable_base_url(url: str | None) -> str | None:
     """``url`` as it may be written down: no user name, password, query or
-    fragment (where keys sometimes travel)."""
+    fragment (where keys sometimes travel), and no path segment that looks
+    like a key (see :func:`_secret_segment`).
+
+    The segment is dropped rather than masked: what is saved names the server,
+    and a continued session whose endpoint lost a key needs ``--api-base``
+    again rather than a request to a made-up path."""
     if not url:
         return None
     parts = urlsplit(url.strip())
@@ -132,4 +149,31 @@ def savable_base_url(url: str | None) -> str | None:
     if ":" in host:
         host = f"[{host}]"
     netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "", "")) or None
+    segments = parts.path.split("/")
+    kept = [
+        s for i, s in enumerate(segments) if not _secret_segment(s, segments[i - 1] if i else "")
+    ]
+    return urlunsplit((parts.scheme, netloc, "/".join(kept), "", "")) or None
+
+
+def _secret_segment(segment: str, before: str) -> bool:
+    """A key: a segment after ``key``/``token``/..., one that starts like a known
+    key, or one holding a long random-looking run of letters and digits (20+
+    with upper case, lower case and digits; 32+ with letters and digits, as
+    hex keys are). Model and deployment names (``Meta-Llama-3-8B-Instruct``),
+    UUIDs and version numbers stay."""
+    if not segment:
+        return False
+    if before.lower() in _KEY_NAMES or _KEY_PREFIX.match(segment):
+        return True
+    return any(
+        (len(run) >= _MIN_RANDOM and _mixed(run, upper=True)) or (len(run) >= 32 and _mixed(run))
+        for run in re.split(r"[^A-Za-z0-9]+", segment)
+    )
+
+
+def _mixed(text: str, *, upper: bool = False) -> bool:
+    has = (any(c.isdigit() for c in text), any(c.islower() or c.isupper() for c in text))
+    if upper:
+        has += (any(c.isupper() for c in text), any(c.islower() for c in text))
+    return all(has)

@@ -592,6 +592,8 @@ class FakeProvider:
         app.router.add_post("/v1/messages", self._handle)
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_post("/chat/completions", self._handle)
+        # behind a gateway path (``/key/XYZ/v1``), as proxies and AI gateways serve it
+        app.router.add_post("/{gateway:.+}/chat/completions", self._handle)
         for path in ("/v1/models", "/models", "/props", "/api/ps", "/api/v0/models/{name}"):
             app.router.add_get(path, self._local_info)
         app.router.add_post("/api/show", self._local_info)

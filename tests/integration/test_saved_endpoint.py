@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from fake_provider import FakeProvider, Reply
 
+from core.formats.export import EXPORT_FORMATS
+from core.target import savable_base_url
 from tests.integration.cli import run
 
 LOCAL = "openai/smollm2"
@@ -70,3 +72,46 @@ def test_only_the_base_url_is_saved_never_a_key(fake_provider, db) -> None:
     assert result.returncode == 0, result.stderr
     assert model_changes(db)[0]["api_base"] == f"http://{host}/v1"
     assert b"SECRET" not in db.read_bytes()
+
+
+SECRET_SEGMENT = "Zq7TkP2mW9xR4vB8nL3s"
+"""A random-looking path segment: a token some gateways take in the path."""
+
+
+@pytest.mark.parametrize(
+    ("path", "saved_path"),
+    [
+        (f"/key/{SECRET_SEGMENT}/v1", "/key/v1"),
+        (f"/v1/token/{SECRET_SEGMENT.lower()}", "/v1/token"),
+        (f"/v1/sk-abc{SECRET_SEGMENT}", "/v1"),
+        (f"/gateway/{SECRET_SEGMENT}/v1", "/gateway/v1"),
+    ],
+)
+def test_a_token_in_the_api_base_path_is_not_saved(fake_provider, db, path, saved_path) -> None:
+    fake_provider.script(Reply(text="ok"))
+    base = fake_provider.base_url + path
+    result = run("--db", str(db), "--model", LOCAL, "--api-base", base, "-p", "hi")
+    assert result.returncode == 0, result.stderr
+    assert fake_provider.last_request.path == path + "/chat/completions", "sent where named"
+    assert model_changes(db)[0]["api_base"] == fake_provider.base_url + saved_path
+    session_id = json.loads(run("--db", str(db), "sessions", "list", "--json").stdout)[0]["id"]
+    for format in EXPORT_FORMATS:
+        exported = run("--db", str(db), "sessions", "export", session_id, "--format", format)
+        assert exported.returncode == 0, exported.stderr
+        assert SECRET_SEGMENT.lower() not in exported.stdout.lower()
+    assert SECRET_SEGMENT.lower().encode() not in db.read_bytes().lower()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.example.com/v1",
+        "https://example.openai.azure.com/openai/deployments/gpt-4o-mini-2024-07-18",
+        "http://127.0.0.1:8080/v1/projects/0b6f5c1e-3a1d-4f6e-9c53-2d7a8e1f4b90",
+        "https://openrouter.ai/api/v1",
+        "https://api-inference.huggingface.co/models/meta-llama/Meta-Llama-3-8B-Instruct/v1",
+        "https://host/keyboard/layouts/v1",
+    ],
+)
+def test_ordinary_api_base_paths_are_saved_whole(url) -> None:
+    assert savable_base_url(url) == url
