@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from typing import Any
 
 # ESC-introduced sequences: CSI (ESC [ ... final), OSC/DCS/SOS/PM/APC strings
@@ -162,6 +163,32 @@ def redact(text: str, extra_secrets: tuple[str, ...] = ()) -> str:
     for secret in known_secrets(extra_secrets):
         text = text.replace(secret, "[redacted]")
     return _KEY_PATTERNS.sub("[redacted]", text)
+
+
+FRAGMENT = 6
+"""The shortest run of a key's characters :func:`redact_fragments` hides."""
+
+
+def redact_fragments(text: str, keys: Iterable[str]) -> str:
+    """``text`` with every run of :data:`FRAGMENT` or more characters that also
+    occurs in one of ``keys`` replaced by ``[redacted]``: a server that quotes
+    the start of the key it was sent (``sk-proj-abc12***``) gives none of it away."""
+    covered = bytearray(len(text))
+    for key in keys:
+        for start in range(len(key) - FRAGMENT + 1):
+            piece = key[start : start + FRAGMENT]
+            at = text.find(piece)
+            while at != -1:
+                covered[at : at + FRAGMENT] = b"\x01" * FRAGMENT
+                at = text.find(piece, at + 1)
+    if not any(covered):
+        return text
+    runs = re.finditer(rb"\x01+", bytes(covered))
+    out, end = [], 0
+    for run in runs:
+        out += [text[end : run.start()], "[redacted]"]
+        end = run.end()
+    return "".join([*out, text[end:]])
 
 
 def safe_display(text: str, extra_secrets: tuple[str, ...] = ()) -> str:

@@ -17,7 +17,8 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from core.providers.base import ProviderError
-from core.sanitize import redact, strip_control
+from core.providers.keys import provider_keys_in_use
+from core.sanitize import redact, redact_fragments, strip_control
 
 DETAIL_LIMIT = 300
 
@@ -98,8 +99,10 @@ def to_provider_error(exc: BaseException, *, api_key: str | None = None) -> Prov
 
 
 def sanitize_detail(text: str, api_key: str | None = None) -> str:
-    """One line, no secrets, no control sequences, at most ``DETAIL_LIMIT`` characters."""
-    text = redact(text, (api_key,) if api_key else ())
+    """One line, no secrets, no control sequences, at most ``DETAIL_LIMIT`` characters.
+    Not even part of a key: a server may quote the start of the one it got."""
+    keys = (api_key, *provider_keys_in_use()) if api_key else provider_keys_in_use()
+    text = redact(redact_fragments(text, keys), keys)
     text = " ".join(strip_control(text).split())
     if len(text) > DETAIL_LIMIT:
         text = text[: DETAIL_LIMIT - 1] + "…"

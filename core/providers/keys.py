@@ -33,6 +33,13 @@ def keyed_providers() -> set[str]:
     return {p for p, names in PROVIDER_KEYS.items() if any(os.environ.get(n) for n in names)}
 
 
+def provider_keys_in_use() -> tuple[str, ...]:
+    """The values of every provider key variable that is set: the keys an SDK
+    may send whichever model is asked."""
+    values = (os.environ.get(name) for names in PROVIDER_KEYS.values() for name in names)
+    return tuple(value for value in values if value)
+
+
 def missing_key(model: str, settings: Settings, api_base: str | None) -> str | None:
     """Why ``model`` cannot be asked for lack of a key, or None.
 

@@ -90,6 +90,7 @@ class OpenAIProvider:
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         reader = ChunkReader(request.model)
         share = LoopShare()
+        api_key = request.api_key
         try:
             explicit_base = _explicit_base(request.api_base)
             # A local server (llama.cpp, vLLM, LM Studio) needs no key.
@@ -116,7 +117,7 @@ class OpenAIProvider:
                         yield event
                     await share.tick()
         except Exception as exc:  # every failure becomes an event: the stream never raises
-            reader.error = to_provider_error(exc, api_key=request.api_key)
+            reader.error = to_provider_error(exc, api_key=None if api_key == NO_KEY else api_key)
         for event in reader.ending():
             yield event
 
