@@ -173,7 +173,9 @@ def _secret_segment(segment: str, before: str) -> bool:
 
 
 def _mixed(text: str, *, upper: bool = False) -> bool:
-    has = (any(c.isdigit() for c in text), any(c.islower() or c.isupper() for c in text))
+    """Digits and letters in ``text`` (with ``upper``: lower and upper case letters)."""
+    if not any(c.isdigit() for c in text):
+        return False
     if upper:
-        has += (any(c.isupper() for c in text), any(c.islower() for c in text))
-    return all(has)
+        return any(c.isupper() for c in text) and any(c.islower() for c in text)
+    return any(c.isalpha() for c in text)
