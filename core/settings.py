@@ -10,15 +10,25 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from core.config_check import Problem, bounded, build, choice
 from core.entries import THINKING_LEVELS
+
+_MAX_TOKENS = 1_000_000_000
+"""More tokens than any model takes: the ceiling of every token count set here."""
 
 
 class ConfigError(Exception):
-    """The config file cannot be used; the message names the file and the field."""
+    """The config file cannot be used: one line per problem, each naming the
+    file and the key."""
+
+    def __init__(self, path: Path | None, problems: Iterable[object]) -> None:
+        self.lines = [f"{path}: {problem}" for problem in problems]
+        super().__init__("\n".join(self.lines))
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,7 @@ class ToolSettings:
     env_passthrough: tuple[str, ...] = ()
     """Variables tools and MCP servers may see although they look like keys
     (see core.tools.env for what is hidden)."""
-    mcp_ready_wait: float = 2.0
+    mcp_ready_wait: float = bounded(2.0, 0, 3600)
     """Seconds after a server was started (at launch) that a reply may wait for
     it; tools of a server not ready by then are offered from a later reply."""
 
@@ -64,10 +74,10 @@ class ToolSettings:
 class CompactionSettings:
     enabled: bool = True
     """Compact automatically when the context exceeds window - reserve_tokens."""
-    reserve_tokens: int = 16384
+    reserve_tokens: int = bounded(16384, 0, _MAX_TOKENS)
     """Room kept free for the reply and the next message; at most a quarter of
     the model's window."""
-    keep_recent_tokens: int = 20000
+    keep_recent_tokens: int = bounded(20000, 0, _MAX_TOKENS)
     """About this much recent conversation stays verbatim; at most a third of
     the model's window."""
     compaction_model: str | None = None
@@ -88,22 +98,22 @@ class CompareSettings:
 class Settings:
     model: str | None = None
     """Default model (litellm name). Unset: chosen from the API keys present, else ``demo``."""
-    thinking: str = "off"
+    thinking: str = choice("off", THINKING_LEVELS)
     """Default thinking level: off, low, medium, high."""
     system: str | None = None
     """Default system prompt for new sessions."""
     api_base: str | None = None
     """Default base URL for an OpenAI-compatible endpoint."""
-    image_budget: int = 3
+    image_budget: int = bounded(3, 0, 1000)
     """How many of the most recent images are sent as pixels."""
-    retries: int = 3
+    retries: int = bounded(3, 0, 100)
     """Retries before the first token (rate limits, overload, server errors, lost connections)."""
-    max_tool_steps: int = 25
+    max_tool_steps: int = bounded(25, 1, 10_000)
     """Tool-loop rounds before the model must answer."""
     extra_roots: tuple[str, ...] = ()
     """Directories the built-in tools may use besides the working directory
     (also ``--extra-root DIR``); relative ones are taken from the working directory."""
-    branch_summary: str = "ask"
+    branch_summary: str = choice("ask", ("ask", "always", "never"))
     """When leaving a branch: ask, always or never summarize it."""
     show_thinking: bool = True
     """Thinking blocks visible in the chat (toggled in the app, remembered)."""
@@ -113,7 +123,7 @@ class Settings:
     """Action id -> comma-separated keys, overriding the default bindings."""
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     compare: CompareSettings = field(default_factory=CompareSettings)
-    context_windows: dict[str, int] = field(default_factory=dict)
+    context_windows: dict[str, int] = bounded({}, 1, _MAX_TOKENS)
     """Model -> input tokens it accepts, for models litellm's table does not know
     (local and custom endpoints) or to compact earlier than the real window."""
     endpoints: tuple[Endpoint, ...] = ()
@@ -148,94 +158,48 @@ _ENV_OVERRIDES = {
 }
 
 
-def load_settings(path: Path | None, *, required: bool = False) -> Settings:
-    """Read settings from ``path`` (missing file: defaults unless ``required``)."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        try:
-            with open(path, "rb") as handle:
-                data = tomllib.load(handle)
-        except FileNotFoundError:
-            if required:
-                raise ConfigError(f"{path}: config file not found") from None
-        except tomllib.TOMLDecodeError as error:
-            raise ConfigError(f"{path}: not valid TOML: {error}") from None
-        except OSError as error:
-            raise ConfigError(f"{path}: cannot read config: {error.strerror}") from None
-    try:
-        settings = _from_mapping(data)
-    except (TypeError, ValueError, KeyError) as error:
-        raise ConfigError(f"{path}: {error}") from None
-    env: dict[str, Any] = {
-        attr: os.environ[name] for name, attr in _ENV_OVERRIDES.items() if os.environ.get(name)
-    }
-    settings = replace(settings, config_path=path, **env)
-    if settings.thinking not in THINKING_LEVELS:
-        raise ConfigError(f"{path}: thinking must be one of {', '.join(THINKING_LEVELS)}")
+def load_settings(
+    path: Path | None,
+    *,
+    required: bool = False,
+    check: Callable[[Settings], Iterable[str]] | None = None,
+) -> Settings:
+    """Read settings from ``path`` (missing file: defaults unless ``required``).
+
+    Every wrong value is reported at once, as one line of the :class:`ConfigError`;
+    ``check`` adds what only its caller can judge (the app: whether the keymap's
+    keys are keys), so the user still sees all problems together."""
+    data, problems = _read(path, required)
+    env = {attr: os.environ[name] for name, attr in _ENV_OVERRIDES.items() if os.environ.get(name)}
+    found: list[Problem] = []
+    settings = (
+        build(Settings, {**data, **env}, found, skip=frozenset({"config_path"})) or Settings()
+    )
+    from_env = {attr: name for name, attr in _ENV_OVERRIDES.items() if attr in env}
+    problems += [f"{from_env[p.key]}: {p.what}" if p.key in from_env else str(p) for p in found]
+    settings = replace(settings, config_path=path)
+    if check is not None:
+        problems += check(settings)
+    if problems:
+        raise ConfigError(path, problems)
     return apply_state(settings)
 
 
-def _from_mapping(data: dict[str, Any]) -> Settings:
-    known = {f.name for f in fields(Settings)} - {"config_path"}
-    unknown = set(data) - known
-    if unknown:
-        raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))}")
-    values = dict(data)
-    if "compaction" in values:
-        values["compaction"] = CompactionSettings(**values["compaction"])
-    if "compare" in values:
-        models = values["compare"].get("models", [])
-        if isinstance(models, str) or not all(isinstance(m, str) for m in models):
-            raise ValueError("compare.models must be a list of model names")
-        values["compare"] = CompareSettings(models=tuple(models))
-    if "endpoints" in values:
-        values["endpoints"] = tuple(
-            Endpoint(
-                name=e["name"],
-                base_url=e["base_url"],
-                api_key_env=e.get("api_key_env"),
-                models=tuple(e.get("models", ())),
-            )
-            for e in values["endpoints"]
-        )
-    if "mcp_servers" in values:
-        values["mcp_servers"] = tuple(
-            McpServer(
-                name=s["name"],
-                command=s.get("command"),
-                args=tuple(s.get("args", ())),
-                url=s.get("url"),
-                trusted=bool(s.get("trusted", False)),
-                env={str(k): str(v) for k, v in s.get("env", {}).items()},
-                env_passthrough=_names(s.get("env_passthrough", ()), "env_passthrough"),
-            )
-            for s in values["mcp_servers"]
-        )
-    if "tools" in values:
-        tools = dict(values["tools"])
-        if "env_passthrough" in tools:
-            tools["env_passthrough"] = _names(tools["env_passthrough"], "tools.env_passthrough")
-        if "mcp_ready_wait" in tools:
-            tools["mcp_ready_wait"] = float(tools["mcp_ready_wait"])
-        values["tools"] = ToolSettings(**tools)
-    if "context_windows" in values:
-        values["context_windows"] = {str(k): int(v) for k, v in values["context_windows"].items()}
-    if "extra_roots" in values:
-        roots = values["extra_roots"]
-        if isinstance(roots, str) or not all(isinstance(r, str) for r in roots):
-            raise ValueError("extra_roots must be a list of directory paths")
-        values["extra_roots"] = tuple(roots)
-    if "keymap" in values:
-        values["keymap"] = {str(k): str(v) for k, v in values["keymap"].items()}
-    if values.get("branch_summary", "ask") not in ("ask", "always", "never"):
-        raise ValueError("branch_summary must be ask, always or never")
-    return Settings(**values)
-
-
-def _names(value: Any, field_name: str) -> tuple[str, ...]:
-    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"{field_name} must be a list of variable names")
-    return tuple(value)
+def _read(path: Path | None, required: bool) -> tuple[dict[str, Any], list[str]]:
+    """The file's TOML (empty when there is none), or the reason it cannot be read."""
+    if path is None:
+        return {}, []
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.loads(handle.read().decode("utf-8")), []
+    except FileNotFoundError:
+        return {}, ["config file not found"] if required else []
+    except UnicodeDecodeError as error:
+        return {}, [f"not UTF-8 text (byte {error.start + 1} is {error.object[error.start]:#04x})"]
+    except ValueError as error:  # TOMLDecodeError, or an integer too long for int()
+        return {}, [f"not valid TOML: {error}"]
+    except OSError as error:
+        return {}, [f"cannot read config: {error.strerror}"]
 
 
 def apply_state(settings: Settings) -> Settings:

@@ -147,6 +147,8 @@ async def full_id(store, kind: str, text: str) -> str:
 
 def fail(message: str, code: int = 2) -> int:
     """Print ``tangents: MESSAGE`` on stderr (made safe for a terminal: it may
-    quote a file name or a provider's text) and return ``code``."""
-    print(f"tangents: {strip_control(message)}", file=sys.stderr)
+    quote a file name or a provider's text), each line of a message that lists
+    several problems with its own prefix, and return ``code``."""
+    for line in strip_control(message).splitlines() or [""]:
+        print(f"tangents: {line}", file=sys.stderr)
     return code

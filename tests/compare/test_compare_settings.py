@@ -16,7 +16,7 @@ def test_compare_models_come_from_the_config(tmp_path: Path) -> None:
     config.write_text('[compare]\nmodels = ["openai/a", "anthropic/b"]\n')
     assert load_settings(config).compare.models == ("openai/a", "anthropic/b")
     config.write_text('[compare]\nmodels = "openai/a"\n')
-    with pytest.raises(ConfigError, match="compare.models must be a list"):
+    with pytest.raises(ConfigError, match="compare.models: must be an array"):
         load_settings(config)
 
 

@@ -110,7 +110,7 @@ def test_policy_from_settings(tmp_path: Path) -> None:
     assert "SOME_KEY" in policy.environment(env, allowed=["SOME_KEY"])
 
     config.write_text('[tools]\nenv_passthrough = "GITHUB_TOKEN"\n')
-    with pytest.raises(ConfigError, match="tools.env_passthrough must be a list of variable names"):
+    with pytest.raises(ConfigError, match="tools.env_passthrough: must be an array"):
         load_settings(config)
 
 
