@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,11 +76,17 @@ class Launch:
         )
 
 
-def resolve_launch(args: argparse.Namespace) -> Launch:
+def resolve_launch(
+    args: argparse.Namespace, check: Callable[[Settings], Iterable[str]] | None = None
+) -> Launch:
+    """The launch the command line asks for; ``check`` adds the caller's own
+    config problems (the app's keymap) to the list the settings give."""
     config = getattr(args, "config", None)
     try:
         settings = load_settings(
-            Path(config).expanduser() if config else default_config_path(), required=bool(config)
+            Path(config).expanduser() if config else default_config_path(),
+            required=bool(config),
+            check=check,
         )
     except ConfigError as error:
         raise UsageError(str(error)) from None

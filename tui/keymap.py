@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import pkgutil
 import sys
 from collections.abc import Mapping
@@ -373,6 +374,59 @@ def unknown_ids(keymap: Mapping[str, str]) -> list[str]:
     return sorted(unknown)
 
 
+_MODIFIERS = frozenset({"ctrl", "alt", "shift", "super", "meta", "hyper"})
+
+
+@cache
+def _named_keys() -> frozenset[str]:
+    """The names Textual gives keys that are not one character (``enter``,
+    ``pageup``, ``f12``...), without their modifiers."""
+    from textual.keys import KEY_ALIASES, KEY_NAME_REPLACEMENTS, Keys
+
+    names = {key.value.rpartition("+")[2] for key in Keys if not key.value.startswith("<")}
+    for key, aliases in KEY_ALIASES.items():
+        names.update(name.rpartition("+")[2] for name in (key, *aliases))
+    return frozenset(names | set(KEY_NAME_REPLACEMENTS.values()))
+
+
+def is_key(key: str) -> bool:
+    """Whether ``key`` (``ctrl+s``, ``f2``, ``?``, ``alt+question_mark``) is one
+    a terminal can send as Textual names it: distinct known modifiers, then a
+    character, a named key or a character's Unicode name."""
+    *modifiers, name = key.split("+")
+    if not set(modifiers) <= _MODIFIERS or len(set(modifiers)) != len(modifiers):
+        return False
+    if len(name) == 1:
+        return name.isprintable() and not name.isspace()
+    return name in _named_keys() or key_to_character(name) is not None
+
+
+def problems(overrides: Mapping[str, str]) -> list[str]:
+    """Every problem of the config's ``[keymap]``, one line each naming the entry,
+    in the file's order: an action no binding has, a key that is not a key
+    (``send = "entr"`` would leave nothing sending); then the keys something
+    else already uses (:func:`conflicts`)."""
+    found: dict[str, str] = {}
+    unknown = set(unknown_ids(overrides))
+    known = ", ".join(a.id for a in ACTIONS)
+    for action_id, keys in overrides.items():
+        problem = f"unknown action (known: {known})" if action_id in unknown else _key_problem(keys)
+        if problem:
+            found[action_id] = problem
+    lines = [f"keymap.{action_id}: {problem}" for action_id, problem in found.items()]
+    return lines + conflicts({i: keys for i, keys in overrides.items() if i not in found})
+
+
+def _key_problem(keys: str) -> str | None:
+    """What is wrong with an entry's comma-separated keys, or None."""
+    for key in (k.strip() for k in keys.split(",")):
+        if not key:
+            return f"an empty key in {json.dumps(keys)}"
+        if not is_key(key):
+            return f"{json.dumps(key)} is not a key"
+    return None
+
+
 def keys_for(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
     """The keys an action has with ``keymap`` (the config's overrides) applied."""
     if keymap and keymap.get(action_id):
@@ -462,9 +516,9 @@ def conflicts(overrides: Mapping[str, str]) -> list[str]:
                 None,
             )
             if other is not None:
-                problems.append(f"{action_id} = {shown!r} is already {other}'s key")
+                problems.append(f"keymap.{action_id}: {shown!r} is already {other}'s key")
             elif key in builtin and action.scope in _CHAT_PLACES:
-                problems.append(f"{action_id} = {shown!r} is already {builtin[key]} key")
+                problems.append(f"keymap.{action_id}: {shown!r} is already {builtin[key]} key")
     return problems
 
 

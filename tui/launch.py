@@ -85,17 +85,7 @@ def prepare_launch(args: argparse.Namespace) -> Launch:
 
     if getattr(args, "resume", False) and (args.continue_ or args.session or args.from_entry):
         raise UsageError("-r/--resume opens the session picker: leave out -c, --session and --from")
-    launch = resolve_launch(args)
-    unknown = keymap.unknown_ids(launch.settings.keymap)
-    if unknown:
-        known = ", ".join(a.id for a in keymap.ACTIONS)
-        raise UsageError(
-            f"{launch.settings.config_path}: [keymap] has unknown action(s) {', '.join(unknown)} (known: {known})"
-        )
-    clashes = keymap.conflicts(launch.settings.keymap)
-    if clashes:
-        raise UsageError(f"{launch.settings.config_path}: [keymap] {'; '.join(clashes)}")
-    return launch
+    return resolve_launch(args, check=lambda settings: keymap.problems(settings.keymap))
 
 
 async def build_app(args: argparse.Namespace, launch: Launch):

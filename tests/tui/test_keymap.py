@@ -163,6 +163,38 @@ def test_unknown_keymap_ids_are_a_start_up_error(capsys) -> None:
     assert "sned" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("entry", "line"),
+    [
+        ('send = "entr"', 'keymap.send: "entr" is not a key'),
+        ('send = "ctrl+s,"', "keymap.send: an empty key"),
+        ('help = "cmd+h"', 'keymap.help: "cmd+h" is not a key'),
+        ('help = "ctrl+ctrl+h"', 'keymap.help: "ctrl+ctrl+h" is not a key'),
+    ],
+)
+def test_a_keymap_entry_that_is_not_a_key_is_refused(entry, line, capsys) -> None:
+    """Enter stopped sending when ``send`` named a key no terminal has."""
+    write_config(f"[keymap]\n{entry}\n")
+    with pytest.raises(UsageError, match="not a key|empty key"):
+        prepare_launch(build_parser().parse_args([]))
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and line in err, err
+
+
+def test_keys_as_textual_names_them_are_accepted() -> None:
+    keys = "ctrl+s f2 k ? alt+question_mark shift+tab left_square_bracket ctrl+shift+up space"
+    assert [key for key in keys.split() if not keymap.is_key(key)] == []
+    assert keymap.problems({"send": "ctrl+s, f2"}) == []
+
+
+def test_keymap_and_config_problems_are_listed_together(capsys) -> None:
+    write_config('retries = -1\n[keymap]\nsend = "entr"\nsned = "ctrl+s"\n')
+    assert main([]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(": ")[2] for line in lines] == ["retries", "keymap.send", "keymap.sned"]
+
+
 async def test_command_palette_runs_an_input_action() -> None:
     async with running([]) as pilot:
         await type_text(pilot, "hi")
