@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -190,8 +191,9 @@ def _read(path: Path | None, required: bool) -> tuple[dict[str, Any], list[str]]
     if path is None:
         return {}, []
     try:
-        with open(path, "rb") as handle:
-            return tomllib.loads(handle.read().decode("utf-8")), []
+        return tomllib.loads(_read_bytes(path).decode("utf-8")), []
+    except _NotAConfig as error:
+        return {}, [str(error)]
     except FileNotFoundError:
         return {}, ["config file not found"] if required else []
     except UnicodeDecodeError as error:
@@ -200,6 +202,28 @@ def _read(path: Path | None, required: bool) -> tuple[dict[str, Any], list[str]]
         return {}, [f"not valid TOML: {error}"]
     except OSError as error:
         return {}, [f"cannot read config: {error.strerror}"]
+
+
+_MAX_CONFIG_BYTES = 1024 * 1024
+"""Far more than any config needs; a bigger file is a mistake, not settings."""
+
+
+class _NotAConfig(Exception):
+    """The path holds no small regular file."""
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes, opened without waiting (a FIFO would wait for a writer
+    forever) and refused unless it is a regular file of a sane size."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _NotAConfig("not a regular file")
+        data = handle.read(_MAX_CONFIG_BYTES + 1)
+    if len(data) > _MAX_CONFIG_BYTES:
+        raise _NotAConfig(f"larger than {_MAX_CONFIG_BYTES // 1024} KiB: not a config file")
+    return data
 
 
 def apply_state(settings: Settings) -> Settings:

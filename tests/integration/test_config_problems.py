@@ -4,6 +4,7 @@ never a traceback, the same in print mode, the sessions commands and the app."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,20 @@ def test_the_program_refuses_a_bad_config_in_every_mode(
     assert any(line in shown for shown in lines), result.stderr
     assert all(shown.startswith(f"tangents: {config}: ") for shown in lines), result.stderr
     assert not (tmp_path / "t.db").exists(), "nothing was started"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "huge"])
+def test_a_config_that_is_no_small_regular_file_is_refused_at_once(
+    tmp_path: Path, kind: str
+) -> None:
+    config = tmp_path / "config.toml"
+    if kind == "fifo":
+        os.mkfifo(config)  # opening it for reading would wait for a writer forever
+    elif kind == "directory":
+        config.mkdir()
+    else:
+        config.write_text("# " + "x" * (2 * 1024 * 1024) + "\n")
+    result = run("--config", str(config), "-m", "demo", "-p", "hi", timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"tangents: {config}: ")
+    assert result.stderr.count("\n") == 1
