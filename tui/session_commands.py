@@ -68,12 +68,6 @@ async def _run(args: argparse.Namespace) -> int:
         await store.close()
 
 
-def _tty_safe(text: str) -> str:
-    """Markdown as written: exact in a pipe or file, made safe on a terminal.
-    (JSON exports are safe everywhere: see ``json_for_terminal``.)"""
-    return strip_control(text) if sys.stdout.isatty() else text
-
-
 async def _list(store, args: argparse.Namespace) -> int:
     summaries = await store.list_sessions(limit=args.limit, include_archived=args.all)
     if args.json:
@@ -129,8 +123,8 @@ async def _export(store, args: argparse.Namespace) -> int:
         raise UsageError(
             "--all-branches goes with --format markdown (json always holds every branch)"
         )
-    text = await export_text(store, info, args.format, all_branches=args.all_branches)
-    sys.stdout.write(_tty_safe(text))
+    # Safe on a terminal in every format (see core.formats.export).
+    sys.stdout.write(await export_text(store, info, args.format, all_branches=args.all_branches))
     return 0
 
 
@@ -182,7 +176,8 @@ async def _import(store, imported: ImportedSession, args: argparse.Namespace) ->
         )
         return 0
     for note in imported.notes:
-        print(f"note: {note}", file=sys.stderr)
+        # A note may quote the file (an unknown entry type, a media type).
+        print(f"note: {_one_line(note)}", file=sys.stderr)
     title = strip_control(info.title or "(untitled)")
     print(f"Imported session {info.id} ({imported.format}): {title}")
     held = ", ".join(_count(counts[key], word) for key, word in _HELD)

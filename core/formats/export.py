@@ -1,5 +1,10 @@
 """Exporting a stored session as text in one of the export formats, and the
-file name an export gets by default. Reads go through the SessionStore."""
+file name an export gets by default. Reads go through the SessionStore.
+
+An export may be written to a terminal or shown with ``cat``: no format holds
+a raw control character from the session. Machine formats (json, pi, openai,
+mplp) keep every text exact as JSON escapes (:func:`json_for_terminal`);
+human formats (markdown, html) pass through :func:`strip_control`."""
 
 from __future__ import annotations
 
@@ -9,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from core.persistence import Blob, SessionInfo, SessionStore
-from core.sanitize import json_for_terminal
+from core.sanitize import json_for_terminal, strip_control
 
 EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
+HUMAN_FORMATS = ("markdown", "html")
 EXTENSIONS = {
     "json": ".json",
     "markdown": ".md",
@@ -29,6 +35,11 @@ async def export_text(
     """``json``, ``pi`` and ``html``: the whole tree (with image bytes); the
     others: the current branch (``markdown`` with ``all_branches``: then every
     other branch)."""
+    text = await _export(store, info, format, all_branches)
+    return strip_control(text) if format in HUMAN_FORMATS else text
+
+
+async def _export(store: SessionStore, info: SessionInfo, format: str, all_branches: bool) -> str:
     from core.formats.html import to_html
     from core.formats.markdown import to_markdown
     from core.formats.mplp import to_mplp_dialog

@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from html import escape
+from html import escape as escape_html
 from typing import Any
 
 from core.content import (
@@ -35,14 +35,11 @@ from core.content import (
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
 from core.persistence import Blob, SessionInfo
+from core.sanitize import strip_control
 
 SNIPPET = 48
 HINT_CHARS = 60
 """Longest argument shown beside a folded tool call's name."""
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-"""Bidi embeddings, overrides and isolates: shown as ``[U+202E]`` so text
-cannot be reordered to read other than it is (Trojan Source)."""
 _MEDIA_TYPE = re.compile(r"image/[a-z0-9.+-]+\Z")
 
 
@@ -84,8 +81,7 @@ def to_html(
         stored=stored,
         tree=_tree(children, on_path, info.leaf_id),
     )
-    page = _BIDI.sub(lambda match: f"[U+{ord(match.group()):04X}]", page)
-    return _SURROGATE.sub("\ufffd", page)
+    return page
 
 
 def _path(by_id: Mapping[str, Entry], leaf_id: str | None) -> list[Entry]:
@@ -95,6 +91,13 @@ def _path(by_id: Mapping[str, Entry], leaf_id: str | None) -> list[Entry]:
         path.append(node)
         node = by_id.get(node.parent_id) if node.parent_id else None
     return path[::-1]
+
+
+def escape(text: str, quote: bool = True) -> str:
+    """Text for the page, HTML-escaped and without control sequences (the page
+    may be read with ``cat``); bidi controls become visible markers, so text
+    cannot be reordered to read other than it is (Trojan Source)."""
+    return escape_html(strip_control(text), quote)
 
 
 # --- the tree sidebar ---------------------------------------------------------
@@ -272,7 +275,7 @@ def _renderer() -> Any:
 
 
 def _markdown(text: str) -> str:
-    return _renderer().render(text)
+    return _renderer().render(strip_control(text))
 
 
 def _highlight(code: str, language: str, _attrs: Any) -> str:

@@ -37,8 +37,6 @@ Images whose bytes are not in the database become a text note.
 from __future__ import annotations
 
 import base64
-import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -59,8 +57,8 @@ from core.formats.pi import (
 )
 from core.messages import Message, Usage
 from core.persistence import Blob, SessionInfo
+from core.sanitize import json_for_terminal
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 STOP_REASONS = {
     "stop": "stop",
     "length": "length",
@@ -78,11 +76,10 @@ def to_pi_jsonl(
     blobs: Mapping[str, Blob],
 ) -> str:
     """The session as the text of a pi session file (one JSON object a line)."""
-    text = "".join(
-        json.dumps(line, ensure_ascii=False) + "\n" for line in _lines(info, entries, labels, blobs)
+    # JSON escapes keep C1, bidi controls and lone surrogates exact and off the terminal.
+    return "".join(
+        json_for_terminal(line, indent=None) + "\n" for line in _lines(info, entries, labels, blobs)
     )
-    # A lone surrogate cannot be written as UTF-8: a JSON escape keeps it.
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def _lines(

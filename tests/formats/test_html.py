@@ -121,7 +121,7 @@ async def test_hostile_text_is_shown_never_run(tmp_path: Path) -> None:
             assert text in chat
         assert await page.evaluate("document.title") == '<b onmouseover="x">Title</b>'
         assert await page.evaluate("document.querySelectorAll('svg, textarea, b, i').length") == 0
-        assert "rm -rf ~ [U+202E]# nothing to see" in chat and "\u202e" not in chat
+        assert "rm -rf ~ \u27e8U+202E\u27e9# nothing to see" in chat and "\u202e" not in chat
 
 
 async def test_long_lines_scroll_in_their_block_not_the_page(tmp_path: Path) -> None:
