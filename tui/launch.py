@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from core.sanitize import strip_control
 from tui.bootstrap import (
     Launch,
     UsageError,
@@ -147,10 +148,11 @@ async def _run(
 
 async def resume_command(session: Session, store: SessionStore, db: str | None) -> str | None:
     """The command that comes back to ``session`` (None when it was never saved):
-    ``-c`` for the newest session, else its id; ``--db`` as it was given."""
+    ``-c`` for the newest session, else its id; ``--db`` as it was given, made
+    safe for the terminal it is printed to (a file name may hold escapes)."""
     if not session.persisted:
         return None
-    where = f" --db {shlex.quote(db)}" if db else ""
+    where = f" --db {strip_control(shlex.quote(db))}" if db else ""
     latest = await store.latest_session()
     if latest is not None and latest.id == session.id:
         return f"tangents{where} -c"

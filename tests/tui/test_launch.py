@@ -93,6 +93,9 @@ async def test_quitting_names_the_command_that_resumes_the_session() -> None:
         assert await resume_command(first, store, "/tmp/my db") == (
             f"tangents --db '/tmp/my db' --session {first.id}"
         )
+        hostile = await resume_command(first, store, "/tmp/\x1b]0;pwned\x07db\u202e")
+        assert hostile is not None and "\x1b" not in hostile and "\x07" not in hostile
+        assert "\u202e" not in hostile and "db" in hostile
 
 
 async def test_model_thinking_and_system_flags_apply_to_the_first_message() -> None:
