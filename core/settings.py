@@ -118,6 +118,9 @@ class Settings:
     """When leaving a branch: ask, always or never summarize it."""
     show_thinking: bool = True
     """Thinking blocks visible in the chat (toggled in the app, remembered)."""
+    textual_patches: bool = True
+    """The app's speed patches of Textual (``TANGENTS_TEXTUAL_PATCHES`` overrides):
+    off, the app runs on Textual as shipped, only slower."""
     theme: str | None = None
     """The app's colour theme (chosen in the command palette, remembered); None: Textual's default."""
     keymap: dict[str, str] = field(default_factory=dict)

@@ -31,7 +31,7 @@ from fake_provider import FakeProvider  # noqa: E402
 # out and paint as it does, whichever test comes first in a process
 # (TANGENTS_TEXTUAL_PATCHES=0: as Textual does unpatched; .ci/run runs both).
 PATCHED = patch_textual(patches_wanted())
-_gc.take_charge(PATCHED)
+_gc.take_charge(bool(PATCHED))
 
 _APP_DIRS = ("tui", "branching", "e2e")
 """Test folders that drive the app: marked ``app``, so ``-m "not slow and not app"``

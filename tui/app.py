@@ -70,7 +70,7 @@ class TangentsApp(App[None]):
         return self.conversation.settings.keymap
 
     def get_default_screen(self) -> ChatScreen:
-        patch_textual(patches_wanted())
+        patch_textual(patches_wanted(self.conversation.settings.textual_patches))
         screen = self.chat_screen()
         # Textual gives its default screen no result callback, and switch_screen
         # pops one when another session's chat screen replaces it: give it the

@@ -47,12 +47,16 @@ def run_app(args: argparse.Namespace) -> int:
     from tui.widgets import _gc
     from tui.widgets._textual_private import patches_wanted
 
-    speed = patches_wanted()
+    speed = bool(patches_wanted())  # the environment's word; the config's comes next
     _gc.take_charge(speed)
     _gc.pause_for_start_up()  # until the chat view's modules are in
     probe = probe_terminal_graphics()
     try:
         launch = prepare_launch(args)
+        if speed and not patches_wanted(launch.settings.textual_patches):
+            speed = False
+            _gc.end_start_up()
+            _gc.take_charge(False)
         with quick_handovers(speed):
             return asyncio.run(_run(args, launch, probe))
     except one_line_errors() as error:

@@ -4,6 +4,7 @@ a scroll that jumps."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 
 import pytest
@@ -638,7 +639,7 @@ done = private.patch_textual(private.patches_wanted())
 swapped = Widget._size_updated is not private._textual_size_updated or (
     StylesCache.render_widget is not private._textual_render_widget
 )
-print(done, swapped, private.patched())
+print(bool(done), swapped, bool(private.patched()))
 """
 
 
@@ -677,3 +678,21 @@ _gc.freeze_loaded()
 print(gc.isenabled(), gc.get_freeze_count() == 0, gc.get_threshold() == threshold)
 """
     assert _in_a_fresh_process(code) == "True True True"
+
+
+def test_the_switch_names_patches_to_keep_or_leave_out() -> None:
+    report = _REPORT_PATCHES.format(setup="") + "print(sorted(done))\n"
+    only = _in_a_fresh_process(report, TANGENTS_TEXTUAL_PATCHES="quick_scrollbars")
+    assert only.splitlines()[-1] == "['quick_scrollbars']"
+    but = _in_a_fresh_process(report, TANGENTS_TEXTUAL_PATCHES="-reuse_renders,-lay_out_once")
+    assert sorted(ast.literal_eval(but.splitlines()[-1])) == sorted(
+        set(private.PATCH_NAMES) - {"reuse_renders", "lay_out_once"}
+    )
+
+
+def test_the_config_turns_the_patches_off_and_the_environment_wins() -> None:
+    code = "from tui.widgets import _textual_private as p; print(sorted(p.patches_wanted(False)))"
+    assert _in_a_fresh_process(code, TANGENTS_TEXTUAL_PATCHES="") == "[]"
+    assert _in_a_fresh_process(code, TANGENTS_TEXTUAL_PATCHES="1") == str(
+        sorted(private.PATCH_NAMES)
+    )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import TYPE_CHECKING
 
 import textual
@@ -55,17 +55,28 @@ KNOWN_VERSIONS = ("8.2.",)
 
 
 PATCHES_SWITCH = "TANGENTS_TEXTUAL_PATCHES"
-"""The environment variable that turns the speed patches off (``0``, ``off``,
-``false``, ``no``) or on, over the config's ``textual_patches``."""
+"""The environment variable that chooses the speed patches, over the config's
+``textual_patches``: ``0`` (or ``off``, ``false``, ``no``) none, ``1`` (or
+``on``, ``true``, ``yes``, ``all``) all, or a comma list of names (see
+:data:`PATCH_NAMES`): ``lay_out_once,reuse_renders`` only those, and
+``-reuse_renders`` every one but that (how each is measured on and off)."""
 
 
-def patches_wanted(setting: bool = True) -> bool:
-    """Whether the speed patches (:func:`patch_textual`) are wanted: the switch
-    in the environment, else ``setting`` (the config's ``textual_patches``)."""
-    value = os.environ.get(PATCHES_SWITCH)
-    if value is None or not value.strip():
-        return setting
-    return value.strip().lower() not in ("0", "off", "false", "no")
+def patches_wanted(setting: bool = True) -> frozenset[str]:
+    """The names of the speed patches wanted (:func:`patch_textual`): the switch
+    in the environment, else all or none as ``setting`` (the config) says."""
+    value = (os.environ.get(PATCHES_SWITCH) or "").strip().lower()
+    every = frozenset(PATCH_NAMES)
+    if not value:
+        return every if setting else frozenset()
+    if value in ("0", "off", "false", "no"):
+        return frozenset()
+    if value in ("1", "on", "true", "yes", "all"):
+        return every
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    left_out = {name[1:] for name in names if name.startswith("-")}
+    chosen = {name for name in names if not name.startswith("-")}
+    return frozenset((chosen or every) - left_out) & every
 
 
 def installed_version() -> str:
@@ -385,41 +396,53 @@ def updates_after_keys(key_waiting: Callable[[], bool]) -> None:
     Screen._on_timer_update = on_timer_update  # type: ignore[method-assign]
 
 
-_patched: bool | None = None
+PATCH_NAMES = (
+    "lay_out_once",
+    "reuse_renders",
+    "keep_full_map",
+    "quick_scrollbars",
+    "keep_text_area_theme",
+    "updates_after_keys",
+)
+"""Every speed patch, by the name of the function that puts it in place."""
+
+_patched: frozenset[str] | None = None
 
 
-def patch_textual(wanted: bool = True) -> bool:
-    """The speed patches, once per process: lay out once per change, paint
-    again only what changed, keep the full map, paint scrollbars quickly, keep
-    text areas' themes, hold updates while a key is on its way
-    (:attr:`UiFirst.key_waiting`). Not when ``wanted`` is false, nor on a
-    Textual release they were not checked against (one line in Textual's log
-    says so): the app is correct without them, only slower. Returns whether
-    they are in place."""
+def patch_textual(wanted: Collection[str] = PATCH_NAMES) -> frozenset[str]:
+    """The speed patches named in ``wanted`` (:data:`PATCH_NAMES`), once per
+    process: lay out once per change, paint again only what changed, keep the
+    full map, paint scrollbars quickly, keep text areas' themes, hold updates
+    while a key is on its way (:attr:`UiFirst.key_waiting`). None on a Textual
+    release they were not checked against (one line in Textual's log says
+    so): the app is correct without them, only slower. Returns the names of
+    those in place."""
     global _patched
     if _patched is not None:
         return _patched
-    _patched = False
+    _patched = frozenset()
     if not wanted:
-        return False
+        return _patched
     try:
         check_version()
     except RuntimeError as error:
         textual.log.warning(f"Textual runs unpatched: {error}")
-        return False
-    _patched = True
-    lay_out_once()
-    reuse_renders()
-    keep_full_map()
-    quick_scrollbars()
-    keep_text_area_theme()
-    updates_after_keys(lambda: ui_first.key_waiting)
-    return True
+        return _patched
+    applied = []
+    for name in PATCH_NAMES:
+        if name in wanted:
+            if name == "updates_after_keys":
+                updates_after_keys(lambda: ui_first.key_waiting)
+            else:
+                globals()[name]()
+            applied.append(name)
+    _patched = frozenset(applied)
+    return _patched
 
 
-def patched() -> bool:
-    """Whether :func:`patch_textual` put the speed patches in place."""
-    return bool(_patched)
+def patched() -> frozenset[str]:
+    """The speed patches :func:`patch_textual` put in place (none before it ran)."""
+    return _patched or frozenset()
 
 
 def paint_now(widget: Widget) -> bool:
