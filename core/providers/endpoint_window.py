@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from core.providers import plain_http, sdk, tls
+from core.providers import sdk, tls
 from core.target import Target
 
 ASK_TIMEOUT = 3.0
@@ -131,9 +131,8 @@ def from_ollama(show: Any, running: Any, name: str) -> int | None:
 async def ask_window(root: str, name: str, timeout: float = ASK_TIMEOUT) -> tuple[int, str] | None:
     """``(tokens, source)`` from the first server kind that answers for model
     ``name`` at ``root``; None when none does in ``timeout`` seconds. Asked
-    while the first request is prepared: a plain-http server with h11 alone
-    (:mod:`core.providers.plain_http`), an https one with httpx and the TLS
-    trust store, had off the loop."""
+    while the first request is prepared, with httpx (and the TLS trust store
+    for https, read off the loop)."""
     async with _client(root) as (client, failures):
 
         async def get(path: str, body: dict[str, Any] | None = None) -> Any:
@@ -172,13 +171,6 @@ async def ask_window(root: str, name: str, timeout: float = ASK_TIMEOUT) -> tupl
 async def _client(root: str) -> AsyncIterator[tuple[Any, tuple[type[Exception], ...]]]:
     """A client for ``root`` (no proxy: the questions go to the server itself)
     and the exceptions a question fails with (a body that is not JSON too)."""
-    if plain_http.serves(root, proxies=False):
-        client = plain_http.Client()
-        try:
-            yield client, (OSError, ValueError)
-        finally:
-            await client.aclose()
-        return
     httpx = await sdk.loaded("httpx")
     verify = await tls.ready(root)
     async with httpx.AsyncClient(trust_env=False, verify=verify) as client:

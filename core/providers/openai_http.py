@@ -1,6 +1,4 @@
-"""A chat-completions stream over an httpx client alone (or
-:mod:`core.providers.plain_http`'s, which has the same surface): POST the
-body, read the server-sent events' data (:mod:`core.providers.sse`) as JSON.
+"""A chat-completions stream over an httpx client alone: POST the body, read the server-sent events' data (:mod:`core.providers.sse`) as JSON.
 
 What the openai SDK would do with the same request, without importing it
 (~1.5 s and ~60 MB of models: pydantic and every type of the API, none of
@@ -45,8 +43,8 @@ async def chunks(
 ) -> AsyncIterator[AsyncIterator[Any]]:
     """The stream's chunks (parsed JSON) as an async iterator, for as long as the block runs.
 
-    ``client`` is an ``httpx.AsyncClient`` or a :class:`plain_http.Client`
-    (shared: ``timeout``, in seconds or None for none, is the request's own).
+    ``client`` is an ``httpx.AsyncClient`` (shared: ``timeout``, in seconds or
+    None for none, is the request's own).
     """
     headers = {"Authorization": f"Bearer {api_key}", "Accept": "text/event-stream"}
     url = base_url.rstrip("/") + "/chat/completions"

@@ -1,14 +1,12 @@
 """OpenAI-compatible endpoints (``openai/...``, custom ``[[endpoints]]``,
 ``--api-base``): the stream read by :mod:`core.providers.openai_http`, sent
-with h11 over asyncio's streams to a plain-http server
-(:mod:`core.providers.plain_http`), with httpx to any other.
+with httpx, the one HTTP client of every request.
 
-litellm reads these streams through its own wrapper at ~1 ms a chunk and
-reports a cut stream as finished; read as JSON lines, a chunk costs a few
-microseconds and a stream without a finish reason is seen as interrupted.
-Neither litellm nor the openai SDK is imported: httpx loads in a fifth of the
-SDK's time, and h11 in an eighth of httpx's, so a message sent right after
-launch is not held back. The request is the one litellm sent: the model
+litellm reads these streams through its own wrapper and reports a cut stream
+as finished; read as JSON lines, a chunk is cheap and a stream without a
+finish reason is seen as interrupted. Neither litellm nor the openai SDK is
+imported: httpx loads in a fraction of the SDK's time, in the background from
+the program's start, so a message sent right after launch is not held back. The request is the one litellm sent: the model
 without its ``openai/`` prefix, usage asked for with ``stream_options``,
 ``reasoning_effort`` only where litellm forwarded it (models its table says
 reason, and models it does not know: a proxy's own names),
@@ -26,7 +24,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from core.messages import user_text
-from core.providers import http_clients, openai_format, openai_http, plain_http, sdk, tls
+from core.providers import http_clients, openai_format, openai_http, sdk, tls
 from core.providers.base import ChatRequest, StreamEvent
 from core.providers.cost import price_table
 from core.providers.errors import to_provider_error
@@ -80,9 +78,6 @@ class OpenAIProvider:
 
     def preload(self, api_base: str | None = None) -> None:
         base_url = _explicit_base(api_base) or DEFAULT_BASE_URL
-        if plain_http.serves(base_url):
-            sdk.preload("h11", prepare_plain)
-            return
         sdk.preload("httpx", prepare)
         if tls.needs_trust_store(base_url):
             tls.preload()
@@ -102,13 +97,7 @@ class OpenAIProvider:
             if api_key is None:
                 raise MissingKeyError(MISSING_KEY)
             base_url = explicit_base or DEFAULT_BASE_URL
-            client = (
-                http_clients.shared(
-                    "plain-http", lambda: plain_http.Client(lambda: httpx_client(base_url))
-                )
-                if plain_http.serves(base_url)
-                else await httpx_client(base_url)
-            )
+            client = await httpx_client(base_url)
             async with openai_http.chunks(
                 client, base_url, api_key, request_params(request), timeout=request.timeout
             ) as chunks:
@@ -124,7 +113,7 @@ class OpenAIProvider:
 
 async def httpx_client(base_url: str) -> Any:
     """The loop's httpx client, for requests to ``base_url`` (its TLS trust store
-    read first if it is https): https, a proxy, or a plain-http server's redirect."""
+    read first if it is https)."""
     httpx = await sdk.loaded("httpx", prepare)
     verify = await tls.ready(base_url)
     return http_clients.shared(
@@ -178,12 +167,6 @@ def _import_httpcore_without_h2() -> None:
         import httpcore  # noqa: F401
     finally:
         del sys.modules["h2"]
-
-
-def prepare_plain(h11: Any) -> None:
-    """In the import thread, for a plain-http server: the model table, which
-    the request's body is made from."""
-    price_table()
 
 
 def prepare(httpx: Any) -> None:

@@ -1,5 +1,5 @@
-"""The provider SDKs (and the ``mcp`` package, and h11 for plain http), imported
-in a background thread.
+"""The provider SDKs (httpx, and the ``mcp`` package), imported in a background
+thread.
 
 The clients take from a fifth of a second (httpx) to seconds (litellm) to import,
 which on the event loop would freeze a UI. :func:`preload` starts an import
@@ -31,7 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from types import ModuleType
 
-SDKS = ("h11", "httpx", "openai", "anthropic", "litellm", "mcp")
+SDKS = ("httpx", "openai", "anthropic", "litellm", "mcp")
 _LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 _DELAY_ENV = "TANGENTS_SDK_IMPORT_DELAY"
 

@@ -85,10 +85,10 @@ import asyncio, json
 from core.providers import sdk
 
 async def main():
-    given_up = asyncio.ensure_future(sdk.loaded("h11"))  # a window question that timed out
+    given_up = asyncio.ensure_future(sdk.loaded("httpx"))  # a window question that timed out
     await asyncio.sleep(0.05)
     given_up.cancel()
-    module = await sdk.loaded("h11")  # the request that still needs it
+    module = await sdk.loaded("httpx")  # the request that still needs it
     return {"given_up": given_up.cancelled(), "loaded": module.__name__}
 
 print(json.dumps(asyncio.run(main())))
@@ -99,7 +99,7 @@ def test_an_awaiter_that_gives_up_leaves_the_import_to_the_others():
     """The import is shared: a task cancelled while it waits for it (the window
     question's timeout) does not cancel it for the request that waits too."""
     report = run_probe(CANCELLED_AWAIT_PROBE, TANGENTS_SDK_IMPORT_DELAY="0.3")
-    assert report == {"given_up": True, "loaded": "h11"}
+    assert report == {"given_up": True, "loaded": "httpx"}
 
 
 CLI_PROBE = """
@@ -183,43 +183,6 @@ def test_an_openai_compatible_reply_is_priced_without_litellm_the_openai_sdk_or_
     report = run_probe(HOT_PATH_PROBE)
     assert report["heavy"] == []
     assert len(report["costs"]) == 1 and report["costs"][0] > 0
-
-
-NO_PROXY = """
-import os
-for name in [name for name in os.environ if name.lower().endswith("_proxy")]:
-    del os.environ[name]  # a proxy for http would take a plain-http request to httpx
-"""
-
-PLAIN_HTTP_PROBE = (
-    PROBE_START
-    + NO_PROXY
-    + """
-async def main(server):
-    request = gpt_request(server)
-    return [type(e).__name__ async for e in openai_provider.OpenAIProvider().stream(request)]
-
-with FakeProvider() as server:
-    openai_provider.OpenAIProvider().preload(server.base_url + "/v1")  # the app's warm-up
-    sdk.preload("h11").result()
-    before = set(sys.modules)
-    server.script(Reply(text="hello"))
-    events = asyncio.run(main(server))
-fresh = sorted(m for m in set(sys.modules) - before if m.split(".")[0] == "h11")
-loaded = [m for m in ("httpx", "httpcore", "anyio", "h2") if m in sys.modules]
-print(json.dumps({"fresh": fresh, "loaded": loaded, "events": events}))
-"""
-)
-
-
-def test_a_request_to_a_plain_http_server_waits_for_h11_alone():
-    """A local server's first request is sent over asyncio's streams with h11
-    (~7 ms to import, in the warm-up's thread): httpx, httpcore and anyio
-    (~55 ms, 110-130 ms while the app starts) are never imported."""
-    report = run_probe(PLAIN_HTTP_PROBE)
-    assert "TextDelta" in report["events"]
-    assert report["fresh"] == []
-    assert report["loaded"] == []
 
 
 HTTPX_FIRST_CONNECTION_PROBE = (
