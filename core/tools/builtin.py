@@ -15,9 +15,9 @@ import json
 import os
 import stat
 import sys
-import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,19 @@ from core.images import MAX_BYTES as MAX_IMAGE_BYTES
 from core.images import ImageError, image_blob, image_content, looks_like_image, too_large
 from core.persistence import Blob
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from core.tools.line_scan import LineScan
+from core.tools.paths import Roots
 from core.tools.process import close_transport, protect_environ, run_process
+from core.tools.workspace_fs import (
+    IsADirectory,
+    NoSuchFile,
+    check_regular,
+    entry_stat,
+    open_regular,
+    parent_of,
+    read_at_most,
+    replace_file,
+)
 
 READ_LINES = 2000
 """Lines read_file returns when no end_line is given."""
@@ -34,6 +46,10 @@ MAX_OUTPUT_CHARS = 60_000
 """Most characters a read_file, list_directory or search_text result holds."""
 LINE_CHARS = 2000
 """Longer lines are cut in read_file output."""
+LONG_LINE_BYTES = 1024 * 1024
+"""read_file stops at a line longer than this (shown cut): never reads one whole."""
+READ_BYTES = 64 * 1024 * 1024
+"""Most bytes read_file reads of a file (to reach start_line and count the lines)."""
 MATCH_CHARS = 300
 """Longer matching lines are cut in search_text output."""
 LIST_ENTRIES = 1000
@@ -49,6 +65,11 @@ COMMAND_TIMEOUT = 120.0
 MAX_COMMAND_TIMEOUT = 3600
 DIFF_LINES = 2000
 """Longer write_file previews are cut."""
+PREVIEW_BYTES = 1024 * 1024
+"""Most bytes of the current file the write_file preview reads, and the
+largest text it compares: larger changes show the new content's first lines."""
+DIFF_SECONDS = 5.0
+"""The write_file preview shows the new content's first lines when its diff takes longer."""
 _BINARY_PROBE = 8192
 
 
@@ -85,7 +106,7 @@ async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     end = args.get("end_line")
     if end is not None and end < start:
         raise ToolError(f"end_line ({end}) is before start_line ({start})")
-    result = await asyncio.to_thread(_read_sync, path, shown, start, end)
+    result = await asyncio.to_thread(_read_sync, ctx.roots, path, shown, (start, end))
     if isinstance(result, str):
         return ToolOutput.text(result)
     if ctx.store is None:
@@ -97,65 +118,95 @@ async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     return ToolOutput((note, image_content(result)))
 
 
-def _read_sync(path: Path, shown: str, start: int, end: int | None) -> str | Blob:
+def _read_sync(roots: Roots, path: Path, shown: str, lines: tuple[int, int | None]) -> str | Blob:
     try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise ToolError(f"{shown}: no such file") from None
-    except OSError as error:
-        raise ToolError(f"{shown}: cannot read it ({error.strerror})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError(f"{shown} is a directory; use list_directory")
-    if not stat.S_ISREG(info.st_mode):
-        raise ToolError(f"{shown} is not a regular file")
+        with parent_of(roots, path, shown) as (dir_fd, name):
+            fd = open_regular(dir_fd, name, shown)
+    except IsADirectory:
+        raise ToolError(f"{shown} is a directory; use list_directory") from None
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(_BINARY_PROBE)
-            if looks_like_image(head):
-                if info.st_size > MAX_IMAGE_BYTES:
-                    raise too_large(shown, info.st_size)
-                return image_blob(head + handle.read(MAX_IMAGE_BYTES + 1 - len(head)), shown)
+        return _read_open(fd, shown, lines)
     except ImageError as error:
         raise ToolError(str(error)) from None
     except OSError as error:
         raise ToolError(f"{shown}: cannot read it ({error.strerror})") from None
+    finally:
+        os.close(fd)
+
+
+def _read_open(fd: int, shown: str, lines: tuple[int, int | None]) -> str | Blob:
+    size = os.fstat(fd).st_size
+    head = read_at_most(fd, _BINARY_PROBE)
+    if looks_like_image(head):
+        if size > MAX_IMAGE_BYTES:
+            raise too_large(shown, size)
+        return image_blob(head + read_at_most(fd, MAX_IMAGE_BYTES + 1 - len(head)), shown)
     if _is_binary(head):
-        raise ToolError(f"{shown}: binary file ({info.st_size} bytes); not shown")
+        raise ToolError(f"{shown}: binary file ({size} bytes); not shown")
+    os.lseek(fd, 0, os.SEEK_SET)
+    return _numbered(LineScan(fd, max_line=LONG_LINE_BYTES, max_bytes=READ_BYTES), shown, lines)
+
+
+def _numbered(scan: LineScan, shown: str, lines: tuple[int, int | None]) -> str:
+    """Lines ``start``..``end`` of the scan, numbered, with a note on what was left out."""
+    start, end = lines
     last = end if end is not None else start + READ_LINES - 1
-    lines: list[str] = []
+    out: list[str] = []
     size = 0
     total = 0
     cut_at: int | None = None
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, 1):
-            total = number
-            if number < start or number > last or cut_at is not None:
-                if number > last and info.st_size > 50 * 1024 * 1024:
-                    total = -1  # too large to count the rest
-                    break
-                continue
-            line = line.rstrip("\n")
-            if len(line) > LINE_CHARS:
-                line = (
-                    line[:LINE_CHARS] + f" [... line cut, {len(line) - LINE_CHARS} more characters]"
-                )
-            numbered = f"{number:6}\t{line}"
-            if size + len(numbered) > MAX_OUTPUT_CHARS and lines:
-                cut_at = number
-                continue
-            lines.append(numbered)
-            size += len(numbered) + 1
+    for number, raw in enumerate(scan, 1):
+        total = number
+        if number < start or number > last or cut_at is not None:
+            continue
+        line = raw.decode("utf-8", errors="replace")
+        if scan.stopped == "long_line":
+            line = line[:LINE_CHARS] + f" [... line cut: longer than {LONG_LINE_BYTES} bytes]"
+        elif len(line) > LINE_CHARS:
+            line = line[:LINE_CHARS] + f" [... line cut, {len(line) - LINE_CHARS} more characters]"
+        numbered = f"{number:6}\t{line}"
+        if size + len(numbered) > MAX_OUTPUT_CHARS and out:
+            cut_at = number
+            continue
+        out.append(numbered)
+        size += len(numbered) + 1
+    if scan.stopped is not None:
+        return _partial(out, shown, (start, total, cut_at), scan.stopped)
     if total == 0:
         return f"{shown}: (empty file)"
-    if start > total > 0:
+    if start > total:
         raise ToolError(f"start_line {start} is past the end of {shown} ({total} lines)")
-    shown_end = (cut_at - 1) if cut_at is not None else min(last, total if total > 0 else last)
-    body = "\n".join(lines)
-    of = f"{total}" if total > 0 else "many"
-    if start == 1 and cut_at is None and (total > 0 and last >= total):
+    shown_end = (cut_at - 1) if cut_at is not None else min(last, total)
+    body = "\n".join(out)
+    if start == 1 and cut_at is None and last >= total:
         return body
-    more = f"; continue with start_line={shown_end + 1}" if total < 0 or shown_end < total else ""
-    return f"{body}\n[lines {start}-{shown_end} of {of} in {shown}{more}]"
+    more = f"; continue with start_line={shown_end + 1}" if shown_end < total else ""
+    return f"{body}\n[lines {start}-{shown_end} of {total} in {shown}{more}]"
+
+
+def _partial(out: list[str], shown: str, span: tuple[int, int, int | None], why: str) -> str:
+    """The lines read before the scan stopped (a huge line, or the read limit)."""
+    start, total, cut_at = span
+    if not out:
+        raise ToolError(
+            f"start_line {start} is beyond what read_file reads of {shown} "
+            f"(at most {READ_BYTES} bytes, no line longer than {LONG_LINE_BYTES} bytes); "
+            "use search_text or run_command to look further"
+        )
+    shown_end = (cut_at - 1) if cut_at is not None else start + len(out) - 1
+    if why == "long_line" and shown_end >= total:
+        note = (
+            f"line {total} is longer than {LONG_LINE_BYTES} bytes: the lines after it are not read"
+        )
+    elif why == "long_line":
+        note = f"continue with start_line={shown_end + 1}"
+    else:
+        note = (
+            f"read_file reads at most {READ_BYTES} bytes of a file, the rest is not read; "
+            f"continue with start_line={shown_end + 1}"
+        )
+    body = "\n".join(out)
+    return f"{body}\n[lines {start}-{shown_end} of many in {shown}; {note}]"
 
 
 # --- list_directory --------------------------------------------------------------
@@ -368,28 +419,58 @@ WRITE_SCHEMA: dict[str, Any] = {
 }
 
 
-def _old_text(path: Path, shown: str) -> str | None:
-    """The file's current text; None when it does not exist."""
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory")
+@dataclass(frozen=True)
+class _OldFile:
+    text: str | None
+    """The current text; None when the file is larger than :data:`PREVIEW_BYTES`."""
+    size: int
+
+
+def _old_file(roots: Roots, path: Path, shown: str) -> _OldFile | None:
+    """What the file holds now (read up to a limit); None when it does not exist."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+        with parent_of(roots, path, shown) as (dir_fd, name):
+            if entry_stat(dir_fd, name) is None:
+                return None
+            fd = open_regular(dir_fd, name, shown)
+    except NoSuchFile:
         return None
+    try:
+        size = os.fstat(fd).st_size
+        data = read_at_most(fd, PREVIEW_BYTES + 1)
     except OSError as error:
         raise ToolError(f"{shown}: cannot read it ({error.strerror})") from None
+    finally:
+        os.close(fd)
     if _is_binary(data[:_BINARY_PROBE]):
-        return f"[binary file, {len(data)} bytes]\n"
-    return data.decode("utf-8", errors="replace")
+        return _OldFile(f"[binary file, {size} bytes]\n", size)
+    if len(data) > PREVIEW_BYTES:
+        return _OldFile(None, max(size, len(data)))
+    return _OldFile(data.decode("utf-8", errors="replace"), size)
 
 
 async def write_file_preview(args: dict[str, Any], ctx: ToolContext) -> str:
+    """A unified diff of the change, computed in a thread from bounded texts;
+    past the limits, the first lines of the new content instead."""
     path = ctx.roots.resolve(args["path"])
     shown = ctx.roots.display(path)
-    old = await asyncio.to_thread(_old_text, path, shown)
+    old = await asyncio.to_thread(_old_file, ctx.roots, path, shown)
     new = args["content"]
-    if old == new:
+    if old is not None and old.text == new:
         return f"write_file {shown}: no changes"
+    head = f"write_file {shown} ({'new file' if old is None else 'replace'}, {len(new.encode())} bytes)\n"
+    if (old is not None and old.text is None) or len(new) > PREVIEW_BYTES:
+        now = f"the file has {old.size} bytes now, " if old is not None else ""
+        return head + _new_lines(new, f"too large to compare ({now}at most {PREVIEW_BYTES} are)")
+    old_text = None if old is None else old.text
+    try:
+        diff = await asyncio.wait_for(asyncio.to_thread(_diff, old_text, new, shown), DIFF_SECONDS)
+    except TimeoutError:
+        return head + _new_lines(new, f"the comparison took over {DIFF_SECONDS:g} s")
+    return head + diff
+
+
+def _diff(old: str | None, new: str, shown: str) -> str:
     diff = list(
         difflib.unified_diff(
             (old or "").splitlines(keepends=True),
@@ -403,45 +484,41 @@ async def write_file_preview(args: dict[str, Any], ctx: ToolContext) -> str:
     ]
     if len(diff) > DIFF_LINES:
         diff = diff[:DIFF_LINES] + [f"[... {len(diff) - DIFF_LINES} more diff lines]\n"]
-    head = f"write_file {shown} ({'new file' if old is None else 'replace'}, {len(new.encode())} bytes)\n"
-    return head + "".join(diff)
+    return "".join(diff)
+
+
+def _new_lines(new: str, why: str) -> str:
+    """The first lines of the new content, for a change too large to compare."""
+    lines = new[: MAX_OUTPUT_CHARS * 2].splitlines()[:DIFF_LINES]
+    shown = "".join(f"+{line[:LINE_CHARS]}\n" for line in lines)[:MAX_OUTPUT_CHARS]
+    return f"[{why}; the first lines of the new content follow]\n{shown}"
 
 
 async def write_file(args: dict[str, Any], ctx: ToolContext) -> str:
     path = ctx.roots.resolve(args["path"])
     shown = ctx.roots.display(path)
-    return await asyncio.to_thread(_write_sync, path, shown, args["content"])
+    return await asyncio.to_thread(_write_sync, ctx.roots, path, shown, args["content"])
 
 
-def _write_sync(path: Path, shown: str, content: str) -> str:
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory")
+def _write_sync(roots: Roots, path: Path, shown: str, content: str) -> str:
     data = content.encode("utf-8")
-    existed = path.exists()
     try:
-        mode = stat.S_IMODE(path.stat().st_mode) if existed else None
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            if mode is not None:
-                os.chmod(tmp, mode)
+        with parent_of(roots, path, shown, create=True) as (dir_fd, name):
+            info = entry_stat(dir_fd, name)
+            if info is not None:
+                check_regular(info, shown)
+                mode = stat.S_IMODE(info.st_mode)
             else:
                 umask = os.umask(0)
                 os.umask(umask)
-                os.chmod(tmp, 0o666 & ~umask)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+                mode = 0o666 & ~umask
+            replace_file(dir_fd, name, data, mode)
     except OSError as error:
         raise ToolError(f"{shown}: cannot write it ({error.strerror})") from None
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-    return f"{'replaced' if existed else 'created'} {shown}: {len(data)} bytes, {lines} lines"
+    return (
+        f"{'replaced' if info is not None else 'created'} {shown}: {len(data)} bytes, {lines} lines"
+    )
 
 
 # --- run_command -----------------------------------------------------------------

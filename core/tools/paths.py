@@ -48,6 +48,13 @@ class Roots:
     def contains(self, real: Path) -> bool:
         return any(real == root or root in real.parents for root in self.all)
 
+    def root_of(self, real: Path) -> Path:
+        """The innermost root holding ``real`` (a path :meth:`resolve` returned)."""
+        holding = [root for root in self.all if real == root or root in real.parents]
+        if not holding:
+            raise ValueError(f"{real} is outside every root")
+        return max(holding, key=lambda root: len(root.parts))
+
     def resolve(self, path: str) -> Path:
         """The real path ``path`` names, or :class:`ToolError` if it leads outside every root."""
         if not isinstance(path, str) or not path.strip():
