@@ -35,13 +35,13 @@ from core.messages import Message
 from core.providers.base import ToolSpec
 from core.session import Session
 from core.settings import Settings
+from core.tools.arg_check import check_arguments
 from core.tools.base import (
     ApproveFn,
     Tool,
     ToolContext,
     ToolError,
     ToolOutput,
-    checked_arguments,
     error_result,
     unrun_results,
 )
@@ -50,7 +50,7 @@ from core.tools.registry import ToolRegistry
 from core.turn import TurnResult, run_turn
 
 ToolState = Literal["pending", "running", "done", "error", "denied"]
-AgentStop = Literal["answered", "step_limit", "error", "incomplete"]
+AgentStop = Literal["answered", "step_limit", "call_limit", "error", "incomplete"]
 
 CANCELLED_RUNNING = "cancelled: the user stopped the turn while this call was running"
 CANCELLED_PENDING = "not run: the user stopped the turn before this call started"
@@ -106,7 +106,8 @@ class AgentResult:
     stop: AgentStop
     """answered: the last turn has no tool calls; step_limit: max_tool_steps
     rounds ran and the model still called tools (those calls got error results);
-    error: the provider failed (``error``); incomplete: the reply was cut off
+    call_limit: the reply called more tools than ``tools.max_calls_per_reply``
+    (the calls over it got error results); error: the provider failed (``error``); incomplete: the reply was cut off
     (output limit, dropped connection)."""
     steps: int
     """Tool rounds run."""
@@ -172,7 +173,7 @@ class _Calls:
     async def run(self) -> None:
         for activity in self.activities:
             self.emit(activity)
-        pending = list(self.activities)
+        pending = [a for a in self.activities if a.result is None]
         while pending:
             batch = [pending.pop(0)]
             if self._concurrent(batch[0]):
@@ -182,6 +183,13 @@ class _Calls:
                 await self.one(batch[0])
             else:
                 await asyncio.gather(*(self.one(a) for a in batch))
+
+    def refuse_from(self, index: int, text: str) -> int:
+        """Answer the calls from ``index`` on with ``text`` before any runs; how many."""
+        refused = self.activities[index:]
+        for activity in refused:
+            self.finish(activity, "error", error_result(activity.call, text))
+        return len(refused)
 
     def cancel_rest(self) -> None:
         for activity in self.activities:
@@ -199,7 +207,7 @@ class _Calls:
             self.finish(activity, "error", error_result(call, self.tools.missing_reason(call.name)))
             return
         try:
-            arguments = checked_arguments(call, tool)
+            arguments = await check_arguments(call, tool)
             if tool.needs_approval and not self.tools.allowed_for_session(tool):
                 activity.preview = await tool.make_preview(arguments, self.ctx)
                 self.emit(activity)
@@ -268,6 +276,7 @@ async def run_agent(
     :func:`run_turn`.
     """
     limit = settings.max_tool_steps
+    calls_left = settings.tools.max_calls_per_reply
     notices: list[str] = []
 
     def notice(text: str) -> None:
@@ -313,6 +322,8 @@ async def run_agent(
             turn.entry = await _save(session, message, unrun_results(calls, text))
             return AgentResult(turns, "step_limit", steps, notices)
         runner = _Calls(calls, tools, ctx, approve, emit)
+        refused = runner.refuse_from(calls_left, _over_call_limit(settings))
+        calls_left -= len(calls) - refused
         try:
             await runner.run()
         except asyncio.CancelledError:
@@ -321,6 +332,21 @@ async def run_agent(
             raise
         turn.entry = await _save(session, message, runner.results())
         steps += 1
+        if refused:
+            notice(
+                f"stopped at the limit of {settings.tools.max_calls_per_reply} tool calls in one "
+                f"reply (setting tools.max_calls_per_reply); {refused} more calls were not run. "
+                "Send a message to let the model continue."
+            )
+            return AgentResult(turns, "call_limit", steps, notices)
+
+
+def _over_call_limit(settings: Settings) -> str:
+    return (
+        f"not run: the limit of {settings.tools.max_calls_per_reply} tool calls in one reply "
+        "(setting tools.max_calls_per_reply) was reached; answer with what you have, "
+        "or ask the user to continue"
+    )
 
 
 def _stop_of(turn: TurnResult) -> AgentStop:

@@ -69,6 +69,11 @@ class ToolSettings:
     mcp_ready_wait: float = bounded(2.0, 0, 3600)
     """Seconds after a server was started (at launch) that a reply may wait for
     it; tools of a server not ready by then are offered from a later reply."""
+    mcp_call_timeout: float = bounded(120.0, 0.001, 86_400)
+    """Seconds an MCP tool call may take before it ends with an error result."""
+    max_calls_per_reply: int = bounded(50, 1, 100_000)
+    """Tool calls run while answering one message; calls over it are not run
+    and the reply stops, saying so."""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from core.content import ImageContent, TextContent, ToolCallContent, ToolResultC
 from core.messages import Message
 from core.providers.base import ToolSpec
 from core.tools.env import EnvPolicy
+from core.tools.schema_worker import readable_errors
 
 if TYPE_CHECKING:
     from core.persistence import SessionStore
@@ -143,43 +144,42 @@ def checked_arguments(call: ToolCallContent, tool: Tool) -> dict[str, Any]:
     """The call's arguments, parsed and validated against the tool's schema.
 
     Raises :class:`ToolError` naming what is wrong, for the model to fix.
+    Runs the schema here: for a schema from outside, see core.tools.arg_check.
     """
+    arguments = parsed_arguments(call, tool)
+    refuse_invalid(tool, validation_errors(tool.parameters, arguments))
+    return arguments
+
+
+def parsed_arguments(call: ToolCallContent, tool: Tool) -> dict[str, Any]:
+    """The call's arguments as an object (not checked against the schema yet)."""
     raw = call.raw_arguments
-    if raw.strip():
-        try:
-            value = json.loads(raw)
-        except ValueError as error:
-            raise ToolError(
-                f"the arguments are not valid JSON ({error}); nothing was run. "
-                f"Send a JSON object matching the schema of {tool.wire_name}."
-            ) from None
-        if not isinstance(value, dict):
-            raise ToolError(
-                f"the arguments must be a JSON object, not {_json_type(value)}; nothing was run."
-            )
-        arguments = value
-    else:
-        arguments = dict(call.arguments)
-    problems = validation_errors(tool.parameters, arguments)
+    if not raw.strip():
+        return dict(call.arguments)
+    try:
+        value = json.loads(raw)
+    except ValueError as error:
+        raise ToolError(
+            f"the arguments are not valid JSON ({error}); nothing was run. "
+            f"Send a JSON object matching the schema of {tool.wire_name}."
+        ) from None
+    if not isinstance(value, dict):
+        raise ToolError(
+            f"the arguments must be a JSON object, not {_json_type(value)}; nothing was run."
+        )
+    return value
+
+
+def refuse_invalid(tool: Tool, problems: list[str]) -> None:
+    """:class:`ToolError` listing ``problems``, when there are any."""
     if problems:
         listed = "; ".join(problems)
         raise ToolError(f"invalid arguments for {tool.wire_name}: {listed}. Nothing was run.")
-    return arguments
 
 
 def validation_errors(schema: dict[str, Any], value: Any, limit: int = 8) -> list[str]:
     """Readable schema violations (``at 'path': ...``), at most ``limit``."""
-    validator = _validator(json.dumps(schema, sort_keys=True))
-    errors = sorted(
-        validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message)
-    )
-    out = []
-    for error in errors[:limit]:
-        where = "/".join(str(p) for p in error.absolute_path)
-        out.append(f"at '{where}': {error.message}" if where else error.message)
-    if len(errors) > limit:
-        out.append(f"and {len(errors) - limit} more")
-    return out
+    return readable_errors(_validator(json.dumps(schema, sort_keys=True)), value, limit)
 
 
 def schema_problem(schema: Any) -> str | None:

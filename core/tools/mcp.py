@@ -35,15 +35,19 @@ from core.content import ImageContent, TextContent
 from core.images import image_blob, image_content
 from core.persistence import Blob
 from core.providers.sdk import loaded
-from core.settings import McpServer
+from core.settings import McpServer, ToolSettings
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_problem
 from core.tools.env import EnvPolicy
-from core.tools.mcp_stdio import StdioProcess, stdio_transport
+from core.tools.mcp_stdio import MAX_TOOLS, StdioProcess, stdio_transport
 
 STARTUP_TIMEOUT = 30.0
 """Seconds a server has to start and list its tools."""
-CALL_TIMEOUT = 600.0
-"""Seconds one tool call may take."""
+CALL_TIMEOUT = ToolSettings().mcp_call_timeout
+"""Seconds one tool call may take, unless the settings say otherwise."""
+MAX_PAGES = 100
+"""Pages of a tool list read at most."""
+MAX_RESULT_CHARS = 256 * 1024
+"""Characters of text kept from one tool result; the rest is cut, with a note."""
 STDERR_TAIL = 600
 """Characters of a failed server's stderr quoted in its notice."""
 
@@ -67,15 +71,24 @@ def _leaf(error: BaseException) -> BaseException:
 class McpConnection:
     """One configured server: its process or HTTP session, its tools, its state."""
 
-    def __init__(self, config: McpServer, cwd: Path, env_policy: EnvPolicy | None = None) -> None:
+    def __init__(
+        self,
+        config: McpServer,
+        cwd: Path,
+        env_policy: EnvPolicy | None = None,
+        call_timeout: float = CALL_TIMEOUT,
+    ) -> None:
         self.config = config
         self.cwd = cwd
         self.env_policy = env_policy or EnvPolicy()
+        self.call_timeout = call_timeout
         self.state: McpState = "stopped"
         self.error: str | None = None
         self.tools: list[Tool] = []
         self.skipped: list[str] = []
         """Tools not offered (unusable schema), with why."""
+        self.cut_note: str | None = None
+        """Why only some of the listed tools are offered (too many)."""
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -120,7 +133,8 @@ class McpConnection:
             await asyncio.shield(self.close())
             self.state = "stopped"
             raise
-        self.tools, self.skipped = self._tools_from(listed)
+        # Checking the schemas takes a while for hundreds of tools: not on the loop.
+        self.tools, self.skipped = await asyncio.to_thread(self._tools_from, listed)
         self.state = "running"
         self.error = None
 
@@ -182,14 +196,7 @@ class McpConnection:
                 self._transport(),
                 client_info=Implementation(name="tangents", version=__version__),
             ) as client:
-                tools: list[Any] = []
-                cursor = None
-                for _ in range(100):
-                    page = await client.list_tools(cursor=cursor)
-                    tools.extend(page.tools)
-                    cursor = page.next_cursor
-                    if not cursor:
-                        break
+                tools = await self._list(client)
                 self._client = client
                 if not ready.done():
                     ready.set_result(tools)
@@ -203,6 +210,30 @@ class McpConnection:
                 raise
         finally:
             self._client = None
+
+    async def _list(self, client: Any) -> list[Any]:
+        """The first :data:`MAX_TOOLS` tools the server lists (setting
+        :attr:`cut_note` when it lists more)."""
+        tools: list[Any] = []
+        total = 0
+        cursor = None
+        for _ in range(MAX_PAGES):
+            cut_before = self._process.tools_cut if self._process is not None else 0
+            page = await client.list_tools(cursor=cursor)
+            cut = (self._process.tools_cut if self._process is not None else 0) - cut_before
+            total += len(page.tools) + cut
+            tools.extend(page.tools[: MAX_TOOLS - len(tools)])
+            cursor = page.next_cursor
+            if not cursor or total > MAX_TOOLS:
+                break
+        self.cut_note = None
+        if total > MAX_TOOLS:
+            listed = f"at least {total}" if cursor else f"{total}"
+            self.cut_note = (
+                f"MCP server '{self.name}' listed {listed} tools; only the first {MAX_TOOLS} "
+                "are offered"
+            )
+        return tools
 
     def _transport(self) -> Any:
         config = self.config
@@ -232,13 +263,20 @@ class McpConnection:
         from mcp import MCPError
         from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
+        too_slow = ToolError(
+            f"MCP server '{self.name}' did not answer {tool_name} within {self.call_timeout:g} s "
+            "(setting tools.mcp_call_timeout)"
+        )
         try:
-            result = await client.call_tool(tool_name, arguments, read_timeout_seconds=CALL_TIMEOUT)
+            result = await asyncio.wait_for(
+                client.call_tool(tool_name, arguments, read_timeout_seconds=self.call_timeout),
+                self.call_timeout + 1,
+            )
+        except TimeoutError:
+            raise too_slow from None
         except MCPError as error:
             if error.code == REQUEST_TIMEOUT:
-                raise ToolError(
-                    f"MCP server '{self.name}' did not answer {tool_name} within {CALL_TIMEOUT:g} s"
-                ) from None
+                raise too_slow from None
             if error.code != CONNECTION_CLOSED:
                 raise ToolError(
                     f"MCP server '{self.name}' refused {tool_name}: {error.message}"
@@ -382,7 +420,31 @@ async def _convert(result: Any, ctx: ToolContext, label: str) -> ToolOutput:
         content.append(TextContent(json.dumps(result.structured_content, ensure_ascii=False)))
     if not content:
         content.append(TextContent("(no output)"))
-    return ToolOutput(tuple(content), bool(result.is_error))
+    return ToolOutput(_capped(content), bool(result.is_error))
+
+
+def _capped(content: list[TextContent | ImageContent]) -> tuple[TextContent | ImageContent, ...]:
+    """``content`` with at most :data:`MAX_RESULT_CHARS` characters of text, and a note of the cut."""
+    out: list[TextContent | ImageContent] = []
+    left = MAX_RESULT_CHARS
+    cut = 0
+    for block in content:
+        if isinstance(block, TextContent) and len(block.text) > left:
+            cut += len(block.text) - left
+            if not left:
+                continue
+            block = TextContent(block.text[:left])
+        if isinstance(block, TextContent):
+            left -= len(block.text)
+        out.append(block)
+    if cut:
+        out.append(
+            TextContent(
+                f"\n[... {cut} characters of the result were cut: "
+                f"at most {MAX_RESULT_CHARS} are kept]"
+            )
+        )
+    return tuple(out)
 
 
 async def _image(
@@ -408,9 +470,15 @@ class McpManager:
     once ready, stopped by :meth:`aclose` within a deadline."""
 
     def __init__(
-        self, servers: Sequence[McpServer], cwd: Path, env_policy: EnvPolicy | None = None
+        self,
+        servers: Sequence[McpServer],
+        cwd: Path,
+        env_policy: EnvPolicy | None = None,
+        call_timeout: float = CALL_TIMEOUT,
     ) -> None:
-        self.connections = [McpConnection(server, cwd, env_policy) for server in servers]
+        self.connections = [
+            McpConnection(server, cwd, env_policy, call_timeout) for server in servers
+        ]
         self._starting: dict[McpConnection, asyncio.Task[None]] = {}
         self._started_at: dict[McpConnection, float] = {}
         """When each server still starting was started (the loop's clock)."""
@@ -464,6 +532,8 @@ class McpManager:
                     f"{connection.error or error or 'cancelled'}; its tools are unavailable"
                 )
             else:
+                if connection.cut_note is not None:
+                    notices.append(connection.cut_note)
                 notices.extend(f"MCP tool {s} is not offered" for s in connection.skipped)
         for connection in self.connections:
             if connection.state == "running" and (note := connection.garbage_notice()):

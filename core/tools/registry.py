@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 WIRE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MCP_SEPARATOR = "__"
 MCP_READY_WAIT = ToolSettings().mcp_ready_wait
+MCP_CALL_TIMEOUT = ToolSettings().mcp_call_timeout
 
 
 def _safe(text: str) -> str:
@@ -69,6 +70,7 @@ class ToolRegistry:
         mcp_servers: Sequence[McpServer] = (),
         env: EnvPolicy | None = None,
         mcp_ready_wait: float = MCP_READY_WAIT,
+        mcp_call_timeout: float = MCP_CALL_TIMEOUT,
     ) -> None:
         self.roots = roots or Roots.create()
         self.env = env or EnvPolicy()
@@ -82,7 +84,7 @@ class ToolRegistry:
         if mcp_servers:
             from core.tools.mcp import McpManager
 
-            self._mcp = McpManager(mcp_servers, self.roots.cwd, self.env)
+            self._mcp = McpManager(mcp_servers, self.roots.cwd, self.env, mcp_call_timeout)
         self._session_allowed: set[str] = set()
 
     @classmethod
@@ -98,6 +100,7 @@ class ToolRegistry:
             mcp_servers=settings.mcp_servers,
             env=EnvPolicy.from_settings(settings),
             mcp_ready_wait=settings.tools.mcp_ready_wait,
+            mcp_call_timeout=settings.tools.mcp_call_timeout,
         )
 
     def add(self, tool: Tool) -> Tool:
