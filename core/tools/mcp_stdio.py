@@ -34,7 +34,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from core.tools.process import close_transport, kill_group, supervised, track, untrack
+from core.tools.process import (
+    close_transport,
+    kill_group,
+    kill_tree,
+    stop_group,
+    supervised,
+    track,
+    untrack,
+)
 
 MAX_LINE = 32 * 1024 * 1024
 """Longest stdout line read as a message; longer ones are garbage."""
@@ -193,9 +201,9 @@ async def _stop(
     with suppress(OSError, RuntimeError):
         process.stdin.close()
     if not await _exited(process, STOP_GRACE):
-        kill_group(pgid, signal.SIGTERM)
+        stop_group(pgid)
         if not await _exited(process, TERM_GRACE):
-            kill_group(pgid, signal.SIGKILL)
+            kill_tree(process)
             await _exited(process, 0.5)
     kill_group(pgid, signal.SIGKILL)  # anything left in the group
     for task in tasks:

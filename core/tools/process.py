@@ -3,8 +3,9 @@
 The command runs as ``/bin/sh -c COMMAND`` under the supervisor
 (core/tools/supervisor.py) in a new session (so a new process group), stdin
 from /dev/null, stdout and stderr together, with the environment filtered by
-core.tools.env. On timeout or cancellation the whole group gets SIGTERM, then
-SIGKILL after a short grace; the supervisor also ends what left the group
+core.tools.env. On timeout or cancellation the whole group gets SIGTERM (and
+SIGCONT, for a supervisor stopped with SIGSTOP), then after a short grace
+SIGKILL for the supervisor's whole tree, found through /proc, and its group; the supervisor also ends what left the group
 (``setsid``, double forks) and ends everything if Tangents itself dies. When
 the shell exits normally, whatever it left running is killed too: a tool call
 never leaves processes behind (and a leftover child holding the pipe cannot
@@ -31,6 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.tools.env import EnvPolicy
+from core.tools.supervisor import descendants
 
 KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL for the process group: room for the
@@ -123,12 +125,12 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
 
 @atexit.register
 def kill_all() -> None:
-    """End every process group still running: SIGTERM (each supervisor then
-    ends its whole tree, what left the group included), SIGKILL for what is
+    """End every process group still running: SIGTERM and SIGCONT (each
+    supervisor then ends its whole tree, what left the group included), SIGKILL for what is
     left after a second. Synchronous: safe at exit, with no event loop."""
     groups = list(_live_groups)
     for pgid in groups:
-        kill_group(pgid, signal.SIGTERM)
+        stop_group(pgid)
     deadline = time.monotonic() + 1.0
     while groups and time.monotonic() < deadline:
         groups = [g for g in groups if _group_alive(g)]
@@ -146,13 +148,38 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-async def _end_group(process: asyncio.subprocess.Process, pgid: int) -> None:
-    """SIGTERM the group, wait a little for the shell, then SIGKILL the group."""
+def stop_group(pgid: int) -> None:
+    """SIGTERM the group, then SIGCONT: a supervisor stopped with SIGSTOP
+    resumes and ends its whole tree itself."""
     kill_group(pgid, signal.SIGTERM)
+    kill_group(pgid, signal.SIGCONT)
+
+
+def kill_tree(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL the supervisor ``process`` started, everything below it (the
+    orphans it adopted too) and its group: nothing is left even when the
+    supervisor cannot sweep (stopped again, or hung). Only while it is our
+    unreaped child, so its pid cannot belong to another process yet."""
+    if process.returncode is None:
+        for _ in range(50):  # a killed parent's children are re-parented to it: repeat
+            found = descendants(process.pid)
+            for pid in found:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if not found:
+                break
+    kill_group(process.pid, signal.SIGKILL)
+
+
+async def _end_group(process: asyncio.subprocess.Process, pgid: int) -> None:
+    """Stop the group, wait a little for the shell, then kill the whole tree."""
+    stop_group(pgid)
     deadline = time.monotonic() + KILL_GRACE
     while process.returncode is None and time.monotonic() < deadline:
         await asyncio.sleep(_POLL)
-    kill_group(pgid, signal.SIGKILL)
+    kill_tree(process)
     while process.returncode is None:
         await asyncio.sleep(_POLL)
 

@@ -48,8 +48,9 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
-def _descendants(root: int) -> list[int]:
-    """Every process below ``root`` (Linux /proc), or [] when /proc cannot say."""
+def descendants(root: int) -> list[int]:
+    """Every live process below ``root`` (Linux /proc; zombies left out, as
+    they cannot be signalled), or [] when /proc cannot say."""
     children: dict[int, list[int]] = {}
     try:
         names = os.listdir("/proc")
@@ -65,7 +66,7 @@ def _descendants(root: int) -> list[int]:
             continue
         # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1:
+        if len(fields) > 1 and fields[0] != b"Z":
             children.setdefault(int(fields[1]), []).append(int(name))
     found: list[int] = []
     todo = [root]
@@ -88,7 +89,7 @@ def _signal_all(sig: int, linux: bool) -> bool:
             except OSError:
                 pass
         return False
-    pids = _descendants(me)
+    pids = descendants(me)
     for pid in pids:
         try:
             os.kill(pid, sig)
@@ -122,7 +123,7 @@ def _end_all(grace: float, linux: bool, children: _Children) -> None:
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
             children.reap()
-            if linux and not _descendants(os.getpid()):
+            if linux and not descendants(os.getpid()):
                 return
             time.sleep(0.02)
     for _ in range(50):  # killing a parent re-parents its children here: repeat

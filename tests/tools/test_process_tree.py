@@ -4,6 +4,7 @@ SIGKILLed; and the program exits without an "Event loop is closed" traceback."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -113,3 +114,27 @@ def test_sigkill_of_tangents_ends_its_running_command(
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
         kill_quietly(pids)
+
+
+async def test_a_stopped_supervisor_killed_at_the_timeout_leaves_no_daemon(
+    registry: ToolRegistry, work: Path
+) -> None:
+    """The supervisor is SIGSTOPped (so it cannot sweep), then the timeout kills it:
+    the daemon it adopted must go too."""
+    running = asyncio.create_task(
+        call(
+            registry,
+            "run_command",
+            command=f"echo $PPID > supervisor; {DAEMON} {until_written(1)} sleep 30",
+            timeout_seconds=2,
+        )
+    )
+    (daemon,) = await asyncio.to_thread(wait_for_pids, work / "pids", 1)
+    (supervisor,) = await asyncio.to_thread(wait_for_pids, work / "supervisor", 1)
+    try:
+        os.kill(supervisor, signal.SIGSTOP)
+        result = await asyncio.wait_for(running, 30)
+        assert result.is_error and "timed out after 2 s" in text(result)
+        assert still_alive([daemon], 10) == []
+    finally:
+        kill_quietly([daemon, supervisor])
