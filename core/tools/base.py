@@ -192,6 +192,8 @@ def schema_problem(schema: Any) -> str | None:
         validators.validator_for(schema).check_schema(schema)
     except exceptions.SchemaError as error:
         return f"invalid schema: {error.message}"
+    except RecursionError:
+        return "the schema is nested too deeply"
     return None
 
 

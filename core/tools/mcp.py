@@ -44,6 +44,8 @@ STARTUP_TIMEOUT = 30.0
 """Seconds a server has to start and list its tools."""
 CALL_TIMEOUT = ToolSettings().mcp_call_timeout
 """Seconds one tool call may take, unless the settings say otherwise."""
+SCHEMA_CHECK_SECONDS = 10.0
+"""Seconds the listed tools' schemas may take to check; a server over it fails to start."""
 MAX_PAGES = 100
 """Pages of a tool list read at most."""
 MAX_RESULT_CHARS = 256 * 1024
@@ -133,8 +135,15 @@ class McpConnection:
             await asyncio.shield(self.close())
             self.state = "stopped"
             raise
-        # Checking the schemas takes a while for hundreds of tools: not on the loop.
-        self.tools, self.skipped = await asyncio.to_thread(self._tools_from, listed)
+        try:
+            # Checking the schemas takes a while for hundreds of tools: not on the loop.
+            self.tools, self.skipped = await asyncio.wait_for(
+                asyncio.to_thread(self._tools_from, listed), SCHEMA_CHECK_SECONDS
+            )
+        except TimeoutError:
+            await self.close()
+            self._failed(f"its tool schemas took over {SCHEMA_CHECK_SECONDS:g} s to check")
+            raise McpStartError(self.error) from None
         self.state = "running"
         self.error = None
 

@@ -5,8 +5,9 @@ The command runs as ``/bin/sh -c COMMAND`` under the supervisor
 from /dev/null, stdout and stderr together, with the environment filtered by
 core.tools.env. On timeout or cancellation the whole group gets SIGTERM (and
 SIGCONT, for a supervisor stopped with SIGSTOP), then after a short grace
-SIGKILL for the supervisor's whole tree, found through /proc, and its group; the supervisor also ends what left the group
-(``setsid``, double forks) and ends everything if Tangents itself dies. When
+SIGKILL for the supervisor's whole tree, found through /proc, and its group;
+the supervisor also ends what left the group (``setsid``, double forks) and
+ends everything if Tangents itself dies. When
 the shell exits normally, whatever it left running is killed too: a tool call
 never leaves processes behind (and a leftover child holding the pipe cannot
 hang the call).

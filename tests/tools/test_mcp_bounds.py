@@ -20,6 +20,7 @@ from core.content import TextContent
 from core.settings import McpServer, ToolSettings
 from core.tools import Roots, ToolRegistry, builtin_tools
 from core.tools.arg_check import CHECK_SECONDS
+from core.tools.base import schema_problem
 from core.tools.mcp import MAX_RESULT_CHARS, MAX_TOOLS
 from tests.tools.conftest import Agent, last_results, unpaired_calls
 
@@ -172,3 +173,11 @@ async def test_a_reply_with_5000_tool_calls_stops_at_the_limit(agent: Agent) -> 
     assert all("limit of 50 tool calls" in r.content[0].text for r in refused)  # type: ignore[union-attr]
     assert any("50 tool calls" in n for n in agent.notices)
     assert await unpaired_calls(agent.session.store, agent.session.id) == []
+
+
+def test_a_schema_nested_too_deeply_is_refused_in_one_line() -> None:
+    nested: dict[str, object] = {}
+    for _ in range(50_000):
+        nested = {"not": nested}
+    schema = {"type": "object", "properties": {"x": nested}}
+    assert schema_problem(schema) == "the schema is nested too deeply"
