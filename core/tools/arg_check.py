@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from core.content import ToolCallContent
 from core.tools.base import Tool, ToolError, parsed_arguments, refuse_invalid, validation_errors
-from core.tools.process import close_transport, protect_environ
+from core.tools.worker import run_worker
 
 CHECK_SECONDS = 5.0
 """Seconds a schema with patterns may take to check one call's arguments."""
@@ -53,30 +51,14 @@ def has_patterns(schema: Any) -> bool:
 
 
 async def _in_worker(tool: Tool, arguments: dict[str, Any]) -> list[str]:
-    protect_environ()
-    job = {"parent": os.getpid(), "schema": tool.parameters, "value": arguments}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-I",
-        SCHEMA_WORKER,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
+    job = {"schema": tool.parameters, "value": arguments, "limit": PROBLEMS}
     try:
-        out, _ = await asyncio.wait_for(
-            process.communicate(json.dumps({**job, "limit": PROBLEMS}).encode()), CHECK_SECONDS
-        )
+        out = await run_worker(SCHEMA_WORKER, job, CHECK_SECONDS, site=True)
     except TimeoutError:
         raise ToolError(
             f"the arguments could not be checked within {CHECK_SECONDS:g} s against the schema "
             f"of {tool.wire_name} (a pattern in it takes too long to match); nothing was run."
         ) from None
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await asyncio.shield(process.wait())
-        close_transport(process)
     try:
         problems = json.loads(out)
     except ValueError:

@@ -9,7 +9,6 @@ are bounded so one call cannot flood the context.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import fnmatch
 import json
 import os
@@ -29,6 +28,7 @@ from core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from core.tools.line_scan import LineScan
 from core.tools.paths import Roots
 from core.tools.process import close_transport, protect_environ, run_process
+from core.tools.worker import run_worker
 from core.tools.workspace_fs import (
     IsADirectory,
     NoSuchFile,
@@ -58,6 +58,7 @@ SEARCH_FILE_BYTES = 5 * 1024 * 1024
 SEARCH_SECONDS = 10.0
 """search_text stops and reports what it found after this long."""
 SEARCH_WORKER = str(Path(__file__).with_name("search_worker.py"))
+DIFF_WORKER = str(Path(__file__).with_name("diff_worker.py"))
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
 COMMAND_OUTPUT_CAP = 30_000
 """Bytes of run_command output kept (first and last halves)."""
@@ -450,8 +451,9 @@ def _old_file(roots: Roots, path: Path, shown: str) -> _OldFile | None:
 
 
 async def write_file_preview(args: dict[str, Any], ctx: ToolContext) -> str:
-    """A unified diff of the change, computed in a thread from bounded texts;
-    past the limits, the first lines of the new content instead."""
+    """A unified diff of the change, computed from bounded texts by a worker
+    process with a deadline (core/tools/diff_worker.py); past the limits, the
+    first lines of the new content instead."""
     path = ctx.roots.resolve(args["path"])
     shown = ctx.roots.display(path)
     old = await asyncio.to_thread(_old_file, ctx.roots, path, shown)
@@ -462,29 +464,12 @@ async def write_file_preview(args: dict[str, Any], ctx: ToolContext) -> str:
     if (old is not None and old.text is None) or len(new) > PREVIEW_BYTES:
         now = f"the file has {old.size} bytes now, " if old is not None else ""
         return head + _new_lines(new, f"too large to compare ({now}at most {PREVIEW_BYTES} are)")
-    old_text = None if old is None else old.text
+    job = {"old": None if old is None else old.text, "new": new, "shown": shown}
     try:
-        diff = await asyncio.wait_for(asyncio.to_thread(_diff, old_text, new, shown), DIFF_SECONDS)
+        diff = await run_worker(DIFF_WORKER, {**job, "lines": DIFF_LINES}, DIFF_SECONDS, site=False)
     except TimeoutError:
         return head + _new_lines(new, f"the comparison took over {DIFF_SECONDS:g} s")
-    return head + diff
-
-
-def _diff(old: str | None, new: str, shown: str) -> str:
-    diff = list(
-        difflib.unified_diff(
-            (old or "").splitlines(keepends=True),
-            new.splitlines(keepends=True),
-            fromfile="/dev/null" if old is None else f"a/{shown}",
-            tofile=f"b/{shown}",
-        )
-    )
-    diff = [
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in diff
-    ]
-    if len(diff) > DIFF_LINES:
-        diff = diff[:DIFF_LINES] + [f"[... {len(diff) - DIFF_LINES} more diff lines]\n"]
-    return "".join(diff)
+    return head + diff.decode("utf-8", errors="replace")
 
 
 def _new_lines(new: str, why: str) -> str:

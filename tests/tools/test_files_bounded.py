@@ -13,10 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fake_provider import FakeProvider, Reply, ToolCall
 
 from core.tools import ToolError, ToolRegistry
 from core.tools.builtin import LONG_LINE_BYTES, PREVIEW_BYTES
 from tests.tools.test_builtin import call, text
+from tests.tools.test_mcp_bounds import longest_gap, ticking
+from tests.tools.test_print_mode_tools import tangents, tool_results
 
 BOUNDED = 10.0
 """Seconds a call on a hostile file gets before the test calls it hung."""
@@ -140,3 +143,38 @@ async def test_a_directory_swapped_for_a_symlink_never_leaks_outside_content(
         swapper.join(timeout=BOUNDED)
     assert not [s for s in seen if "SECRET" in s]
     assert any("inside" in s for s in seen), "the read worked at least once"
+
+
+def test_print_mode_writing_to_a_fifo_ends_in_one_line(
+    fake_provider: FakeProvider, work: Path, tmp_path: Path, fifo: Path
+) -> None:
+    fake_provider.script(
+        Reply(tool_calls=[ToolCall("write_file", {"path": "pipe", "content": "x"})]),
+        Reply(text="could not"),
+    )
+    for allow in ([], ["--allow-tools", "write_file"]):
+        result = tangents(work, tmp_path / "t.db", fake_provider, "-p", "write", *allow)
+        assert result.returncode == 0, result.stderr
+        assert "Traceback" not in result.stderr
+        [sent] = tool_results(fake_provider.last_request.body)
+        assert sent["is_error"] and "not a regular file" in sent["content"][0]["text"]
+        fake_provider.script(
+            Reply(tool_calls=[ToolCall("write_file", {"path": "pipe", "content": "x"})]),
+            Reply(text="could not"),
+        )
+    assert fifo.is_fifo()
+
+
+async def test_a_slow_diff_leaves_the_event_loop_free(registry: ToolRegistry, work: Path) -> None:
+    """Every other line changed: difflib needs about 19 s for 12,000 lines here."""
+    (work / "old.txt").write_text("".join(f"line {i}\n" for i in range(12_000)))
+    new = "".join(f"line {i}\n" if i % 2 else f"changed {i}\n" for i in range(12_000))
+    tool = registry.get("write_file")
+    assert tool is not None
+    async with ticking() as ticks:
+        preview = await bounded(
+            tool.make_preview({"path": "old.txt", "content": new}, registry.context())
+        )
+    assert preview.startswith("write_file old.txt (replace,")
+    assert "+changed 0" in preview
+    assert longest_gap(ticks) < 3.0, "the event loop kept running"
