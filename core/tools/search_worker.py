@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 
 
@@ -30,13 +31,20 @@ def _emit(item: dict[str, object]) -> None:
 
 
 def _text_file(path: str, max_bytes: int, probe: int) -> bool:
+    """A regular file (never a FIFO or device, whose open could block), small
+    enough, with no NUL in its first ``probe`` bytes."""
     try:
-        if os.path.getsize(path) > max_bytes:
-            return False
-        with open(path, "rb") as handle:
-            return b"\x00" not in handle.read(probe)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once, then is refused
     except OSError:
         return False
+    with open(fd, "rb") as handle:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+                return False
+            return b"\x00" not in handle.read(probe)
+        except OSError:
+            return False
 
 
 def _die_with_parent(parent: int) -> None:

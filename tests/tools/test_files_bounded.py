@@ -178,3 +178,11 @@ async def test_a_slow_diff_leaves_the_event_loop_free(registry: ToolRegistry, wo
     assert preview.startswith("write_file old.txt (replace,")
     assert "+changed 0" in preview
     assert longest_gap(ticks) < 3.0, "the event loop kept running"
+
+
+async def test_search_text_skips_a_fifo_without_waiting_on_it(
+    registry: ToolRegistry, fifo: Path
+) -> None:
+    result = text(await bounded(call(registry, "search_text", pattern="hello")))
+    assert result.splitlines()[0] == "notes.txt:1: hello"
+    assert "stopped after" not in result
