@@ -50,7 +50,8 @@ def _die_with_parent(parent: int) -> None:
 def main() -> int:
     job = json.load(sys.stdin)
     _die_with_parent(job["parent"])
-    sys.stdout.write(unified(job["old"], job["new"], job["shown"], job["lines"]))
+    diff = unified(job["old"], job["new"], job["shown"], job["lines"])
+    sys.stdout.buffer.write(diff.encode("utf-8", errors="replace"))  # lone surrogates too
     return 0
 
 
