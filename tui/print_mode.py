@@ -107,6 +107,12 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
                 f"calling tools; continue with -c (session {session.id})",
                 1,
             )
+        if result.stop == "call_limit":
+            return fail(
+                f"stopped: the reply called more tools than max_calls_per_reply allows; "
+                f"continue with -c (session {session.id})",
+                1,
+            )
         if result.message.stop_reason == "interrupted":
             return fail(f"the answer was cut off; what arrived was saved (session {session.id})", 1)
         return 0

@@ -310,3 +310,17 @@ def test_thinking_level_is_sent_and_recorded(fake_provider, db) -> None:
         "signature": "sig-1",
         "redacted": False,
     }
+
+
+def test_a_reply_over_the_tool_call_limit_exits_1_with_one_line(fake_provider, db) -> None:
+    from fake_provider import ToolCall
+
+    calls = [ToolCall("read_file", {"path": "README.md"}, id=f"c{i}") for i in range(60)]
+    fake_provider.script(Reply(tool_calls=calls))
+    result = run(
+        "--db", str(db), "-m", CLAUDE, "-p", "read it many times",
+        env=anthropic_env(fake_provider.base_url),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "max_calls_per_reply" in result.stderr.strip().splitlines()[-1]
+    assert len(fake_provider.requests) == 1
