@@ -252,10 +252,12 @@ class _Calls:
         return None
 
 
-async def _save(session: Session, message: Message, results: Message) -> Entry:
-    """The assistant turn and its results, in one transaction that a
-    cancellation of the caller does not interrupt; returns the turn's entry."""
-    return (await asyncio.shield(session.append_many([message, results])))[0]
+async def _save(session: Session, turn: TurnResult, results: Message) -> Entry:
+    """The assistant turn (under the id its checkpoints have) and its results,
+    in one transaction that a cancellation of the caller does not interrupt;
+    returns the turn's entry."""
+    chain = [turn.message, results]
+    return (await asyncio.shield(session.append_many(chain, first_id=turn.pending_id)))[0]
 
 
 async def run_agent(
@@ -312,14 +314,14 @@ async def run_agent(
         calls = message.tool_calls
         if message.stop_reason not in ("tool_use", "stop"):
             why = _UNFINISHED_REPLY.get(message.stop_reason or "", "the reply did not finish")
-            turn.entry = await _save(session, message, unrun_results(calls, f"not run: {why}"))
+            turn.entry = await _save(session, turn, unrun_results(calls, f"not run: {why}"))
             return AgentResult(turns, _stop_of(turn), steps, notices)
         if steps >= limit:
             text = (
                 f"not run: the limit of {limit} tool steps (setting max_tool_steps) was reached; "
                 "answer with what you have, or ask the user to continue"
             )
-            turn.entry = await _save(session, message, unrun_results(calls, text))
+            turn.entry = await _save(session, turn, unrun_results(calls, text))
             return AgentResult(turns, "step_limit", steps, notices)
         runner = _Calls(calls, tools, ctx, approve, emit)
         refused = runner.refuse_from(calls_left, _over_call_limit(settings))
@@ -328,9 +330,9 @@ async def run_agent(
             await runner.run()
         except asyncio.CancelledError:
             runner.cancel_rest()
-            turn.entry = await _save(session, message, runner.results())
+            turn.entry = await _save(session, turn, runner.results())
             raise
-        turn.entry = await _save(session, message, runner.results())
+        turn.entry = await _save(session, turn, runner.results())
         steps += 1
         if refused:
             notice(

@@ -86,9 +86,11 @@ class _ColumnSession(Session):
         if self.first_token is None and isinstance(event, _CONTENT):
             self.first_token = time.monotonic()
 
-    async def append_many(self, payloads: Sequence[Payload]) -> list[Entry]:
+    async def append_many(
+        self, payloads: Sequence[Payload], *, first_id: str | None = None
+    ) -> list[Entry]:
         stamped = [self._timed(p) for p in payloads]
-        entries = await super().append_many(stamped)
+        entries = await super().append_many(stamped, first_id=first_id)
         self.saved.extend(entries)
         return entries
 

@@ -181,6 +181,15 @@ class SessionStore(Protocol):
     async def children(self, entry_id: str | None, session_id: str) -> list[Entry]:
         """Direct children ordered by creation (``None``: the session's roots)."""
 
+    async def save_partial(self, entry: Entry) -> None:
+        """Checkpoint a reply still streaming as ``entry`` will be (replaced in
+        place at each call); appending an entry with its id replaces the
+        checkpoint in the same transaction."""
+
+    async def recover_partials(self, session_id: str) -> list[Entry]:
+        """Append the session's checkpoints left by a process that is gone,
+        as they stood, moving the leaf onto one that continues it; returns them."""
+
     async def set_label(self, session_id: str, entry_id: str, label: str | None) -> None: ...
 
     async def labels(self, session_id: str) -> dict[str, str]: ...

@@ -75,14 +75,21 @@ class Session:
         info = await store.get_session(session_id)
         if info is None:
             raise SessionError(f"no session with id {session_id!r}")
-        path = await store.path(info.leaf_id) if info.leaf_id else []
-        return cls(store, info, path)
+        return await cls._opened(store, info)
 
     @classmethod
     async def latest(cls, store: SessionStore) -> Session | None:
         info = await store.latest_session()
         if info is None:
             return None
+        return await cls._opened(store, info)
+
+    @classmethod
+    async def _opened(cls, store: SessionStore, info: SessionInfo) -> Session:
+        """The session with its path, after recovering the replies a killed
+        process left half-streamed (core/checkpoint.py)."""
+        if await store.recover_partials(info.id):
+            info = await store.get_session(info.id) or info
         path = await store.path(info.leaf_id) if info.leaf_id else []
         return cls(store, info, path)
 
@@ -134,12 +141,17 @@ class Session:
 
     # --- writing ---------------------------------------------------------
 
-    async def append(self, payload: Payload) -> Entry:
-        return (await self.append_many([payload]))[0]
+    async def append(self, payload: Payload, *, entry_id: str | None = None) -> Entry:
+        return (await self.append_many([payload], first_id=entry_id))[0]
 
-    async def append_many(self, payloads: Sequence[Payload]) -> list[Entry]:
-        """Append a chain under the leaf in one transaction and move the leaf to its end."""
-        return await self._append_chain(_chain(self.id, self.leaf_id, payloads))
+    async def append_many(
+        self, payloads: Sequence[Payload], *, first_id: str | None = None
+    ) -> list[Entry]:
+        """Append a chain under the leaf in one transaction and move the leaf to its end.
+
+        ``first_id``: the first entry's id, when it was chosen before (a
+        checkpointed reply's, core/checkpoint.py)."""
+        return await self._append_chain(_chain(self.id, self.leaf_id, payloads, first_id))
 
     async def _append_chain(self, entries: list[Entry]) -> list[Entry]:
         """Save ``entries`` (a chain under the leaf) and move the leaf to its end."""
@@ -260,12 +272,18 @@ class Session:
         return forked
 
 
-def _chain(session_id: str, parent: str | None, payloads: Sequence[Payload]) -> list[Entry]:
-    """New entries for ``payloads``, each the child of the one before."""
+def _chain(
+    session_id: str, parent: str | None, payloads: Sequence[Payload], first_id: str | None = None
+) -> list[Entry]:
+    """New entries for ``payloads``, each the child of the one before; the first
+    has the id ``first_id`` when given."""
     entries: list[Entry] = []
     for payload in payloads:
-        entries.append(Entry.new(session_id, parent, payload))
-        parent = entries[-1].id
+        entry = Entry.new(session_id, parent, payload)
+        if first_id is not None and not entries:
+            entry = replace(entry, id=first_id)
+        entries.append(entry)
+        parent = entry.id
     return entries
 
 

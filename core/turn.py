@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.checkpoint import ReplyCheckpoint
 from core.context import Context, estimated_tokens, system_prompt
 from core.entries import Entry
 from core.events import CompactionEnded, CompactionStarted, Emit, Waiting, ignore
@@ -30,6 +31,8 @@ class TurnResult:
     error: ProviderError | None
     context: Context
     pending: Message | None = None
+    pending_id: str | None = None
+    """The id ``pending`` must be appended with (its checkpoints' id)."""
     compactions: tuple[Entry, ...] = ()
     """Compaction entries this turn appended (automatic, or after a context overflow)."""
     notes: tuple[str, ...] = ()
@@ -140,21 +143,25 @@ async def _ask(
     )
     provider = get_provider(target.model)
     builder = MessageBuilder(model=context.model, provider=provider.name)
+    checkpoint = ReplyCheckpoint(session)
+    reply_id = checkpoint.entry_id
     try:
         async for event in stream_with_retry(
             provider, request, max_attempts=settings.retries + 1, on_wait=turn.on_wait
         ):
             builder.add(event)
             turn.emit(event)
+            if checkpoint.due(builder):
+                await checkpoint.save(builder)
     except asyncio.CancelledError:
         message = builder.finish_aborted()
         if defer_tool_calls and message.tool_calls:
             from core.tools.base import unrun_results
 
             results = unrun_results(message.tool_calls, "not run: the user stopped the reply")
-            await asyncio.shield(session.append_many([message, results]))
+            await asyncio.shield(session.append_many([message, results], first_id=reply_id))
         else:
-            await asyncio.shield(session.append(message))
+            await asyncio.shield(session.append(message, entry_id=reply_id))
         raise
     if _overflowed(builder, settings):
         if retry:  # this was the retry after compacting
@@ -164,9 +171,9 @@ async def _ask(
     message = builder.finish()
     compactions, notes = tuple(prelude.compactions), tuple(prelude.notes) + context.notes
     if defer_tool_calls and message.tool_calls:
-        return TurnResult(None, builder.error, context, message, compactions, notes)
-    entry = await session.append(message)
-    return TurnResult(entry, builder.error, context, None, compactions, notes)
+        return TurnResult(None, builder.error, context, message, reply_id, compactions, notes)
+    entry = await session.append(message, entry_id=reply_id)
+    return TurnResult(entry, builder.error, context, compactions=compactions, notes=notes)
 
 
 # --- compaction around a turn ------------------------------------------------

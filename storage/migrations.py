@@ -152,6 +152,26 @@ def m004_learned_windows(conn: sqlite3.Connection) -> None:
     )
 
 
+def m005_partial_replies(conn: sqlite3.Connection) -> None:
+    # A reply still streaming, saved every few seconds under the id its entry
+    # will have (storage/partials.py): replaced in place, deleted when that
+    # entry is saved, recovered as an incomplete entry when the process that
+    # wrote it (owner_pid) is gone. Entries stay write-once.
+    conn.execute(
+        """CREATE TABLE partial_replies (
+            id TEXT PRIMARY KEY,
+            parent_id TEXT,
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            type TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            owner_pid INTEGER NOT NULL,
+            saved_at TEXT NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX partial_replies_session ON partial_replies (session_id)")
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[str, Migration]] = [
@@ -159,6 +179,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m002_title_search", m002_title_search),
     ("m003_entry_blobs", m003_entry_blobs),
     ("m004_learned_windows", m004_learned_windows),
+    ("m005_partial_replies", m005_partial_replies),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

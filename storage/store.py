@@ -33,7 +33,7 @@ from core.persistence import (
     SessionMatch,
     SessionSummary,
 )
-from storage import reads, writes
+from storage import partials, reads, writes
 from storage.db import open_database, write
 from storage.errors import StorageError
 
@@ -135,6 +135,14 @@ class SqliteStore:
 
     async def children(self, entry_id: str | None, session_id: str) -> list[Entry]:
         return await self._run(reads.children, entry_id, session_id)
+
+    async def save_partial(self, entry: Entry) -> None:
+        await self._write(partials.save, entry, os.getpid())
+
+    async def recover_partials(self, session_id: str) -> list[Entry]:
+        if not await self._run(partials.any_for, session_id):
+            return []
+        return await self._write(partials.recover, session_id, partials.process_alive)
 
     async def set_label(self, session_id: str, entry_id: str, label: str | None) -> None:
         await self._write(writes.set_label, session_id, entry_id, label)

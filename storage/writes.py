@@ -34,7 +34,7 @@ def insert_session(conn: sqlite3.Connection, info: SessionInfo, entries: Sequenc
             info.cwd,
         ),
     )
-    _insert_entries(conn, info.id, entries)
+    insert_entries(conn, info.id, entries)
     _check_leaf(conn, info.id, info.leaf_id)
     _index_title(conn, info.id)
 
@@ -79,7 +79,7 @@ def append(
         (now_iso(), leaf_id, title, session_id),
     )
     _require(cursor, session_id)
-    _insert_entries(conn, session_id, entries)
+    insert_entries(conn, session_id, entries)
     _check_leaf(conn, session_id, leaf_id)
     if title is not None:
         _index_title(conn, session_id)
@@ -160,8 +160,10 @@ def put_blob(conn: sqlite3.Connection, blob: Blob) -> None:
     )
 
 
-def _insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence[Entry]) -> None:
-    """Insert entries with their search rows and update the session's counters.
+def insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence[Entry]) -> None:
+    """Insert entries with their search rows and update the session's counters;
+    an entry saved under a checkpoint's id replaces that checkpoint
+    (storage/partials.py).
 
     A parent must be an entry of the same session, inserted before its child.
     """
@@ -185,6 +187,7 @@ def _insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence
                     f"parent {entry.parent_id} of {entry.id} is not in session {session_id}"
                 )
             new_leaves += parent[1]  # a first child takes its parent's place as a leaf
+        conn.execute("DELETE FROM partial_replies WHERE id = ?", (entry.id,))
         rowid = conn.execute(
             f"INSERT INTO entries ({ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", entry_row(entry)
         ).lastrowid

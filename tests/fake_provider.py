@@ -538,6 +538,8 @@ class FakeProvider:
         self.local = local
         """A small-window model served as that local server does (tests/fake_local_server.py)."""
         self.requests: list[RecordedRequest] = []
+        self.chunks_sent = 0
+        """Stream chunks written to clients so far, every request counted."""
         self.info_requests: list[tuple[str, dict[str, str]]] = []
         """Window and model-list questions (GET /props, /v1/models, ...): path and headers."""
         self._queue: deque[ScriptItem] = deque()
@@ -791,6 +793,7 @@ class FakeProvider:
                 if delay and count:
                     await asyncio.sleep(delay)
                 await response.write(chunk)
+                self.chunks_sent += 1
             await response.write_eof()
         except ConnectionError:
             pass  # the client went away (it timed out or was cancelled)

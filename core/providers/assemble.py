@@ -82,6 +82,10 @@ class MessageBuilder:
         """The message as it stands when the user stopped it; partial content is kept."""
         return self._message("aborted")
 
+    def snapshot(self, why: str) -> Message:
+        """The message so far, as saved if the reply went no further: ``interrupted``, with ``why``."""
+        return self._message("interrupted").with_(error=why)
+
     # --- internals ---------------------------------------------------------
 
     def _last(self, kind: str) -> _Part | None:

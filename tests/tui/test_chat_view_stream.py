@@ -13,6 +13,7 @@ from textual.widgets import Input, Markdown, Static
 from textual.widgets._markdown import MarkdownParagraph
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
+from core.checkpoint import STOPPED
 from core.content import TextContent, ThinkingContent, ToolCallContent
 from core.messages import Message, Usage
 from core.providers.base import (
@@ -583,14 +584,16 @@ async def test_stopped_and_interrupted_replies_are_marked() -> None:
     app = ChatTestApp()
     async with app.run_test(size=(100, 30)) as pilot:
         make = EntryMaker()
-        for stop_reason, label in (
-            ("aborted", "■ stopped"),
-            ("interrupted", "interrupted (connection lost)"),
+        for stop_reason, error, label in (
+            ("aborted", None, "■ stopped"),
+            ("interrupted", None, "interrupted (connection lost)"),
+            ("interrupted", STOPPED, f"interrupted ({STOPPED})"),
         ):
             reply = app.chat.start_reply("demo")
             reply.feed(TextDelta(f"text {stop_reason}"))
             await wait_rendered(pilot, reply)
-            await reply.finish(make(assistant(f"text {stop_reason}", stop_reason=stop_reason)))
+            saved = assistant(f"text {stop_reason}", stop_reason=stop_reason, error=error)
+            await reply.finish(make(saved))
             await pilot.pause()
             assert label in screen_text(app)
 

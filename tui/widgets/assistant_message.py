@@ -56,8 +56,9 @@ def status_of(message: Message) -> tuple[str, str] | None:
     reason = message.stop_reason
     if reason == "aborted":
         return "■ stopped", "-stopped"
-    if reason == "interrupted":
-        return "⚠ interrupted (connection lost)", "-interrupted"
+    if reason == "interrupted":  # the error says why when it was not the connection
+        why = one_line(message.error, 300) or "connection lost"
+        return f"⚠ interrupted ({why})", "-interrupted"
     if reason == "error":
         error = one_line(message.error, 300) or "unknown error"
         return f"✗ error: {error} · {RETRY_HINT}", "-error"
