@@ -24,6 +24,7 @@ from core.content import (
 from core.entries import Entry
 from core.messages import Message, Usage
 from core.tools.outcome import ToolOutcome
+from tui.widgets._bounded import bounded_message
 from tui.widgets._context import ViewContext
 from tui.widgets._text import clean, human_count, one_line
 from tui.widgets.image_view import ImageView
@@ -139,6 +140,11 @@ class AssistantMessage(MessageWidget):
                 color: $text-warning;
             }
         }
+        & > .message-clipped {
+            color: $text-muted;
+            text-style: italic;
+            margin: 0 0 1 0;
+        }
         & > .message-waiting {
             color: $text-warning;
             margin: 0 0 1 0;
@@ -191,11 +197,15 @@ class AssistantMessage(MessageWidget):
         self._header_shown = self._header_text()
         message = self.message
         if message is not None:
-            lone = lone_paragraph_of(message.content) if status_of(message) is None else None
+            shown, note = bounded_message(message)  # a huge text: its head and a note
+            plain_end = status_of(message) is None and note is None
+            lone = lone_paragraph_of(shown.content) if plain_end else None
             if lone is not None:
                 self._paint_text(*lone)
                 return
-            yield from self._build_parts(message)
+            yield from self._build_parts(shown)
+            if note is not None:
+                yield Static(Content(note), markup=False, classes="message-clipped")
             if status_of(message) is not None:
                 self._status = Static(markup=False, classes="message-status")
                 yield self._status

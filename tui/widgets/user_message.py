@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult, RenderResult
+from textual.content import Content
 from textual.widgets import Static
 
 from core.content import ImageContent, TextContent
+from core.entries import Entry
 from core.messages import Message
+from tui.widgets._bounded import bounded
 from tui.widgets._text import clean, plain
 from tui.widgets.image_view import ImageView
 from tui.widgets.message_widget import MessageWidget
@@ -36,11 +39,32 @@ class UserMessage(MessageWidget):
 
     @property
     def text(self) -> str:
-        """The (cleaned) text shown."""
-        message = self.entry.payload if self.entry is not None else None
-        if not isinstance(message, Message):
-            return ""
-        return clean("\n".join(b.text for b in message.content if isinstance(b, TextContent)))
+        """The (cleaned) text shown: the head of a huge message (widgets/_bounded.py)."""
+        return self._shown[0]
+
+    _shown_for: tuple[Entry | None, tuple[str, str | None]] | None = None
+
+    @property
+    def _shown(self) -> tuple[str, str | None]:
+        """The cleaned text shown and the note of what it leaves out, if anything
+        (worked out once per entry: a huge message is joined and cut once)."""
+        entry = self.entry
+        if self._shown_for is None or self._shown_for[0] is not entry:
+            message = entry.payload if entry is not None else None
+            shown: tuple[str, str | None] = ("", None)
+            if isinstance(message, Message):
+                texts = (b.text for b in message.content if isinstance(b, TextContent))
+                text, note = bounded("\n".join(texts))
+                shown = (clean(text), note)
+            self._shown_for = (entry, shown)
+        return self._shown_for[1]
+
+    def _content(self) -> Content:
+        """The text, then the note of what is not shown in its own style."""
+        text, note = self._shown
+        if note is None:
+            return plain(text)
+        return plain(text) + Content("\n") + plain(note, "italic dim")
 
     def compose(self) -> ComposeResult:
         message = self.entry.payload if self.entry is not None else None
@@ -53,7 +77,7 @@ class UserMessage(MessageWidget):
             yield ImageView(block, self.context)
 
     def render(self) -> RenderResult:
-        return "" if self.children else plain(self.text)
+        return "" if self.children else self._content()
 
     def _children_coming(self) -> None:
         if not self.children and self.text:
@@ -61,4 +85,4 @@ class UserMessage(MessageWidget):
             self.refresh()
 
     def _text_line(self) -> Static:
-        return Static(plain(self.text), markup=False, classes="user-text")
+        return Static(self._content(), markup=False, classes="user-text")
