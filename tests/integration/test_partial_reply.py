@@ -74,8 +74,9 @@ def saved_texts(db: Path) -> str:
     return "\n".join(found)
 
 
+@pytest.mark.parametrize("resume", ["--session", "-c"])
 def test_sigkill_mid_reply_keeps_the_partial_reply_for_the_next_request(
-    fake_provider: FakeProvider, tmp_path: Path
+    fake_provider: FakeProvider, tmp_path: Path, resume: str
 ) -> None:
     db = tmp_path / "partial.db"
     killed_mid_reply(fake_provider, db)
@@ -86,7 +87,7 @@ def test_sigkill_mid_reply_keeps_the_partial_reply_for_the_next_request(
     fake_provider.script(Reply(text="and then?"))
     result = run(
         "--db", str(db), "-m", MODEL, "--api-base", fake_provider.base_url + "/v1",
-        "--session", session_id, "-p", "next",
+        *([resume, session_id] if resume == "--session" else [resume]), "-p", "next",
         env=openai_env(),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
