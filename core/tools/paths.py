@@ -63,7 +63,10 @@ class Roots:
             raise ToolError("the path contains a NUL character")
         given = Path(os.path.expanduser(path))
         joined = given if given.is_absolute() else self.cwd / given
-        real = Path(os.path.realpath(joined))
+        try:
+            real = Path(os.path.realpath(joined))
+        except OSError as error:  # a link changed while it was followed
+            raise ToolError(f"{path!r} cannot be read now ({error.strerror or error})") from None
         if self.contains(real):
             return real
         lexical = Path(os.path.normpath(joined))
