@@ -549,6 +549,9 @@ class FakeProvider:
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
         self._handlers: set[asyncio.Task[Any]] = set()
+        self.most_at_once = 0
+        """The most requests it was answering at the same time (a single-slot
+        local server cuts off or queues all but one)."""
 
     # scripting and inspection
 
@@ -682,6 +685,7 @@ class FakeProvider:
         task = asyncio.current_task()
         assert task is not None
         self._handlers.add(task)
+        self.most_at_once = max(self.most_at_once, len(self._handlers))
         try:
             return await self._respond(request)
         finally:

@@ -344,6 +344,42 @@ def serialize_transcript(entries: Sequence[Entry], max_chars: int | None = None)
     return "\n\n".join(parts)
 
 
+def transcript_chunks(entries: Sequence[Entry], max_chars: int) -> list[str]:
+    """The whole transcript in pieces of at most about ``max_chars``, in order,
+    for a summary made one piece at a time: nothing is left out. A message
+    longer than a piece is cut between words, its later pieces labelled as its
+    continuation."""
+    pieces: list[str] = []
+    for part in transcript_parts(entries):
+        pieces.extend(_split_part(part, max(200, max_chars)))
+    chunks: list[str] = []
+    for piece in pieces:
+        if chunks and len(chunks[-1]) + 2 + len(piece) <= max_chars:
+            chunks[-1] += "\n\n" + piece
+        else:
+            chunks.append(piece)
+    return chunks
+
+
+def _split_part(part: str, limit: int) -> list[str]:
+    if len(part) <= limit:
+        return [part]
+    label, sep, _ = part.partition("]: ")
+    continued = (
+        f"{label}, continued]: " if sep and label.startswith("[") and len(label) < 60 else ""
+    )
+    out: list[str] = []
+    rest = part
+    while len(rest) > limit:
+        room = limit - len(continued)
+        cut = rest.rfind(" ", room // 2, room)
+        cut = cut if cut > 0 else room
+        out.append(rest[:cut])
+        rest = continued + rest[cut:].lstrip(" ")
+    out.append(rest)
+    return out
+
+
 def summary_prompt(
     transcript: str, *, previous_summary: str | None = None, focus: str | None = None
 ) -> str:
@@ -357,9 +393,16 @@ def summary_prompt(
     return text
 
 
-def turn_prefix_prompt(transcript: str, *, focus: str | None = None) -> str:
-    """The user message asking for a summary of a split turn's beginning."""
-    text = f"<conversation>\n{transcript}\n</conversation>\n\n{prompts.TURN_PREFIX}"
+def turn_prefix_prompt(
+    transcript: str, *, previous_summary: str | None = None, focus: str | None = None
+) -> str:
+    """The user message asking for a summary of a split turn's beginning (the
+    next piece of it, when ``previous_summary`` holds the summary of the pieces before)."""
+    text = f"<conversation>\n{transcript}\n</conversation>\n\n"
+    if previous_summary:
+        text += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
+        text += prompts.TURN_PREFIX_CONTINUED + "\n\n"
+    text += prompts.TURN_PREFIX
     if focus:
         text += "\n\n" + prompts.FOCUS.format(focus=focus)
     return text

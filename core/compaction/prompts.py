@@ -78,6 +78,11 @@ Summarize the beginning so the kept end can be understood:
 
 Be concise. Preserve exact file paths, function names, identifiers and error messages."""
 
+TURN_PREFIX_CONTINUED = (
+    "The <previous-summary> tags hold the summary of the earlier part of this beginning: "
+    "update it with the text in <conversation> tags, in the same format."
+)
+
 FOCUS = "Additional focus for this summary, from the user: {focus}"
 
 SPLIT_TURN_JOINER = (

@@ -201,13 +201,21 @@ async def _summarize(
     history_tokens = max(256, min(int(0.8 * limits.reserve_tokens), max_out)) if max_out else None
     prefix_tokens = max(256, min(int(0.5 * limits.reserve_tokens), max_out)) if max_out else None
     # The transcript gets what the summarizing model's window leaves after the
-    # reply and the instructions (with the previous summary); the oldest parts go first.
+    # reply and the instructions (with the previous summary).
     window = context_window(summary_model, settings.context_windows)
     instructions = len(prompts.SYSTEM) + len(
         plan.summary_prompt("", previous_summary=preparation.previous_summary, focus=focus)
     )
-    room = window - (history_tokens or limits.reserve_tokens) - instructions // CHARS_PER_TOKEN
+    reply = history_tokens or limits.reserve_tokens
+    room = window - reply - instructions // CHARS_PER_TOKEN
     max_chars = max(MIN_TRANSCRIPT_CHARS, room * CHARS_PER_TOKEN)
+    # When it takes several pieces, a later piece's prompt also carries the
+    # summary of the pieces before it.
+    piece_chars = max(MIN_TRANSCRIPT_CHARS, (room - reply) * CHARS_PER_TOKEN)
+
+    def pieces(entries: tuple[Entry, ...]) -> list[str]:
+        whole = plan.transcript_chunks(entries, max_chars)
+        return whole if len(whole) <= 1 else plan.transcript_chunks(entries, piece_chars)
 
     def request(prompt: str, max_tokens: int | None) -> ChatRequest:
         return ChatRequest(
@@ -219,35 +227,28 @@ async def _summarize(
             api_key=target.api_key,
         )
 
-    jobs = []
-    history = None
-    if preparation.history:
-        transcript = plan.serialize_transcript(preparation.history, max_chars)
-        prompt = plan.summary_prompt(
-            transcript, previous_summary=preparation.previous_summary, focus=focus
-        )
-        jobs.append(_complete(request(prompt, history_tokens), summary_model, settings, on_wait))
-    else:
-        history = preparation.previous_summary
-    if preparation.turn_prefix:
-        transcript = plan.serialize_transcript(preparation.turn_prefix, max_chars)
-        prompt = plan.turn_prefix_prompt(transcript, focus=focus)
-        jobs.append(_complete(request(prompt, prefix_tokens), summary_model, settings, on_wait))
-    tasks = [asyncio.ensure_future(job) for job in jobs]
-    try:
-        results = await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:  # one request failed or we were cancelled: stop the other
-            task.cancel()
-        raise
+    # One request at a time: a single-slot local server cuts off (or queues) a
+    # request that arrives while another runs. A transcript too long for one
+    # request goes in pieces, each updating the summary of those before it.
     usage: Usage | None = None
-    for _, used in results:
+
+    async def ask(prompt: str, max_tokens: int | None) -> str:
+        nonlocal usage
+        text, used = await _complete(request(prompt, max_tokens), summary_model, settings, on_wait)
         if used is not None:
             usage = used if usage is None else usage + used
-    texts = [text for text, _ in results]
-    if preparation.history:
-        history = texts.pop(0)
-    prefix = texts.pop(0) if preparation.turn_prefix else None
+        return text
+
+    history = preparation.previous_summary
+    for piece in pieces(preparation.history):
+        history = await ask(
+            plan.summary_prompt(piece, previous_summary=history, focus=focus), history_tokens
+        )
+    prefix = None
+    for piece in pieces(preparation.turn_prefix):
+        prefix = await ask(
+            plan.turn_prefix_prompt(piece, previous_summary=prefix, focus=focus), prefix_tokens
+        )
     details: dict = {
         "model": summary_model,
         "focus": focus,
