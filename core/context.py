@@ -22,6 +22,7 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
+from core.context_fit import fit_budget
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
 
@@ -46,6 +47,8 @@ class Context:
     notes: tuple[str, ...] = ()
     """What the builder had to do that the user should know (e.g. dropped turns)."""
     dropped_messages: int = 0
+    shortened_messages: int = 0
+    """Messages sent with the middle of a text left out (and a marker saying so)."""
     image_shas: tuple[str, ...] = field(default=())
     """Images sent as pixels; their bytes must be resolved for the request."""
 
@@ -119,11 +122,13 @@ def build_context(
     messages = _apply_provider_rules(messages, model)
     messages, image_shas = _apply_image_budget(messages, image_budget if vision else 0)
     notes: list[str] = []
-    dropped = 0
+    dropped = shortened = 0
     if token_budget is not None:
-        messages, dropped = _fit_budget(messages, token_budget)
+        protected = 1 if messages and messages[0].text.startswith(SUMMARY_PREFIX) else 0
+        fitted = fit_budget(messages, token_budget, estimate_tokens, protected)
+        messages, dropped, shortened = fitted.messages, fitted.dropped, len(fitted.shortened)
+        notes += fitted.notes()
         if dropped:
-            notes.append(f"{dropped} oldest message(s) were left out to fit the context window")
             image_shas = _pixel_images(messages)
     return Context(
         messages=tuple(messages),
@@ -132,6 +137,7 @@ def build_context(
         thinking=thinking,
         notes=tuple(notes),
         dropped_messages=dropped,
+        shortened_messages=shortened,
         image_shas=image_shas,
     )
 
@@ -311,26 +317,3 @@ def _apply_image_budget(
 
 def _pixel_images(messages: Sequence[Message]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(image.sha256 for m in messages for image in m.images))
-
-
-def _fit_budget(messages: list[Message], budget: int) -> tuple[list[Message], int]:
-    """Step 6: drop the oldest whole turns (a turn starts at a user message) until
-    the estimate fits. The compaction summary, if first, is never dropped."""
-    protected = 1 if messages and messages[0].text.startswith(SUMMARY_PREFIX) else 0
-    sizes = [estimate_tokens(m) for m in messages]
-    total = sum(sizes)  # what estimated_tokens measures
-    start = protected
-    while total > budget:
-        # Find the next turn boundary after `start`: the next user message that
-        # is not a tool result, so a call never loses its result.
-        nxt = start + 1
-        while nxt < len(messages) and messages[nxt].role != "user":
-            nxt += 1
-        if nxt >= len(messages):
-            break  # only the last turn is left: send it even if too large
-        total -= sum(sizes[start:nxt])
-        start = nxt
-    dropped = start - protected
-    if not dropped:
-        return messages, 0
-    return messages[:protected] + messages[start:], dropped

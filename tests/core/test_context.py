@@ -268,7 +268,14 @@ def test_safety_net_never_drops_the_summary() -> None:
         assistant(TextContent("y" * 4000)),
         user("z"),
     )
-    context = build_context(path, MODEL, token_budget=200)
+    context = build_context(path, MODEL, token_budget=300)
+    assert context.messages[0].text.startswith(SUMMARY_PREFIX)
+    # Nothing is left out whole: the two long messages go shortened, marked.
+    assert [m.text[:1] for m in context.messages[1:]] == ["x", "y", "z"]
+    assert all("characters of this" in m.text for m in context.messages[1:3])
+    assert context.dropped_messages == 0 and context.shortened_messages == 2
+    # A budget too small for even that: the oldest turn goes, never the summary.
+    context = build_context(path, MODEL, token_budget=150)
     assert context.messages[0].text.startswith(SUMMARY_PREFIX)
     assert [m.text for m in context.messages[1:]] == ["z"]
     assert context.dropped_messages == 2
