@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from core.attachments import Attachment
 from core.branch_totals import BranchTotals
-from core.context import system_prompt
+from core.context import Context, system_prompt
 from core.entries import THINKING_LEVELS, Compaction, Entry
 from core.events import (
     ColumnFinished,
@@ -250,6 +250,19 @@ class Conversation:
             windows = {**self.settings.context_windows, learned.model: learned.tokens}
             self.settings = replace(self.settings, context_windows=windows)
             self._publish(WindowLearned(learned.model, learned.tokens, learned.source))
+
+    def next_context(self) -> Context:
+        """What the next request on the path sends (the ``openai`` export):
+        built as a turn builds it, with the tools' share of the window."""
+        from core.turn import next_context
+
+        return next_context(
+            self.session,
+            self.settings,
+            model=self.model,
+            thinking=self.thinking,
+            tools=self.tools.specs() if self.tools is not None else (),
+        )
 
     # --- turns ------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from core.checkpoint import ReplyCheckpoint
 from core.context import Context, estimated_tokens, system_prompt
@@ -21,6 +22,9 @@ from core.providers.base import ChatRequest, ProviderError, ToolSpec
 from core.session import Session
 from core.settings import Settings
 from core.target import resolve_target
+
+if TYPE_CHECKING:
+    from core.compaction.plan import Budget
 
 
 @dataclass
@@ -176,6 +180,39 @@ async def _ask(
     return TurnResult(entry, builder.error, context, compactions=compactions, notes=notes)
 
 
+# --- what is sent -----------------------------------------------------------
+
+
+def next_context(
+    session: Session,
+    settings: Settings,
+    *,
+    model: str,
+    thinking: str = "off",
+    tools: Sequence[ToolSpec] = (),
+) -> Context:
+    """What the next request on the session's path sends, built as a turn
+    builds it (after any compaction it makes): the ``openai`` export."""
+    _, limits = request_budget(session, settings, model, thinking, _overhead(session, tools))
+    return session.context(
+        model,
+        default_thinking=thinking,
+        image_budget=settings.image_budget,
+        token_budget=limits.threshold,
+    )
+
+
+def request_budget(
+    session: Session, settings: Settings, model: str, thinking: str, overhead: int
+) -> tuple[str, Budget]:
+    """The path's model and the limits of its window for a request whose
+    system prompt and tools take ``overhead`` tokens."""
+    from core.compaction.run import budget
+
+    path_model = session.model(model, thinking)[0]
+    return path_model, budget(path_model, settings, overhead)
+
+
 # --- compaction around a turn ------------------------------------------------
 
 
@@ -202,11 +239,10 @@ async def _compact_if_needed(turn: _Turn) -> _Prelude:
     """Automatic compaction when the context is over window - reserve. A failed
     compaction does not stop the turn: the context builder's safety net drops
     the oldest turns instead, and a note says so."""
-    from core.compaction.run import CompactionError, budget, maybe_compact
+    from core.compaction.run import CompactionError, maybe_compact
 
     session, settings = turn.session, turn.settings
-    path_model = session.model(turn.model, turn.thinking)[0]
-    limits = budget(path_model, settings, turn.overhead)
+    path_model, limits = request_budget(session, settings, turn.model, turn.thinking, turn.overhead)
     prelude = _Prelude(path_model, limits.threshold, limits.window)
     started: list[str] = []
     entry = None

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.formats import FormatError, ImportedSession, parse_import
 from core.formats.export import export_text
@@ -23,6 +25,9 @@ from tui.bootstrap import (
     open_store,
     resolve_launch,
 )
+
+if TYPE_CHECKING:
+    from core.context import Context
 
 
 class ImportFailed(Exception):
@@ -56,7 +61,7 @@ async def _run(args: argparse.Namespace) -> int:
         if args.action == "show":
             return await _show(store, args, launch.settings)
         if args.action == "export":
-            return await _export(store, args)
+            return await _export(store, args, launch)
         if args.action == "search":
             return await _search(store, args)
         if args.action == "compact":
@@ -115,7 +120,7 @@ async def _show(store, args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-async def _export(store, args: argparse.Namespace) -> int:
+async def _export(store, args: argparse.Namespace, launch: Launch) -> int:
     info = await store.get_session(args.id)
     if info is None:
         raise UsageError(f"no session with id {args.id!r}")
@@ -124,8 +129,25 @@ async def _export(store, args: argparse.Namespace) -> int:
             "--all-branches goes with --format markdown (json always holds every branch)"
         )
     # Safe on a terminal in every format (see core.formats.export).
-    sys.stdout.write(await export_text(store, info, args.format, all_branches=args.all_branches))
+    context = await _next_context(store, info, launch) if args.format == "openai" else None
+    text = await export_text(
+        store, info, args.format, all_branches=args.all_branches, context=context
+    )
+    sys.stdout.write(text)
     return 0
+
+
+async def _next_context(store, info, launch: Launch) -> Context:
+    """What the session's next request sends, as print mode or the app would
+    send it: the same model, endpoint, window and built-in tools."""
+    from core.session import Session
+    from core.tools import ToolRegistry
+
+    session = await Session.open(store, info.id)
+    conversation = launch.conversation(session)
+    conversation.tools = ToolRegistry.default(launch.settings, cwd=os.getcwd())
+    await conversation.learn_window()
+    return conversation.next_context()
 
 
 def _print_json(document) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from core.context import Context
 from core.persistence import Blob, SessionInfo, SessionStore
 from core.sanitize import json_for_terminal, strip_control
 
@@ -30,20 +31,32 @@ NAME_CHARS = 60
 
 
 async def export_text(
-    store: SessionStore, info: SessionInfo, format: str, *, all_branches: bool = False
+    store: SessionStore,
+    info: SessionInfo,
+    format: str,
+    *,
+    all_branches: bool = False,
+    context: Context | None = None,
 ) -> str:
     """``json``, ``pi`` and ``html``: the whole tree (with image bytes); the
     others: the current branch (``markdown`` with ``all_branches``: then every
-    other branch)."""
-    text = await _export(store, info, format, all_branches)
+    other branch). ``openai`` sends ``context`` when given (what the next
+    request sends, fitted to the model's window), else the whole branch."""
+    text = await _export(store, info, format, all_branches, context)
     return strip_control(text) if format in HUMAN_FORMATS else text
 
 
-async def _export(store: SessionStore, info: SessionInfo, format: str, all_branches: bool) -> str:
+async def _export(
+    store: SessionStore,
+    info: SessionInfo,
+    format: str,
+    all_branches: bool,
+    context: Context | None,
+) -> str:
     from core.formats.html import to_html
     from core.formats.markdown import to_markdown
     from core.formats.mplp import to_mplp_dialog
-    from core.formats.openai import to_openai_messages
+    from core.formats.openai import context_to_openai, to_openai_messages
     from core.formats.pi_export import to_pi_jsonl
     from core.formats.tangents_json import image_shas, to_json_document
 
@@ -60,7 +73,10 @@ async def _export(store: SessionStore, info: SessionInfo, format: str, all_branc
         return _json(to_json_document(info, entries, labels, blobs.values()))
     path = await store.path(info.leaf_id) if info.leaf_id else []
     if format == "openai":
-        return _json(to_openai_messages(path, await _blobs(store, image_shas(path))))
+        blobs = await _blobs(store, image_shas(path))
+        if context is not None:
+            return _json(context_to_openai(context, blobs))
+        return _json(to_openai_messages(path, blobs))
     if format == "mplp":
         return _json(to_mplp_dialog(info, path, await store.labels(info.id)))
     if all_branches:

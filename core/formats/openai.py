@@ -2,7 +2,9 @@
 of a conversation as a linear session.
 
 Export is the ``messages`` array the next request on the branch would send,
-built by the same context builder and conversion as the request: the system
+built by the same context builder and conversion as the request (and, from
+the command line, fitted to the model's window as the request is: big
+messages shortened with a marker, see :mod:`core.context_fit`): the system
 prompt first, a compaction's summary (as the user message the model sees) in
 place of what it replaced, branch summaries as the model sees them, custom
 notes, model changes and thinking left out, unfinished tool calls answered,
@@ -35,7 +37,7 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.context import BRANCH_PREFIX, SUMMARY_PREFIX, build_context
+from core.context import BRANCH_PREFIX, SUMMARY_PREFIX, Context, build_context
 from core.entries import BranchSummary, Compaction, Entry
 from core.formats.base import (
     FormatError,
@@ -63,7 +65,15 @@ def to_openai_messages(
     ``blobs`` maps an image's sha256 to its blob; images without bytes become
     a text note.
     """
-    context = build_context(path, "", image_budget=image_budget)
+    return context_to_openai(build_context(path, "", image_budget=image_budget), blobs)
+
+
+def context_to_openai(
+    context: Context, blobs: Mapping[str, Blob] | None = None
+) -> list[dict[str, Any]]:
+    """The ``messages`` of a request sending ``context`` (a conversation's
+    :meth:`~core.conversation.Conversation.next_context`: fitted to the
+    model's window as the request is)."""
     images = {sha: blob.data for sha, blob in (blobs or {}).items()}
     system = [{"role": "system", "content": context.system}] if context.system else []
     return system + convert(context.messages, images, raw_arguments=True)
