@@ -22,7 +22,7 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.context_fit import fit_budget
+from core.context_fit import Fitted, fit_budget, shortened_note
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
 
@@ -49,6 +49,9 @@ class Context:
     dropped_messages: int = 0
     shortened_messages: int = 0
     """Messages sent with the middle of a text left out (and a marker saying so)."""
+    left_out: dict[str, str] = field(default_factory=dict)
+    """What the user should see on an entry of the path that is not sent as it
+    is (shortened or left out), by entry id."""
     image_shas: tuple[str, ...] = field(default=())
     """Images sent as pixels; their bytes must be resolved for the request."""
 
@@ -123,11 +126,13 @@ def build_context(
     messages, image_shas = _apply_image_budget(messages, image_budget if vision else 0)
     notes: list[str] = []
     dropped = shortened = 0
+    left_out: dict[str, str] = {}
     if token_budget is not None:
         protected = 1 if messages and messages[0].text.startswith(SUMMARY_PREFIX) else 0
         fitted = fit_budget(messages, token_budget, estimate_tokens, protected)
         messages, dropped, shortened = fitted.messages, fitted.dropped, len(fitted.shortened)
         notes += fitted.notes()
+        left_out = _left_out_by_entry(path, fitted)
         if dropped:
             image_shas = _pixel_images(messages)
     return Context(
@@ -138,8 +143,35 @@ def build_context(
         notes=tuple(notes),
         dropped_messages=dropped,
         shortened_messages=shortened,
+        left_out=left_out,
         image_shas=image_shas,
     )
+
+
+def _left_out_by_entry(path: Sequence[Entry], fitted: Fitted) -> dict[str, str]:
+    """The safety net's work, said on the entries it changed. A message is found
+    as the entry holding it (or, when a provider rule rebuilt it, the entry
+    with the same role and text)."""
+    changes = [(old, shortened_note(old.role, words)) for old, _, words in fitted.shortened]
+    changes += [
+        (old, "left out of what the model sees, to fit its context window")
+        for old in fitted.left_out
+    ]
+    by_id: dict[str, str] = {}
+    for old, note in changes:
+        entry = next((e for e in path if e.payload is old), None) or next(
+            (
+                e
+                for e in reversed(path)
+                if isinstance(e.payload, Message)
+                and e.payload.role == old.role
+                and e.payload.text == old.text
+            ),
+            None,
+        )
+        if entry is not None:
+            by_id[entry.id] = note
+    return by_id
 
 
 def latest_compaction(path: Sequence[Entry]) -> tuple[int, int] | None:

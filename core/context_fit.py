@@ -30,8 +30,12 @@ class Fitted:
     messages: list[Message]
     shortened: tuple[tuple[Message, Message, int], ...] = ()
     """Each shortened message: as it was, as it is sent, and the words left out of it."""
-    dropped: int = 0
-    """Messages of the oldest turns left out whole."""
+    left_out: tuple[Message, ...] = ()
+    """Messages of the oldest turns left out whole (as they were)."""
+
+    @property
+    def dropped(self) -> int:
+        return len(self.left_out)
 
     def notes(self) -> list[str]:
         notes: list[str] = []
@@ -66,7 +70,8 @@ def fit_budget(
     kept, dropped = _drop_oldest_turns(fitted.messages, budget, estimate, protected)
     sent = {id(m) for m in kept}
     shortened = tuple(s for s in fitted.shortened if id(s[1]) in sent)
-    return Fitted(kept, shortened, dropped)
+    left_out = tuple(messages[protected : protected + dropped])
+    return Fitted(kept, shortened, left_out)
 
 
 def _shorten(
@@ -171,6 +176,12 @@ def shorten_text(text: str, keep_chars: int, kind: str) -> tuple[str, int]:
     unit, count = ("words", words) if len(middle) < 20 * words else ("characters", len(middle))
     marker = f"[… {count:,} {unit} of this {kind} left out to fit the context window …]"
     return f"{text[:head_end].rstrip()}\n\n{marker}\n\n{text[tail_start:].lstrip()}", words
+
+
+def shortened_note(role: str, words: int) -> str:
+    """What a shortened message's row says."""
+    kind = _KINDS.get(role, "message")
+    return f"sent shortened: {words:,} words from the middle of this {kind} left out to fit the context window"
 
 
 def _describe(message: Message, words: int) -> str:

@@ -47,6 +47,9 @@ def test_a_big_reply_is_shortened_in_the_middle_not_left_out() -> None:
     assert context.dropped_messages == 0
     assert context.shortened_messages == 1
     assert any("shortened" in note and "bigword0" in note for note in context.notes)
+    # Said on the entry too, for the chat view's row.
+    assert list(context.left_out) == ["e3"]
+    assert context.left_out["e3"].startswith(f"sent shortened: {left_out:,} words")
 
 
 def test_the_question_goes_whole_while_older_messages_can_be_shortened() -> None:

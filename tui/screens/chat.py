@@ -36,6 +36,8 @@ from core.events import (
     CompactionStarted,
     Event,
     Notice,
+    PositionMoved,
+    TurnEnded,
     Waiting,
     WindowLearned,
 )
@@ -47,6 +49,7 @@ from tui import keymap, slash
 from tui.branching import BranchController
 from tui.commands import ActionCommands
 from tui.compare_actions import CompareActions
+from tui.context_notes import ContextNotes
 from tui.message_queue import MessageQueue, Queued
 from tui.models import DEMO, has_any_key
 from tui.screens.welcome import welcome_text
@@ -97,6 +100,8 @@ class ChatScreen(Screen[None]):
         self.branches = BranchController(self)
         """Edit, regenerate, alternatives, branch here, labels, copy, fork, the tree."""
         self.compare = CompareActions(self)
+        self.context_notes = ContextNotes(conversation)
+        """What the rows say about messages the model does not see whole."""
 
     @property
     def session(self) -> Session:
@@ -175,6 +180,7 @@ class ChatScreen(Screen[None]):
             blob_loader=self.session.store.get_blob,
             show_thinking=self.show_thinking,
             branch_info=self.branches.branch_info,
+            context_note=self.context_notes.note,
             id="chat",
         )
         try:
@@ -184,6 +190,7 @@ class ChatScreen(Screen[None]):
             await totals  # before anything is sent: appends from now on add to it
         finally:
             self._loaded.set()
+        self._refresh_context_notes()
         self.refresh_footer()
         self._lookup_window(self.conversation.model)
 
@@ -451,6 +458,8 @@ class ChatScreen(Screen[None]):
         """What the screen itself shows of the conversation's events (the
         messages are the :class:`~tui.view_binding.ViewBinding`'s): compaction
         progress, notices."""
+        if isinstance(event, (TurnEnded, PositionMoved, CompactionEnded, WindowLearned)):
+            self._refresh_context_notes()
         if isinstance(event, CompactionStarted):
             self._compaction_started(event.trigger)
         elif isinstance(event, CompactionEnded):
@@ -466,6 +475,14 @@ class ChatScreen(Screen[None]):
         elif isinstance(event, WindowLearned):
             self.windows[event.model] = event.tokens
             self.refresh_footer()
+
+    def _refresh_context_notes(self) -> None:
+        """Work out again which messages the model does not see whole, and say
+        it on their rows."""
+        if self.conversation.tools is None:  # the next request offers them
+            self.conversation.tools = self.app.tool_registry  # type: ignore[attr-defined]
+        if self.context_notes.update() and self.loaded:
+            self.chat_view.refresh_context_notes()
 
     async def _approve(self, call: ToolCallContent, tool: Tool, preview: str) -> Approval:
         """Ask in the approval dialog; a stopped reply closes it."""

@@ -30,8 +30,14 @@ BranchInfoLookup = Callable[[str], "BranchInfo | None"]
 """The branch info of an entry id (``None``: nothing to show)."""
 
 
+ContextNoteLookup = Callable[[str], "str | None"]
+"""What an entry's row says about how the model sees it (shortened, left
+out), by entry id; ``None``: it is sent as it is."""
+
+
 @dataclass(frozen=True)
 class ViewContext:
     blob_loader: BlobLoader | None = None
     image_mode: ImageMode = "auto"
     branch_info: BranchInfoLookup | None = None
+    context_note: ContextNoteLookup | None = None

@@ -34,7 +34,13 @@ from textual.worker import Worker
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
 from core.tools.outcome import saved_outcomes
-from tui.widgets._context import BlobLoader, BranchInfoLookup, ImageMode, ViewContext
+from tui.widgets._context import (
+    BlobLoader,
+    BranchInfoLookup,
+    ContextNoteLookup,
+    ImageMode,
+    ViewContext,
+)
 from tui.widgets._text import human_count, one_line
 from tui.widgets._textual_private import anchored, following, mark_anchored, shift_scroll
 from tui.widgets._transcript import Transcript
@@ -123,6 +129,7 @@ class ChatView(VerticalScroll):
         show_thinking: bool = True,
         image_mode: ImageMode = "auto",
         branch_info: BranchInfoLookup | None = None,
+        context_note: ContextNoteLookup | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -132,10 +139,14 @@ class ChatView(VerticalScroll):
             show_thinking: Show thinking blocks.
             image_mode: ``auto`` (best terminal protocol), ``halfcell``, ``unicode`` or ``none``.
             branch_info: Alternatives and label of a message (``◀ 2/3 ▶``); ``None``: none shown.
+            context_note: How the model sees a message not sent whole; ``None``: nothing said.
         """
         super().__init__(id=id, classes=classes)
         self.context = ViewContext(
-            blob_loader=blob_loader, image_mode=image_mode, branch_info=branch_info
+            blob_loader=blob_loader,
+            image_mode=image_mode,
+            branch_info=branch_info,
+            context_note=context_note,
         )
         self.set_reactive(ChatView.show_thinking, show_thinking)
         self._transcript = Transcript()
@@ -250,6 +261,11 @@ class ChatView(VerticalScroll):
         else:
             self.run_worker(self._jump_to_end_and_mount(reply), group="chat-window")
         return reply
+
+    def refresh_context_notes(self) -> None:
+        """Say again on the mounted rows how the model sees them (after a turn or a move)."""
+        for widget in self.message_widgets:
+            widget.show_context_note()
 
     def refresh_branch_info(self) -> None:
         """Show the mounted rows' alternatives and labels again (after the tree changed)."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.content import Content
 from textual.widget import Widget
+from textual.widgets import Static
 
 from core.entries import Entry
 from tui.widgets._context import ViewContext
@@ -30,6 +32,10 @@ class MessageWidget(Widget, can_focus=True):
         }
         &.-compacted {
             opacity: 0.55;
+        }
+        & > .context-note {
+            color: $text-warning;
+            text-style: italic;
         }
     }
     """
@@ -58,6 +64,7 @@ class MessageWidget(Widget, can_focus=True):
         """The entry shown (``None`` for a reply still streaming)."""
         self.context = context or ViewContext()
         self._branch_bar: BranchBar | None = None
+        self._note_line: Static | None = None
 
     @property
     def entry_id(self) -> str | None:
@@ -66,6 +73,29 @@ class MessageWidget(Widget, can_focus=True):
 
     def _on_mount(self) -> None:
         self.show_branch_info()
+        self.show_context_note()
+
+    @property
+    def context_note(self) -> str | None:
+        """How the model sees this entry when not as it is (shortened, left out)."""
+        lookup = self.context.context_note
+        return lookup(self.entry.id) if lookup is not None and self.entry is not None else None
+
+    def show_context_note(self) -> None:
+        """A line above the message while the model does not see it whole
+        (the line is only mounted the first time one is needed)."""
+        note = self.context_note
+        if self._note_line is None:
+            if note is None:
+                return
+            self._children_coming()
+            self._note_line = Static(markup=False, classes="context-note")
+            # At the top, where the reader starts (under the ◀ ▶ bar when there is one).
+            first = 1 if self._branch_bar is not None else 0
+            self.mount(self._note_line, before=first if len(self.children) > first else None)
+        self._note_line.display = note is not None
+        if note is not None:
+            self._note_line.update(Content.assemble(("✂ ", "bold"), note))
 
     def show_branch_info(self) -> None:
         """Show ``◀ 2/3 ▶`` and the label above the message when it has any

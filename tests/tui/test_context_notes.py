@@ -1,0 +1,48 @@
+"""A message the model no longer sees whole is marked on its row, for as long
+as that is true (issue 33 item 1): not a toast that vanishes. A 4,096-token
+window, a 1,500-word answer, then more questions."""
+
+from __future__ import annotations
+
+from fake_local_server import LocalServer
+
+from tests.fake_provider import FakeProvider, Reply
+from tests.tui.helpers import app_of, running, screen_text, settle, wait_for
+from tui.widgets.message_widget import MessageWidget
+
+BIG = " ".join(f"bigword{i}" for i in range(1500))
+
+
+async def send_pasted(pilot, text: str) -> None:
+    pilot.app.screen.prompt.insert(text)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def big_reply_id(pilot) -> str:
+    path = app_of(pilot).conversation.session.path
+    return next(e.id for e in path if e.message is not None and e.message.text == BIG)
+
+
+async def big_row(pilot) -> MessageWidget:
+    row = await pilot.app.screen.chat_view.scroll_to_entry(big_reply_id(pilot))
+    assert row is not None
+    await settle(pilot)
+    return row
+
+
+async def test_a_shortened_reply_says_so_on_its_row_and_keeps_saying_it() -> None:
+    with FakeProvider(local=LocalServer("vllm", 4_096)) as server:
+        argv = ["--model", "openai/smollm2", "--api-base", f"{server.base_url}/v1"]
+        async with running(argv) as pilot:
+            await send_pasted(pilot, "hello there")
+            server.script_for("smollm2", Reply(text=BIG, chunk_size=4_000))
+            await send_pasted(pilot, "BIG-ONE tell me 1500 words")
+            await send_pasted(pilot, "what was the 100th word of the big answer?")
+            row = await big_row(pilot)
+            await wait_for(lambda: "sent shortened" in screen_text(pilot), pilot)
+            assert "words from the middle of this reply left out" in screen_text(pilot)
+            # Another exchange later, it is still said (no toast to miss).
+            await send_pasted(pilot, "and the 200th?")
+            row = await big_row(pilot)
+            assert row.context_note is not None and "sent shortened" in row.context_note
