@@ -33,6 +33,9 @@ BRANCH_PREFIX = (
     "The user explored another branch of this conversation, then came back here. "
     "Summary of that branch:\n\n"
 )
+SUMMARY_END = "\n\n[End of the summary.]"
+BRANCH_END = "\n\n[End of the summary of that branch.]"
+"""Where a summary ends: it shares its user message with what follows it."""
 UNFINISHED_TOOL_RESULT = "The tool call did not complete: no result was recorded."
 _UNFINISHED_STOPS = ("aborted", "error", "interrupted")
 _TOOL_ID_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -135,6 +138,7 @@ def build_context(
         left_out = _left_out_by_entry(path, fitted)
         if dropped:
             image_shas = _pixel_images(messages)
+    messages = alternate(messages)
     return Context(
         messages=tuple(messages),
         system=system_prompt(path),
@@ -146,6 +150,32 @@ def build_context(
         left_out=left_out,
         image_shas=image_shas,
     )
+
+
+def alternate(messages: Sequence[Message]) -> list[Message]:
+    """Strict chat templates refuse two user (or assistant) turns in a row:
+    consecutive ones become one message holding every part, in order. A user
+    message with nothing to send is left out (it would vanish on the wire and
+    leave its neighbours side by side)."""
+    out: list[Message] = []
+    for message in messages:
+        if message.role == "user" and not _sendable(message):
+            continue
+        previous = out[-1] if out else None
+        if (
+            previous is not None
+            and previous.role == message.role
+            and message.role in ("user", "assistant")
+            and not previous.tool_calls
+        ):
+            out[-1] = previous.with_(content=previous.content + message.content)
+        else:
+            out.append(message)
+    return out
+
+
+def _sendable(message: Message) -> bool:
+    return any(not isinstance(block, TextContent) or block.text for block in message.content)
 
 
 def _left_out_by_entry(path: Sequence[Entry], fitted: Fitted) -> dict[str, str]:
@@ -197,7 +227,9 @@ def _visible_messages(path: Sequence[Entry]) -> list[Message]:
         compaction_index, start = found
         payload = path[compaction_index].payload
         assert isinstance(payload, Compaction)
-        summary = Message(role="user", content=(TextContent(SUMMARY_PREFIX + payload.summary),))
+        summary = Message(
+            role="user", content=(TextContent(SUMMARY_PREFIX + payload.summary + SUMMARY_END),)
+        )
     out: list[Message] = [summary] if summary is not None else []
     for index in range(start, len(path)):
         entry = path[index]
@@ -208,9 +240,8 @@ def _visible_messages(path: Sequence[Entry]) -> list[Message]:
             if payload.role in ("user", "assistant", "tool_result"):
                 out.append(payload)
         elif isinstance(payload, BranchSummary):
-            out.append(
-                Message(role="user", content=(TextContent(BRANCH_PREFIX + payload.summary),))
-            )
+            text = BRANCH_PREFIX + payload.summary + BRANCH_END
+            out.append(Message(role="user", content=(TextContent(text),)))
         elif isinstance(payload, Compaction):
             # An older compaction inside the kept tail: its summary was folded
             # into the newer one, so it adds nothing.

@@ -110,8 +110,9 @@ entries = st.builds(
 @st.composite
 def conversation_paths(draw, max_turns: int = 8) -> list[Entry]:
     """A realistic path: user turns, assistant turns with tool calls and their
-    results (sometimes missing), aborted turns, model changes, branch summaries
-    and compactions pointing at earlier entries."""
+    results (sometimes missing), aborted turns, model changes, branch summaries,
+    two user messages in a row ("branch here" on a user message) and
+    compactions pointing at earlier entries."""
     models = ["anthropic/claude-x", "openai/gpt-x"]
     path: list[Entry] = []
     counter = 0
@@ -133,7 +134,9 @@ def conversation_paths(draw, max_turns: int = 8) -> list[Entry]:
 
     for turn in range(draw(st.integers(1, max_turns))):
         kind = draw(
-            st.sampled_from(["plain", "plain", "tools", "model", "branch", "compact", "custom"])
+            st.sampled_from(
+                ["plain", "plain", "tools", "model", "branch", "compact", "custom", "branch_here"]
+            )
         )
         if kind == "model":
             add(
@@ -146,6 +149,8 @@ def conversation_paths(draw, max_turns: int = 8) -> list[Entry]:
             add(BranchSummary(from_id=None, summary=draw(text)))
         elif kind == "custom":
             add(Message(role="custom", content=(TextContent("note"),)))
+        elif kind == "branch_here":  # "branch here" on a user message, then a new one sent
+            add(Message(role="user", content=(TextContent(draw(text)),)))
         elif kind == "compact" and path:
             kept = draw(st.sampled_from([e.id for e in path] + [None]))
             add(Compaction(summary=draw(text), first_kept_id=kept, tokens_before=100))

@@ -37,7 +37,14 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.context import BRANCH_PREFIX, SUMMARY_PREFIX, Context, build_context
+from core.context import (
+    BRANCH_END,
+    BRANCH_PREFIX,
+    SUMMARY_END,
+    SUMMARY_PREFIX,
+    Context,
+    build_context,
+)
 from core.entries import BranchSummary, Compaction, Entry
 from core.formats.base import (
     FormatError,
@@ -122,8 +129,9 @@ def from_openai_messages(
             message = reader.message(item, index, blobs)
         except (TypeError, ValueError, AttributeError) as error:  # a value of an unexpected shape
             raise reader.fail(index, f"malformed message ({error})") from None
-        parent = entries[-1].id if entries else None
-        entries.append(Entry.new(session_id, parent, _summary_of(message)))
+        for payload in _summaries_of(message):
+            parent = entries[-1].id if entries else None
+            entries.append(Entry.new(session_id, parent, payload))
     first_user = next(
         (e.message.text for e in entries if e.message is not None and e.message.role == "user"), ""
     )
@@ -139,15 +147,38 @@ def from_openai_messages(
     )
 
 
-def _summary_of(message: Message) -> Message | Compaction | BranchSummary:
-    """The compaction or branch summary an exported user message carries, else the message."""
-    if message.role == "user" and len(message.content) == 1:
-        text = message.text
+def _summaries_of(message: Message) -> list[Message | Compaction | BranchSummary]:
+    """The compaction and branch summaries an exported user message starts
+    with (a summary shares its message with what followed it), then the rest
+    of the message, if any."""
+    if message.role != "user":
+        return [message]
+    found: list[Message | Compaction | BranchSummary] = []
+    blocks = list(message.content)
+    while blocks and isinstance(blocks[0], TextContent):
+        text = blocks[0].text
         if text.startswith(SUMMARY_PREFIX):
-            return Compaction(text[len(SUMMARY_PREFIX) :], None)
-        if text.startswith(BRANCH_PREFIX):
-            return BranchSummary(None, text[len(BRANCH_PREFIX) :])
-    return message
+            summary, rest = _summary_text(text, SUMMARY_PREFIX, SUMMARY_END)
+            found.append(Compaction(summary, None))
+        elif text.startswith(BRANCH_PREFIX):
+            summary, rest = _summary_text(text, BRANCH_PREFIX, BRANCH_END)
+            found.append(BranchSummary(None, summary))
+        else:
+            break
+        blocks[:1] = [TextContent(rest)] if rest else []
+    if not found:
+        return [message]
+    return found + ([message.with_(content=tuple(blocks))] if blocks else [])
+
+
+def _summary_text(text: str, prefix: str, end: str) -> tuple[str, str | None]:
+    """The summary and what follows it in ``text``. An export made before
+    summaries had an end marker holds the summary alone."""
+    body = text[len(prefix) :]
+    summary, marked, rest = body.partition(end)
+    if not marked:
+        return body, None
+    return summary, rest.lstrip("\n") or None
 
 
 class _Reader:

@@ -35,7 +35,7 @@ def convert(
     wire: list[dict[str, Any]] = []
     pending_images: list[dict[str, Any]] = []
     for message in messages:
-        if message.role != "tool_result" and pending_images:
+        if message.role not in ("tool_result", "user") and pending_images:
             wire.append({"role": "user", "content": pending_images})
             pending_images = []
         if message.role == "tool_result":
@@ -43,7 +43,12 @@ def convert(
         elif message.role == "assistant":
             _assistant(message, wire, raw_arguments)
         elif message.role in ("user", "system"):
-            parts = _parts(message.content, images)
+            # A tool's images and the user's next message: one user turn, not two.
+            parts = (pending_images if message.role == "user" else []) + _parts(
+                message.content, images
+            )
+            if message.role == "user":
+                pending_images = []
             if parts:
                 wire.append({"role": message.role, "content": _compact(parts)})
     if pending_images:

@@ -13,6 +13,7 @@ from fake_provider import FakeProvider
 
 from core.session import Session
 from storage import SqliteStore
+from tests.context_texts import split_summaries
 
 
 @dataclass
@@ -33,7 +34,13 @@ class Rig:
 
 
 def sent_texts(body: dict[str, Any]) -> list[str]:
-    """Every text the request carries after the system prompt, in order (either wire)."""
+    """Every text the request carries after the system prompt, in order (either
+    wire). A summary, sent in one user message with what follows it, is
+    listed apart from it (without its end marker)."""
+    return [piece for text in _sent_texts(body) for piece in split_summaries(text)]
+
+
+def _sent_texts(body: dict[str, Any]) -> list[str]:
     texts: list[str] = []
     for message in body["messages"]:
         if message["role"] == "system":

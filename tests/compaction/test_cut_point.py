@@ -29,6 +29,7 @@ from tests.compaction.builders import (
     result,
     user,
 )
+from tests.context_texts import context_texts
 from tests.core.test_context import assert_tool_pairing
 from tests.strategies import conversation_paths
 
@@ -130,8 +131,9 @@ def test_after_compaction_the_context_is_the_summary_then_the_kept_tail(path, ke
     after = compacted(path, cut)
     context = build_context(after, MODEL)
     assert_tool_pairing(context.messages)
-    assert context.messages[0].text == SUMMARY_PREFIX + "SUMMARY"
-    sent = "\n".join(m.text for m in context.messages[1:])
+    texts = context_texts(context.messages)
+    assert texts[0] == SUMMARY_PREFIX + "SUMMARY"
+    sent = "\n".join(texts[1:])
     summarized = {marker(e) for e in path[: cut.first_kept_index]}
     kept = {
         marker(e)
@@ -142,10 +144,7 @@ def test_after_compaction_the_context_is_the_summary_then_the_kept_tail(path, ke
         assert mark not in sent, f"{mark} was summarized but is still sent"
     first = path[cut.first_kept_index]
     if first.message.role == "user" or first.message.text:
-        assert (
-            context.messages[1].text.startswith(marker(first))
-            or marker(first) in context.messages[1].text
-        )
+        assert texts[1].startswith(marker(first)) or marker(first) in texts[1]
     if preparation is not None:
         in_transcript = {marker(e) for e in preparation.history + preparation.turn_prefix}
         assert not in_transcript & kept
@@ -170,7 +169,7 @@ def test_a_second_compaction_summarizes_only_what_the_first_kept(path, keep1, ke
     twice = compacted(once, second, "SECOND")
     context = build_context(twice, MODEL)
     assert_tool_pairing(context.messages)
-    assert context.messages[0].text == SUMMARY_PREFIX + "SECOND"
+    assert context_texts(context.messages)[0] == SUMMARY_PREFIX + "SECOND"
     assert not any("FIRST" in m.text for m in context.messages)
 
 

@@ -17,6 +17,7 @@ from core.tokens import context_tokens
 from core.turn import run_turn
 from tests.compaction.builders import assistant, call, result
 from tests.compaction.conftest import Rig, sent_texts, system_text
+from tests.context_texts import context_texts
 
 PAD = 1596  # with "u0 " this makes ~1,600 characters, ~404 estimated tokens a message
 _WORDS = (
@@ -118,7 +119,9 @@ async def test_automatic_compaction_sends_the_summary_and_the_kept_tail(rig: Rig
     assert 0 < context_tokens(session, rig.model) == result.message.usage.total_tokens < 9_000
     # Persisted: a reopened session builds the same context.
     reopened = await type(session).open(session.store, session.id)
-    assert [m.text.split(" ", 1)[0] for m in reopened.context(rig.model).messages[1:]] == [
+    assert [
+        t.split(" ", 1)[0] for t in context_texts(reopened.context(rig.model).messages)[1:]
+    ] == [
         "u10",
         "a10",
         "u11",

@@ -13,7 +13,9 @@ from core.content import (
     ToolResultContent,
 )
 from core.context import (
+    BRANCH_END,
     BRANCH_PREFIX,
+    SUMMARY_END,
     SUMMARY_PREFIX,
     UNFINISHED_TOOL_RESULT,
     build_context,
@@ -147,8 +149,8 @@ def test_compaction_sends_summary_then_kept_tail() -> None:
     )
     context = build_context(path, MODEL)
     texts = [m.text for m in context.messages]
-    assert texts[0] == SUMMARY_PREFIX + "SUMMARY"
-    assert texts[1:] == ["two", "r2", "three"]
+    assert texts[0] == SUMMARY_PREFIX + "SUMMARY" + SUMMARY_END + "\ntwo"  # one user turn
+    assert texts[1:] == ["r2", "three"]
 
 
 def test_second_compaction_replaces_the_first() -> None:
@@ -160,13 +162,13 @@ def test_second_compaction_replaces_the_first() -> None:
         user("three"),
     )
     texts = [m.text for m in build_context(path, MODEL).messages]
-    assert texts == [SUMMARY_PREFIX + "SECOND", "two", "three"]
+    assert texts == [SUMMARY_PREFIX + "SECOND" + SUMMARY_END + "\ntwo\nthree"]
 
 
 def test_branch_summary_becomes_a_user_message() -> None:
     path = chain(user("q"), BranchSummary(from_id="x", summary="tried Rust"), user("q2"))
     texts = [m.text for m in build_context(path, MODEL).messages]
-    assert texts[1] == BRANCH_PREFIX + "tried Rust"
+    assert texts == ["q\n" + BRANCH_PREFIX + "tried Rust" + BRANCH_END + "\nq2"]
 
 
 def test_unanswered_call_gets_a_synthetic_error_result() -> None:
@@ -238,10 +240,10 @@ def test_older_images_become_notes_and_repeats_are_sent_once() -> None:
         Message(role="user", content=(image(2), TextContent("b"))),
         Message(role="user", content=(image(1), image(3), TextContent("c"))),
     )
-    messages = build_context(path, MODEL, image_budget=2).messages
-    assert messages[0].content[0] == TextContent("[image omitted: image/png 10x20]")
-    assert messages[1].content[0] == TextContent("[image omitted: image/png 20x20]")
-    assert messages[2].content[:2] == (image(1), image(3))
+    [message] = build_context(path, MODEL, image_budget=2).messages  # one user turn
+    assert message.content[0] == TextContent("[image omitted: image/png 10x20]")
+    assert message.content[2] == TextContent("[image omitted: image/png 20x20]")
+    assert message.content[4:6] == (image(1), image(3))
 
 
 def test_model_without_vision_gets_notes() -> None:
@@ -258,7 +260,7 @@ def test_empty_and_thinking_only_assistant_turns_are_not_sent() -> None:
         assistant(ThinkingContent("x", "s"), stop="aborted"),
         user("q2"),
     )
-    assert [m.role for m in build_context(path, MODEL).messages] == ["user", "user"]
+    assert [m.text for m in build_context(path, MODEL).messages] == ["q\nq2"]
 
 
 def test_safety_net_never_drops_the_summary() -> None:
@@ -270,12 +272,14 @@ def test_safety_net_never_drops_the_summary() -> None:
     )
     context = build_context(path, MODEL, token_budget=300)
     assert context.messages[0].text.startswith(SUMMARY_PREFIX)
-    # Nothing is left out whole: the two long messages go shortened, marked.
-    assert [m.text[:1] for m in context.messages[1:]] == ["x", "y", "z"]
-    assert all("characters of this" in m.text for m in context.messages[1:3])
+    # Nothing is left out whole: the two long messages go shortened, marked
+    # (the first in the summary's user turn).
+    assert [m.text[:1] for m in context.messages[1:]] == ["y", "z"]
+    assert context.messages[0].content[1].text.startswith("x")
+    assert all("characters of this" in m.text for m in context.messages[:2])
     assert context.dropped_messages == 0 and context.shortened_messages == 2
     # A budget too small for even that: the oldest turn goes, never the summary.
     context = build_context(path, MODEL, token_budget=150)
-    assert context.messages[0].text.startswith(SUMMARY_PREFIX)
-    assert [m.text for m in context.messages[1:]] == ["z"]
+    [message] = context.messages
+    assert message.text.startswith(SUMMARY_PREFIX) and message.text.endswith(SUMMARY_END + "\nz")
     assert context.dropped_messages == 2

@@ -18,7 +18,7 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.context import BRANCH_PREFIX, SUMMARY_PREFIX
+from core.context import BRANCH_END, BRANCH_PREFIX, SUMMARY_END, SUMMARY_PREFIX
 from core.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
 from core.formats import FormatError, detect_format, parse_import
 from core.formats.openai import from_openai_messages, to_openai_messages
@@ -59,7 +59,8 @@ DATA_URL = "data:image/png;base64," + base64.b64encode(BLOB.data).decode()
 
 
 def test_export_is_what_the_next_request_sends() -> None:
-    """From issue #14: the summaries were dropped (three user messages in a row)."""
+    """From issue #14: the summaries were dropped (three user messages in a row).
+    From issue #33: a summary shares its user message with what follows it."""
     path = _path(
         Message("system", (TextContent("Be brief."),)),
         ModelChange("openai/gpt-x", "high"),
@@ -87,46 +88,54 @@ def test_export_is_what_the_next_request_sends() -> None:
         Message("assistant", (TextContent("A dark picture."),), stop_reason="stop"),
     )
     out = to_openai_messages(path, {BLOB.sha256: BLOB})
-    assert out == [
-        {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": SUMMARY_PREFIX + "summary"},
-        {  # the image is sent once, where it was seen last (the image budget)
-            "role": "user",
-            "content": "What is this?\n[image omitted: image/png 4x3]\n"
-            "[image unavailable: image/jpeg 800x600]",
-        },
-        {
-            "role": "assistant",
-            "content": "Let me look.",
-            "tool_calls": [
-                {
-                    "id": "call_1",
-                    "type": "function",
-                    "function": {"name": "read", "arguments": '{"p": 1}'},
-                },
-                {
-                    "id": "call_2",
-                    "type": "function",
-                    "function": {"name": "shot", "arguments": "{}"},
-                },
-            ],
-        },
-        {"role": "tool", "tool_call_id": "call_1", "content": "42"},
-        {
-            "role": "tool",
-            "tool_call_id": "call_2",
-            "content": "Error: no\n[image image/png 4x3 attached below]",
-        },
-        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": DATA_URL}}]},
-        {"role": "user", "content": BRANCH_PREFIX + "went elsewhere"},
-        {"role": "assistant", "content": "A dark picture."},
-    ]
+    assert (
+        out
+        == [
+            {"role": "system", "content": "Be brief."},
+            {  # the image is sent once, where it was seen last (the image budget)
+                "role": "user",
+                "content": SUMMARY_PREFIX + "summary" + SUMMARY_END + "\nWhat is this?\n"
+                "[image omitted: image/png 4x3]\n[image unavailable: image/jpeg 800x600]",
+            },
+            {
+                "role": "assistant",
+                "content": "Let me look.",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "read", "arguments": '{"p": 1}'},
+                    },
+                    {
+                        "id": "call_2",
+                        "type": "function",
+                        "function": {"name": "shot", "arguments": "{}"},
+                    },
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_1", "content": "42"},
+            {
+                "role": "tool",
+                "tool_call_id": "call_2",
+                "content": "Error: no\n[image image/png 4x3 attached below]",
+            },
+            {  # the tool's image and the branch summary: one user turn
+                "role": "user",
+                "content": [
+                    {"type": "image_url", "image_url": {"url": DATA_URL}},
+                    {"type": "text", "text": BRANCH_PREFIX + "went elsewhere" + BRANCH_END},
+                ],
+            },
+            {"role": "assistant", "content": "A dark picture."},
+        ]
+    )
     without_bytes = to_openai_messages(path)
     assert without_bytes[2] == out[2]
-    assert without_bytes[5]["content"] == "Error: no\n[image unavailable: image/png 4x3]"
-    assert without_bytes[6]["role"] == "user" and without_bytes[6]["content"].startswith(
-        BRANCH_PREFIX
-    )
+    assert without_bytes[4]["content"] == "Error: no\n[image unavailable: image/png 4x3]"
+    assert without_bytes[5] == {
+        "role": "user",
+        "content": BRANCH_PREFIX + "went elsewhere" + BRANCH_END,
+    }
 
 
 def test_summaries_come_back_as_summaries_and_never_as_the_title() -> None:
@@ -142,11 +151,9 @@ def test_summaries_come_back_as_summaries_and_never_as_the_title() -> None:
     )
     out = to_openai_messages(path)
     assert [m["content"] for m in out] == [
-        SUMMARY_PREFIX + "what happened",
-        "kept question",
+        SUMMARY_PREFIX + "what happened" + SUMMARY_END + "\nkept question",
         "kept answer",
-        BRANCH_PREFIX + "went elsewhere",
-        "and now?",
+        BRANCH_PREFIX + "went elsewhere" + BRANCH_END + "\nand now?",
     ]
     imported = from_openai_messages(json.loads(json.dumps(out)))
     assert [e.type for e in imported.entries] == [
@@ -292,3 +299,17 @@ def test_export_import_export_is_identical(path: list[Entry]) -> None:
         return
     imported = from_openai_messages(json.loads(json.dumps(exported)))
     assert to_openai_messages(list(imported.entries)) == exported
+
+
+def test_an_export_from_before_summaries_had_an_end_is_read_as_before() -> None:
+    imported = from_openai_messages(
+        [
+            {"role": "user", "content": SUMMARY_PREFIX + "old summary\n\nwith two lines"},
+            {"role": "user", "content": "the question"},
+        ]
+    )
+    compaction, question = (e.payload for e in imported.entries)
+    assert (
+        isinstance(compaction, Compaction) and compaction.summary == "old summary\n\nwith two lines"
+    )
+    assert isinstance(question, Message) and question.text == "the question"

@@ -20,6 +20,7 @@ from core.context import SUMMARY_PREFIX, build_context
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.formats import FormatError, ImportedSession, detect_format, parse_import
 from core.formats.pi import from_pi_jsonl
+from tests.context_texts import context_texts
 from tests.formats.helpers import PI_LOCAL, PI_REAL
 
 
@@ -136,8 +137,9 @@ def test_real_file_compactions_keep_from_the_entry_pi_keeps(
         assert entry.payload.tokens_before == record["tokensBefore"]
         assert entry.payload.summary == record["summary"]
     context = build_context(path_to(before_compaction), "anthropic/claude-opus-4-5")
-    assert context.messages[0].text.startswith(SUMMARY_PREFIX + "# Context Checkpoint")
-    assert context.messages[1].text == "can leave it"
+    texts = context_texts(context.messages)
+    assert texts[0].startswith(SUMMARY_PREFIX + "# Context Checkpoint")
+    assert texts[1] == "can leave it"
     assert context.model == "anthropic/claude-opus-4-5" and context.thinking == "off"
 
 
@@ -256,7 +258,7 @@ def test_tree_compaction_and_models_drive_the_context(branched: ImportedSession)
     branch_a = path_to(branched, pi["a0000013"].id)
     context = build_context(branch_a, "openai/gpt-x")
     assert context.model == "anthropic/claude-sonnet-4-5" and context.thinking == "high"
-    texts = [m.text for m in context.messages]
+    texts = context_texts(context.messages)
     assert texts[0].startswith(SUMMARY_PREFIX) and texts[1:3] == [
         "Make it shorter.",
         "Red pixel. Buy milk.",

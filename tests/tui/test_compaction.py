@@ -10,6 +10,7 @@ from fake_provider import Fail, Reply, Stall
 
 from core.context import SUMMARY_PREFIX
 from core.entries import Compaction
+from tests.context_texts import split_summaries
 from tests.tui.helpers import (
     app_of,
     notifications,
@@ -32,7 +33,8 @@ def configure(text: str) -> None:
 
 
 def user_texts(body: dict) -> list[str]:
-    """The texts of a recorded OpenAI-style request, system prompt left out."""
+    """The texts of a recorded OpenAI-style request, system prompt left out
+    (a summary apart from what it is sent with)."""
     out = []
     for message in body["messages"]:
         if message["role"] == "system":
@@ -43,7 +45,7 @@ def user_texts(body: dict) -> list[str]:
             if isinstance(content, str)
             else [b["text"] for b in content if b["type"] == "text"]
         )
-    return out
+    return [piece for text in out for piece in split_summaries(text)]
 
 
 def status(pilot) -> CompactionStatus:
