@@ -478,9 +478,8 @@ class ChatScreen(Screen[None]):
 
     def _refresh_context_notes(self) -> None:
         """Work out again which messages the model does not see whole, and say
-        it on their rows."""
-        if self.conversation.tools is None:  # the next request offers them
-            self.conversation.tools = self.app.tool_registry  # type: ignore[attr-defined]
+        it on their rows. (Before the first reply the tools are not made yet,
+        so their share of the window is not counted until then.)"""
         if self.context_notes.update() and self.loaded:
             self.chat_view.refresh_context_notes()
 
