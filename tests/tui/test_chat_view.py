@@ -309,7 +309,7 @@ async def test_how_a_reply_ended_is_shown() -> None:
         assert "■ stopped" in text
         assert "interrupted (connection lost)" in text
         assert "cut off at the output token limit" in text
-        assert "✗ error: the API key was rejected · press r to retry" in text
+        assert "✗ error: the API key was rejected · press ctrl+r to retry" in text
         status = app.chat.message_widgets[-1].query_one(".message-status")
         await pilot.click(status)
         await pilot.pause()

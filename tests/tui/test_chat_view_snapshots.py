@@ -48,6 +48,6 @@ def test_image_in_half_blocks(snap_compare) -> None:
 
 
 def test_stopped_interrupted_and_error_replies(snap_compare) -> None:
-    """A model line; replies marked "■ stopped", "⚠ interrupted (connection lost)", a red error "press r to retry"."""
+    """A model line; replies marked "■ stopped", "⚠ interrupted (connection lost)", a red error "press ctrl+r to retry"."""
     app = ErrorApp()
     assert snap_compare(app, terminal_size=SIZE, run_before=prepared(app))

@@ -544,7 +544,7 @@ async def test_errors_show_at_once_and_are_reported_when_finished() -> None:
         reply.feed(ErrorEvent(ProviderError("overloaded", "try later", status=529)))
         await wait_rendered(pilot, reply)
         assert (
-            "✗ error: the provider is overloaded (HTTP 529): try later · press r to retry"
+            "✗ error: the provider is overloaded (HTTP 529): try later · press ctrl+r to retry"
             in screen_text(app)
         )
         entry = make(
@@ -555,7 +555,7 @@ async def test_errors_show_at_once_and_are_reported_when_finished() -> None:
         await reply.finish(entry)
         await pilot.pause()
         assert app.errors == ["the provider is overloaded (HTTP 529)"]
-        assert "press r to retry" in screen_text(app)
+        assert "press ctrl+r to retry" in screen_text(app)
 
 
 async def test_a_header_that_stays_on_one_line_is_repainted_without_a_layout_pass() -> None:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fake_provider import Fail, Reply
 
 from tests.tui.helpers import app_of, running, screen_text, settle, type_text
 from tui import keymap
@@ -205,3 +206,19 @@ async def test_command_palette_runs_an_input_action() -> None:
         await settle(pilot)
         path = app_of(pilot).conversation.session.path
         assert [e.message.text for e in path if e.message and e.message.role == "user"] == ["hi"]
+
+
+async def test_a_failed_replys_hint_names_the_retry_key_and_that_key_retries(
+    fake_provider, fake_args
+) -> None:
+    """The hint once said "press r", which types an r; it names the bound key, remapped too."""
+    write_config('[keymap]\nretry = "f5"\n')
+    fake_provider.script(*[Fail(500, retry_after=0) for _ in range(4)], Reply(text="Recovered."))
+    async with running(fake_args) as pilot:
+        await type_text(pilot, "hello")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "press f5 to retry" in screen_text(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+        assert "Recovered." in screen_text(pilot)

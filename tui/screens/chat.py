@@ -181,6 +181,7 @@ class ChatScreen(Screen[None]):
             show_thinking=self.show_thinking,
             branch_info=self.branches.branch_info,
             context_note=self.context_notes.note,
+            retry_key=keymap.first_key("retry", self.conversation.settings.keymap),
             id="chat",
         )
         try:

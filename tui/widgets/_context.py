@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from core.persistence import Blob
+from tui import keymap
 
 BlobLoader = Callable[[str], Awaitable["Blob | None"]]
 """Loads a blob's bytes by sha256 (``None`` when it is missing)."""
@@ -41,3 +42,9 @@ class ViewContext:
     image_mode: ImageMode = "auto"
     branch_info: BranchInfoLookup | None = None
     context_note: ContextNoteLookup | None = None
+    retry_key: str = field(default_factory=lambda: keymap.first_key("retry"))
+    """The key named in a failed reply's hint (the config's keymap applied)."""
+
+    @property
+    def retry_hint(self) -> str:
+        return f"press {self.retry_key} to retry"

@@ -39,8 +39,6 @@ from tui.widgets.segmented_markdown import (
 from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call_card import ToolCallCard
 
-RETRY_HINT = "press r to retry"
-
 
 def usage_label(usage: Usage | None) -> str:
     """``1,234 tokens · $0.0123`` for a header."""
@@ -52,8 +50,9 @@ def usage_label(usage: Usage | None) -> str:
     return label
 
 
-def status_of(message: Message) -> tuple[str, str] | None:
-    """The line that says how a reply ended (and its CSS class), if it did not simply stop."""
+def status_of(message: Message, retry_hint: str) -> tuple[str, str] | None:
+    """The line that says how a reply ended (and its CSS class), if it did not simply stop;
+    an error names how to retry it (``retry_hint``)."""
     reason = message.stop_reason
     if reason == "aborted":
         return "■ stopped", "-stopped"
@@ -62,7 +61,7 @@ def status_of(message: Message) -> tuple[str, str] | None:
         return f"⚠ interrupted ({why})", "-interrupted"
     if reason == "error":
         error = one_line(message.error, 300) or "unknown error"
-        return f"✗ error: {error} · {RETRY_HINT}", "-error"
+        return f"✗ error: {error} · {retry_hint}", "-error"
     if reason == "length":
         return "… cut off at the output token limit", "-length"
     return None
@@ -198,7 +197,8 @@ class AssistantMessage(MessageWidget):
         message = self.message
         if message is not None:
             shown, note = bounded_message(message)  # a huge text: its head and a note
-            plain_end = status_of(message) is None and note is None
+            status = status_of(message, self.context.retry_hint)
+            plain_end = status is None and note is None
             lone = lone_paragraph_of(shown.content) if plain_end else None
             if lone is not None:
                 self._paint_text(*lone)
@@ -206,7 +206,7 @@ class AssistantMessage(MessageWidget):
             yield from self._build_parts(shown)
             if note is not None:
                 yield Static(Content(note), markup=False, classes="message-clipped")
-            if status_of(message) is not None:
+            if status is not None:
                 self._status = Static(markup=False, classes="message-status")
                 yield self._status
 
@@ -363,7 +363,7 @@ class AssistantMessage(MessageWidget):
 
     def _show_status(self) -> None:
         message = self.message
-        status = status_of(message) if message is not None else None
+        status = status_of(message, self.context.retry_hint) if message is not None else None
         if status is None:
             if self._status is not None:
                 self._status.display = False

@@ -34,6 +34,7 @@ from textual.worker import Worker
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
 from core.tools.outcome import saved_outcomes
+from tui import keymap
 from tui.widgets._context import (
     BlobLoader,
     BranchInfoLookup,
@@ -130,6 +131,7 @@ class ChatView(VerticalScroll):
         image_mode: ImageMode = "auto",
         branch_info: BranchInfoLookup | None = None,
         context_note: ContextNoteLookup | None = None,
+        retry_key: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -140,6 +142,7 @@ class ChatView(VerticalScroll):
             image_mode: ``auto`` (best terminal protocol), ``halfcell``, ``unicode`` or ``none``.
             branch_info: Alternatives and label of a message (``◀ 2/3 ▶``); ``None``: none shown.
             context_note: How the model sees a message not sent whole; ``None``: nothing said.
+            retry_key: The key a failed reply's hint names (``None``: the default keymap's).
         """
         super().__init__(id=id, classes=classes)
         self.context = ViewContext(
@@ -147,6 +150,7 @@ class ChatView(VerticalScroll):
             image_mode=image_mode,
             branch_info=branch_info,
             context_note=context_note,
+            retry_key=retry_key or keymap.first_key("retry"),
         )
         self.set_reactive(ChatView.show_thinking, show_thinking)
         self._transcript = Transcript()

@@ -35,7 +35,6 @@ from tui.widgets._context import ViewContext
 from tui.widgets._text import one_line
 from tui.widgets._textual_private import lay_out_now
 from tui.widgets.assistant_message import (
-    RETRY_HINT,
     AssistantMessage,
     content_runs,
     lone_paragraph_of,
@@ -483,7 +482,7 @@ class ReplyView(AssistantMessage):
 
     def _show_live_error(self, event: ErrorEvent) -> None:
         error = one_line(getattr(event.error, "message", str(event.error)), 300) or "unknown error"
-        self._set_status(f"✗ error: {error} · {RETRY_HINT}", "-error")
+        self._set_status(f"✗ error: {error} · {self.context.retry_hint}", "-error")
 
     def _refresh_visibility(self) -> None:
         height = self.screen.size.height if self.is_attached else 0
