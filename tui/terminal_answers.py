@@ -28,7 +28,7 @@ import termios
 import threading
 import time
 import tty
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -42,6 +42,9 @@ a 1x1 image, checked, not stored; "OK" if it does, no answer if it does not)."""
 CELL_SIZE = b"\x1b[16t"
 DEVICE_ATTRIBUTES = b"\x1b[c"
 QUESTIONS = KITTY_GRAPHICS + CELL_SIZE + DEVICE_ATTRIBUTES
+_MULTIPLEXERS = ("TMUX", "STY")
+"""Set inside tmux and GNU screen, which take an APC (the kitty query) for the
+pane's title and keep it after the program ends; neither shows kitty images."""
 _CELL_SIZE_ANSWER = re.compile(rb"\x1b\[6;(\d+);(\d+)t")
 _DEVICE_ATTRIBUTES_ANSWER = re.compile(rb"\x1b\[\?([\d;]*)c")
 _KITTY_ANSWER = re.compile(rb"\x1b_G[^\x1b]*;OK\x1b\\")
@@ -153,13 +156,21 @@ def keys_kept(fd: int, fd_out: int) -> Iterator[AnswerReader]:
             _typed.extend(reader.finish())
 
 
+def questions_for(environ: Mapping[str, str]) -> bytes:
+    """The questions to ask: without the kitty query inside a multiplexer,
+    where it would become the title (Sixel and the cell size are still asked)."""
+    if any(environ.get(name) for name in _MULTIPLEXERS):
+        return CELL_SIZE + DEVICE_ATTRIBUTES
+    return QUESTIONS
+
+
 def ask_terminal() -> None:
     """Ask the terminal which image protocols it speaks and its cell size, with
     the keys typed meanwhile kept (before Textual takes the terminal)."""
     global _graphics
     assert sys.__stdin__ is not None and sys.__stdout__ is not None
     with keys_kept(sys.__stdin__.fileno(), sys.__stdout__.fileno()) as reader:
-        reader.ask(QUESTIONS)
+        reader.ask(questions_for(os.environ))
     _graphics = reader.graphics
 
 

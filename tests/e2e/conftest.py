@@ -76,6 +76,9 @@ class Tmux:
         self._tmux("set-buffer", "-b", "paste", text)
         self._tmux("paste-buffer", "-p", "-d", "-b", "paste", "-t", self.name)
 
+    def pane_title(self) -> str:
+        return self._tmux("display-message", "-p", "-t", self.name, "#{pane_title}").stdout
+
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", self.name, check=False).stdout
 

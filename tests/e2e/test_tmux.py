@@ -98,3 +98,13 @@ def test_a_bad_database_is_one_line_before_the_app_starts(tmux, tmp_path, app_en
     tmux.start([tangents_program(), "--db", str(bad)], app_env)
     screen = tmux.wait_for("EXITED-2")
     assert f"tangents: {bad}" in screen
+
+
+def test_the_launch_probe_leaves_the_pane_title_alone(tmux, app_env) -> None:
+    """tmux took the kitty graphics query (an APC) for a title: ``Gi=31,s=1,...``."""
+    tmux.start([tangents_program(), "--model", "demo"], app_env)
+    tmux.wait_for(READY)
+    assert "Gi=" not in tmux.pane_title()
+    tmux.keys("C-q")
+    tmux.wait_for("EXITED-0")
+    assert "Gi=" not in tmux.pane_title()

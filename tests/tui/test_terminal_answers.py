@@ -21,7 +21,7 @@ from textual import events
 
 from tests.tui.helpers import running, settle
 from tui import terminal_answers
-from tui.terminal_answers import QUESTIONS, AnswerReader, Graphics
+from tui.terminal_answers import KITTY_GRAPHICS, QUESTIONS, AnswerReader, Graphics, questions_for
 from tui.widgets.prompt_input import PromptInput
 
 DA1 = b"\x1b[?1;2c"
@@ -175,3 +175,11 @@ async def test_keys_typed_before_the_first_screen_are_typed_in_order(monkeypatch
         await settle(pilot)
         assert prompt.text == "hello "
         assert terminal_answers.typed_ahead() == ""
+
+
+def test_the_kitty_query_is_asked_only_outside_a_multiplexer() -> None:
+    """tmux and screen would show the query as the pane's title; elsewhere it is asked."""
+    assert questions_for({"TERM": "xterm-kitty"}) == QUESTIONS
+    for env in ({"TMUX": "/tmp/tmux-0/default,1,0"}, {"STY": "1234.pts-0.host"}):
+        asked = questions_for(env)
+        assert KITTY_GRAPHICS not in asked and asked.endswith(b"\x1b[c")
