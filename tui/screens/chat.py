@@ -767,7 +767,7 @@ class ChatScreen(Screen[None]):
 
     def action_scroll_down(self) -> None:
         if self.loaded:
-            self.chat_view.scroll_page_down()
+            self.chat_view.page_down()
 
     # --- slash commands -------------------------------------------------------
 

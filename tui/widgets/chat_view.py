@@ -348,6 +348,17 @@ class ChatView(VerticalScroll):
         self.anchor()
         self._focus_edge(-1)
 
+    def page_down(self) -> None:
+        """Scroll a page down; a page that reaches the bottom follows it again.
+        Textual's page ends where the bottom was when the key was pressed, and
+        resumes following only if the view gets there: while a reply streams
+        the bottom moves on first, and the view would stay put."""
+        page = self.scrollable_content_region.height
+        if self._hi == len(self._transcript) and self.scroll_target_y + page >= self.max_scroll_y:
+            self.anchor()
+        else:
+            self.scroll_page_down()
+
     def _focus_edge(self, index: int) -> None:
         """Home and End on a focused message move the focus too, not only the view."""
         rows = self.message_widgets

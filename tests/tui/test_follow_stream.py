@@ -1,0 +1,50 @@
+"""Scrolling away from a streaming reply and back to its bottom follows it again."""
+
+from __future__ import annotations
+
+from fake_provider import Reply
+
+from tests.tui.helpers import running, settle, type_text, wait_for
+
+LINES = 300
+
+
+def long_reply() -> Reply:
+    """Many short paragraphs, paced so the reply grows for a while."""
+    text = "\n\n".join(f"line {i} of the long reply" for i in range(LINES))
+    return Reply(text=text, chunk_size=8, delay=0.04)
+
+
+async def test_page_down_to_the_bottom_of_a_stream_follows_it_again(
+    fake_provider, fake_args
+) -> None:
+    fake_provider.script(long_reply())
+    async with running(fake_args, size=(80, 24)) as pilot:
+        screen = pilot.app.screen
+        view = screen.chat_view
+        await type_text(pilot, "go")
+        await pilot.press("enter")
+
+        def grown(since: int):
+            return lambda: view.max_scroll_y > since + 3 or not screen.replying
+
+        for attempt in range(20):
+            await wait_for(lambda: view.max_scroll_y > 40, pilot)
+            await pilot.press("pageup")
+            await wait_for(lambda: view.scroll_y < view.max_scroll_y - 5, pilot)
+            while screen.replying:  # as a person does: a page at a time until the bottom
+                bottom = view.max_scroll_y
+                await pilot.press("pagedown")
+                await wait_for(lambda: view.scroll_y == view.scroll_target_y, pilot)
+                if view.scroll_target_y >= bottom:
+                    break
+            if not screen.replying:
+                break
+            await wait_for(grown(view.max_scroll_y), pilot)
+            await pilot.pause()
+            assert view.scroll_target_y >= view.max_scroll_y - 1 or not screen.replying, (
+                f"try {attempt}: the view stayed at {view.scroll_y} while the reply grew to "
+                f"{view.max_scroll_y}"
+            )
+        assert attempt > 2, f"the reply ended after {attempt} tries"
+        await settle(pilot)
