@@ -37,6 +37,7 @@ from core.attachments import Attachment
 from core.entries import Entry
 from core.sanitize import strip_control
 from core.tree import SessionTree, preview_text
+from tui import keymap
 from tui.message_text import last_code_block, message_text
 from tui.widgets._context import BranchInfo
 from tui.widgets._text import one_line
@@ -245,6 +246,13 @@ class BranchController:
         while Esc can move back; ``then_edit`` a user message to edit from there."""
         if self.screen.replying:
             self.screen.notify(BUSY)
+            return
+        if self.screen.composer.edit_changed:
+            # Moving would take the edited message away: the edit stays, the move waits.
+            send = keymap.first_key("send", self.screen.conversation.settings.keymap)
+            self.screen.notify(
+                f"The edited message is not sent: {send} sends it, esc cancels the edit; then move."
+            )
             return
         if self.editing:
             self.screen.composer.cancel_edit()

@@ -18,7 +18,7 @@ from tests.branching.chat_steps import (
     whole_tree,
     write_config,
 )
-from tests.tui.helpers import running, screen_text, settle, type_text, wait_for
+from tests.tui.helpers import notifications, running, screen_text, settle, type_text, wait_for
 from tui.screens.chat import ChatScreen
 from tui.screens.dialogs import Confirm
 from tui.screens.help import HelpScreen
@@ -298,3 +298,32 @@ async def test_help_says_which_newline_keys_work_where(fake_provider, fake_args)
         await pilot.press("ctrl+j")
         await type_text(pilot, "b")
         assert prompt(pilot).text == "a\nb"
+
+
+async def test_a_jump_in_the_tree_keeps_a_half_written_edit(fake_provider, fake_args) -> None:
+    """ctrl+g, Enter on another message used to drop the edit: the jump waits, and says why."""
+    async with running(fake_args) as pilot:
+        await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
+        await focus(pilot, "q2")
+        await pilot.press("enter")  # edit q2
+        await settle(pilot)
+        await pilot.press("end", *" and more")
+        await settle(pilot)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        view = pilot.app.screen.query_one(TreeView)
+        view.cursor = next(i for i, r in enumerate(view.rows) if r.preview == "a1")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert prompt(pilot).text == "q2 and more"
+        assert texts(pilot) == ["q1", "a1", "q2", "a2"]
+        assert any("not sent" in n for n in notifications(pilot))
+        await pilot.press("escape")  # the edit cancelled, nothing to keep: the jump goes
+        await settle(pilot)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        view = pilot.app.screen.query_one(TreeView)
+        view.cursor = next(i for i, r in enumerate(view.rows) if r.preview == "a1")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert texts(pilot) == ["q1", "a1"]

@@ -110,6 +110,15 @@ class Composer(Vertical):
         )
         self.prompt.focus()
 
+    @property
+    def edit_changed(self) -> bool:
+        """Is a message being edited, its text changed and not sent yet?"""
+        editing = self.editing
+        if editing is None:
+            return False
+        original = editing.message.text if editing.message is not None else ""
+        return self.prompt.draft != original
+
     def take_edit(self) -> Entry | None:
         """The message being edited, handed to the send, which leaves edit mode;
         the draft from before the edit comes back to the (sent, so empty) input."""
