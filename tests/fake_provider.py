@@ -25,7 +25,8 @@ of items such as ``{"type": "reply", "text": "hi"}``, ``{"type": "fail",
 "status": 429, "retry_after": 2}``, ``{"type": "stall", "seconds": 5}``,
 ``{"type": "drop", "after_chunks": 3}`` (``"clean": true`` ends the body instead
 of cutting the connection), ``{"type": "malformed_tool_json"}`` or
-``{"type": "stream_error", "after_chunks": 3}``; the fields are those of the
+``{"type": "stream_error", "after_chunks": 3}`` or ``{"type": "raw_stream",
+"body": "data: ...\\n\\n"}`` (sent as it is); the fields are those of the
 dataclasses below, a nested ``"reply"`` is a reply object. An item with
 ``"for_model": "NAME"`` answers only requests for that model
 (:meth:`FakeProvider.script_for`). A running server also accepts
@@ -156,7 +157,16 @@ class MalformedToolJson:
         return Reply(text=self.text, tool_calls=[ToolCall(self.name, self.raw_arguments)])
 
 
-ScriptItem = Union[Reply, Fail, Stall, Drop, StreamError, MalformedToolJson]
+@dataclass
+class RawStream:
+    """A stream body sent exactly as given (server-sent events written by the
+    test), for values no well-behaved server sends: wrong JSON types, lone
+    surrogates, huge numbers, deep nesting."""
+
+    body: str
+
+
+ScriptItem = Union[Reply, Fail, Stall, Drop, StreamError, MalformedToolJson, RawStream]
 
 _ITEM_TYPES: dict[str, type] = {
     "reply": Reply,
@@ -165,6 +175,7 @@ _ITEM_TYPES: dict[str, type] = {
     "drop": Drop,
     "stream_error": StreamError,
     "malformed_tool_json": MalformedToolJson,
+    "raw_stream": RawStream,
 }
 
 
@@ -722,6 +733,10 @@ class FakeProvider:
             return self._fail(item, wire, request)
         if isinstance(item, Stall) and item.after_chunks is None:
             await asyncio.sleep(item.seconds)
+        if isinstance(item, RawStream):
+            return web.Response(
+                body=item.body.encode("utf-8", "surrogatepass"), content_type="text/event-stream"
+            )
         reply = self._reply_for(item, wire, body)
         if isinstance(item, Drop) and item.after_chunks == 0:
             self._drop(request)

@@ -17,6 +17,7 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
+from core import values
 from core.messages import StopReason, Usage
 from core.providers import http_clients, sdk, sse, tls
 from core.providers.anthropic_format import request_params
@@ -106,7 +107,10 @@ async def _events(anthropic: Any, response: Any) -> AsyncIterator[dict[str, Any]
         if name == "error":
             raise _stream_error(anthropic, data, response)
         if name and name != "ping" and data:
-            yield json.loads(data)
+            event = values.parse(data, "a stream event")
+            if not isinstance(event, dict):
+                raise values.BadValue("a stream event is not an object")
+            yield event
 
 
 def _stream_error(anthropic: Any, data: str, response: Any) -> Exception:
@@ -155,23 +159,27 @@ class _StreamState:
             "cache_read_input_tokens",
             "cache_creation_input_tokens",
         ):
-            value = usage.get(name)
-            if isinstance(value, int):
-                self.usage[name] = value
+            if usage.get(name) is not None:
+                self.usage[name] = values.count(usage[name], f"the usage's {name}")
 
     def translate(self, raw: dict[str, Any]) -> list[StreamEvent]:
-        """One event of the stream (its JSON), as what it adds to the reply."""
+        """One event of the stream (its JSON), as what it adds to the reply;
+        a value of the wrong type or size raises :class:`~core.values.BadValue`."""
         kind = raw.get("type")
         if kind == "message_start":
-            self._take_usage(raw["message"].get("usage"))
+            self._take_usage(_object(raw, "message").get("usage"))
             return []
         if kind == "content_block_start":
-            return self._mark(self._block_start(raw["index"], raw["content_block"]))
+            index = values.count(raw.get("index"), "a block's index", MAX_BLOCK_INDEX)
+            return self._mark(self._block_start(index, _object(raw, "content_block")))
         if kind == "content_block_delta":
-            return self._mark(self._delta(raw["index"], raw["delta"]))
+            index = values.count(raw.get("index"), "a block's index", MAX_BLOCK_INDEX)
+            return self._mark(self._delta(index, _object(raw, "delta")))
         if kind == "message_delta":
             self._take_usage(raw.get("usage"))
-            reason = raw["delta"].get("stop_reason")
+            reason = values.optional_text(
+                _object(raw, "delta").get("stop_reason"), "the stop reason"
+            )
             if reason == "refusal":
                 self.error = ProviderError("refused", "the model declined to continue")
             elif reason is not None:
@@ -186,32 +194,47 @@ class _StreamState:
     def _block_start(index: int, block: dict[str, Any]) -> list[StreamEvent]:
         kind = block.get("type")
         if kind == "text":
-            text = block.get("text")
+            text = values.optional_text(block.get("text"), "the reply's text")
             return [TextDelta(text)] if text else []
         if kind == "thinking":
             return [
                 ThinkingDelta(
-                    block.get("thinking") or "",
-                    signature=block.get("signature") or None,
+                    values.optional_text(block.get("thinking"), "the reply's thinking") or "",
+                    signature=values.optional_text(block.get("signature"), "a signature") or None,
                     new_block=True,
                 )
             ]
         if kind == "redacted_thinking":
-            return [ThinkingDelta(block["data"], redacted=True, new_block=True)]
+            data = values.text(block.get("data"), "redacted thinking")
+            return [ThinkingDelta(data, redacted=True, new_block=True)]
         if kind == "tool_use":
-            return [ToolCallDelta(index, id=block["id"], name=block["name"])]
+            call_id = values.text(block.get("id"), "a tool call's id")
+            name = values.text(block.get("name"), "a tool call's name")
+            return [ToolCallDelta(index, id=call_id, name=name)]
         return []
 
     @staticmethod
     def _delta(index: int, delta: dict[str, Any]) -> list[StreamEvent]:
         kind = delta.get("type")
         if kind == "text_delta":
-            return [TextDelta(delta["text"])]
+            return [TextDelta(values.text(delta.get("text"), "the reply's text"))]
         if kind == "thinking_delta":
-            return [ThinkingDelta(delta["thinking"])]
+            return [ThinkingDelta(values.text(delta.get("thinking"), "the reply's thinking"))]
         if kind == "signature_delta":
-            return [ThinkingDelta(signature=delta["signature"])]
+            return [ThinkingDelta(signature=values.text(delta.get("signature"), "a signature"))]
         if kind == "input_json_delta":
-            partial = delta.get("partial_json")
+            partial = values.optional_text(delta.get("partial_json"), "a tool call's arguments")
             return [ToolCallDelta(index, arguments=partial)] if partial else []
         return []
+
+
+MAX_BLOCK_INDEX = 10_000
+"""The highest content block index taken (blocks are numbered from 0 in a reply)."""
+
+
+def _object(raw: dict[str, Any], name: str) -> dict[str, Any]:
+    """The object ``raw[name]`` of a stream event."""
+    value = raw.get(name)
+    if not isinstance(value, dict):
+        raise values.BadValue(f"a stream event's {name} is not an object")
+    return value

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from core import values
 from core.content import Block, TextContent, ThinkingContent, ToolCallContent
 from core.messages import Message, StopReason, Usage
 from core.providers.base import (
@@ -160,11 +160,12 @@ class MessageBuilder:
 
 
 def parse_arguments(raw: str) -> dict[str, Any]:
-    """The arguments object, or ``{}`` when the JSON is malformed or not an object."""
+    """The arguments object, or ``{}`` when the JSON is malformed, not an
+    object, or refused by :func:`core.values.loads` (too deep, huge numbers)."""
     if not raw.strip():
         return {}
     try:
-        value = json.loads(raw)
-    except ValueError:
+        value = values.loads(raw, "the tool call's arguments")
+    except values.BadValue:
         return {}
     return value if isinstance(value, dict) else {}

@@ -19,6 +19,7 @@ from typing import Any
 from core.providers.base import ProviderError
 from core.providers.keys import provider_keys_in_use
 from core.sanitize import redact, redact_fragments, strip_control
+from core.values import BadValue
 
 DETAIL_LIMIT = 300
 
@@ -81,6 +82,8 @@ def to_provider_error(exc: BaseException, *, api_key: str | None = None) -> Prov
     """Classify ``exc``; the API key (and any key-shaped text) never reaches the detail."""
     if isinstance(exc, ProviderError):
         return exc
+    if isinstance(exc, BadValue):  # a value the reader refused: already one line
+        return ProviderError("bad_response", sanitize_detail(str(exc), api_key))
     chain = _chain(exc)
     names = {cls.__name__ for e in chain for cls in type(e).__mro__}
     # litellm stamps 500 on connection errors it wraps; that is no server's answer

@@ -1,11 +1,16 @@
 """Chat-completions stream chunks to stream events, for both readers of them:
 httpx (OpenAI-compatible endpoints: the chunks' JSON as parsed, no
-models built) and litellm (everything else: its own chunk objects)."""
+models built) and litellm (everything else: its own chunk objects).
+
+Every value taken from a chunk is checked here (:mod:`core.values`): a value
+of the wrong type or size raises :class:`~core.values.BadValue`, which ends
+the reply as a ``bad_response`` with what arrived before it kept."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from core import values
 from core.messages import StopReason, Usage
 from core.providers.base import (
     ProviderError,
@@ -45,7 +50,7 @@ class ChunkReader:
         if not choices:
             return []
         choice = choices[0]
-        reason = _field(choice, "finish_reason")
+        reason = values.optional_text(_field(choice, "finish_reason"), "the finish reason")
         if reason:
             self.finish = reason
         delta = _field(choice, "delta")
@@ -54,21 +59,16 @@ class ChunkReader:
         events: list[StreamEvent] = []
         # Some OpenAI-compatible servers (vLLM, GLM) call it "reasoning".
         reasoning = _field(delta, "reasoning_content") or _field(delta, "reasoning")
-        if reasoning and isinstance(reasoning, str):
-            events.append(ThinkingDelta(reasoning))
+        if reasoning:
+            events.append(ThinkingDelta(values.text(reasoning, "the reply's thinking")))
         content = _field(delta, "content")
         if content:
-            events.append(TextDelta(content))
-        for call in _field(delta, "tool_calls") or []:
-            function = _field(call, "function")
-            events.append(
-                ToolCallDelta(
-                    index=_field(call, "index") or 0,
-                    id=_field(call, "id") or None,
-                    name=_field(function, "name") or None,
-                    arguments=_field(function, "arguments") or "",
-                )
-            )
+            events.append(TextDelta(values.text(content, "the reply's text")))
+        calls = _field(delta, "tool_calls") or []
+        if not isinstance(calls, list):
+            raise values.BadValue("the reply's tool calls are not a list")
+        for call in calls:
+            events.append(_tool_call(call))
         if events:
             self.has_content = True
         return events
@@ -86,15 +86,34 @@ class ChunkReader:
         return final_events(priced, stop_reason, error, self.has_content)
 
 
+def _tool_call(call: Any) -> ToolCallDelta:
+    function = _field(call, "function")
+    return ToolCallDelta(
+        index=values.optional_count(_field(call, "index"), "a tool call's index", MAX_TOOL_INDEX),
+        id=values.optional_text(_field(call, "id"), "a tool call's id") or None,
+        name=values.optional_text(_field(function, "name"), "a tool call's name") or None,
+        arguments=values.optional_text(_field(function, "arguments"), "a tool call's arguments")
+        or "",
+    )
+
+
+MAX_TOOL_INDEX = 10_000
+"""The highest tool call index taken (calls are numbered from 0 in a reply)."""
+
+
 def usage(raw: Any) -> Usage:
     """OpenAI-style usage, where prompt tokens include cached ones, split into parts."""
-    prompt = _field(raw, "prompt_tokens") or 0
-    cache_read = _field(_field(raw, "prompt_tokens_details"), "cached_tokens") or 0
-    cache_write = _field(raw, "cache_creation_input_tokens") or 0
-    reasoning = _field(_field(raw, "completion_tokens_details"), "reasoning_tokens") or 0
+
+    def tokens(part: Any, name: str) -> int:
+        return values.optional_count(_field(part, name), f"the usage's {name}")
+
+    prompt = tokens(raw, "prompt_tokens")
+    cache_read = tokens(_field(raw, "prompt_tokens_details"), "cached_tokens")
+    cache_write = tokens(raw, "cache_creation_input_tokens")
+    reasoning = tokens(_field(raw, "completion_tokens_details"), "reasoning_tokens")
     return Usage(
         input_tokens=max(0, prompt - cache_read - cache_write),
-        output_tokens=_field(raw, "completion_tokens") or 0,
+        output_tokens=tokens(raw, "completion_tokens"),
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,
         reasoning_tokens=reasoning,

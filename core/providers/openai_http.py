@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from core import values
 from core.providers import sse
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -89,7 +90,7 @@ async def _events(response: Any) -> AsyncIterator[Any]:
             return
         if not text:
             continue  # an event: line with no data
-        chunk = json.loads(text)
+        chunk = values.parse(text, "a stream chunk")
         if isinstance(chunk, dict) and chunk.get("error"):
             error = chunk["error"]
             message = error.get("message") if isinstance(error, dict) else None
