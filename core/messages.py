@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from core import values
 from core.content import (
     Block,
     ImageContent,
@@ -100,15 +101,18 @@ class Usage:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:
+        """Counts are checked (:func:`core.values.optional_count`): a saved or
+        imported usage too large to add up raises :class:`~core.values.BadValue`."""
         cost = data.get("cost") or {}
+        tokens = values.optional_count
         return fast_construct(
             cls,
             {
-                "input_tokens": int(data.get("input_tokens", 0)),
-                "output_tokens": int(data.get("output_tokens", 0)),
-                "cache_read_tokens": int(data.get("cache_read_tokens", 0)),
-                "cache_write_tokens": int(data.get("cache_write_tokens", 0)),
-                "reasoning_tokens": int(data.get("reasoning_tokens", 0)),
+                "input_tokens": tokens(data.get("input_tokens"), "input tokens"),
+                "output_tokens": tokens(data.get("output_tokens"), "output tokens"),
+                "cache_read_tokens": tokens(data.get("cache_read_tokens"), "cache reads"),
+                "cache_write_tokens": tokens(data.get("cache_write_tokens"), "cache writes"),
+                "reasoning_tokens": tokens(data.get("reasoning_tokens"), "reasoning tokens"),
                 "input_cost": float(cost.get("input", 0.0)),
                 "output_cost": float(cost.get("output", 0.0)),
                 "cache_read_cost": float(cost.get("cache_read", 0.0)),

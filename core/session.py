@@ -26,6 +26,19 @@ class SessionError(Exception):
     """A session operation that cannot be done (unknown id, foreign entry, ...)."""
 
 
+async def _leaf_path(store: SessionStore, info: SessionInfo) -> list[Entry]:
+    """The path to the session's leaf; a leaf that is not in the database (a
+    file edited by hand) is a :class:`SessionError`, not an empty session."""
+    if not info.leaf_id:
+        return []
+    path = await store.path(info.leaf_id)
+    if not path:
+        raise SessionError(
+            f"session {info.id}'s current entry {info.leaf_id} is missing from the database"
+        )
+    return path
+
+
 def derive_title(text: str) -> str | None:
     """The first non-empty line of a user's first message, shortened."""
     for line in text.splitlines():
@@ -90,8 +103,7 @@ class Session:
         process left half-streamed (core/checkpoint.py)."""
         if await store.recover_partials(info.id):
             info = await store.get_session(info.id) or info
-        path = await store.path(info.leaf_id) if info.leaf_id else []
-        return cls(store, info, path)
+        return cls(store, info, await _leaf_path(store, info))
 
     # --- reading ---------------------------------------------------------
 

@@ -12,6 +12,7 @@ import asyncio
 import errno
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -95,6 +96,8 @@ def _make_dirs(directory: Path) -> None:
 def _inspect(path: Path) -> None:
     """Refuse a file that is not SQLite, is truncated, is read-only, or that
     Tangents cannot read; create nothing beside it while looking."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise StorageError(path, "is not a regular file")
     with open(path, "rb") as f:
         header = f.read(_HEADER_SIZE)
         size = os.fstat(f.fileno()).st_size

@@ -16,6 +16,7 @@ from core.persistence import (
     SessionMatch,
     SessionSummary,
 )
+from core.values import BadValue
 from storage.fts import HIGHLIGHT_END, HIGHLIGHT_START, match_query
 from storage.rows import (
     ENTRY_COLUMNS,
@@ -105,17 +106,46 @@ def get_entry(conn: sqlite3.Connection, entry_id: str) -> Entry | None:
 
 
 def path(conn: sqlite3.Connection, leaf_id: str) -> list[Entry]:
-    rows = conn.execute(_PATH, (leaf_id,)).fetchall()
+    """Root first. The walk is read row by row so that parent ids edited into
+    a loop are caught at the first repeat, and a chain that ends at a missing
+    parent is refused: :class:`~core.values.BadValue`. No entry: ``[]``."""
+    rows = []
+    seen = set()
+    for row in conn.execute(_PATH, (leaf_id,)):
+        if row[0] in seen:
+            raise BadValue(f"entry {row[0]} is its own ancestor (the parent ids form a loop)")
+        seen.add(row[0])
+        rows.append(row)
+    if rows and rows[-1][1] is not None:
+        raise BadValue(f"entry {rows[-1][0]} has a parent that is missing ({rows[-1][1]})")
     rows.sort(key=itemgetter(6), reverse=True)
     return entries_from_rows(rows)
 
 
 def entries(conn: sqlite3.Connection, session_id: str) -> list[Entry]:
+    """Every entry of a session, oldest first; parent ids that form a loop are
+    refused (:class:`~core.values.BadValue`), as every walk up the tree would
+    never end."""
     rows = conn.execute(
         f"SELECT {ENTRY_COLUMNS} FROM entries WHERE session_id = ? ORDER BY created_at, id",
         (session_id,),
-    )
+    ).fetchall()
+    _refuse_loops({row[0]: row[1] for row in rows})
     return entries_from_rows(rows)
+
+
+def _refuse_loops(parents: dict[str, str | None]) -> None:
+    """Walk up from each entry once, in time linear in the number of entries."""
+    done: set[str] = set()
+    for start in parents:
+        walked: set[str] = set()
+        current: str | None = start
+        while current is not None and current in parents and current not in done:
+            if current in walked:
+                raise BadValue(f"entry {current} is its own ancestor (the parent ids form a loop)")
+            walked.add(current)
+            current = parents[current]
+        done |= walked
 
 
 def children(conn: sqlite3.Connection, entry_id: str | None, session_id: str) -> list[Entry]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from core.entries import Entry, payload_from_json
 from core.persistence import SessionInfo
+from core.values import BadValue
 
 ENTRY_COLUMNS = "id, parent_id, session_id, type, created_at, payload"
 
@@ -28,10 +29,15 @@ def entry_row(entry: Entry) -> tuple[Any, ...]:
 
 
 def entry_from_row(row: tuple[Any, ...]) -> Entry:
+    """An entry from its row; a payload that does not decode to its type (edited
+    by hand, or by another program) raises :class:`~core.values.BadValue`."""
     kind = row[3]
-    return Entry.from_row(
-        row[0], row[1], row[2], kind, row[4], payload_from_json(kind, _decode_json(row[5])[0])
-    )
+    try:
+        payload = payload_from_json(kind, _decode_json(row[5])[0])
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
+        reason = " ".join(str(error).split()) or type(error).__name__
+        raise BadValue(f"entry {row[0]} is damaged ({reason[:200]})") from None
+    return Entry.from_row(row[0], row[1], row[2], kind, row[4], payload)
 
 
 def entries_from_rows(rows: Iterable[tuple[Any, ...]]) -> list[Entry]:

@@ -33,6 +33,7 @@ from core.persistence import (
     SessionMatch,
     SessionSummary,
 )
+from core.values import BadValue
 from storage import partials, reads, writes
 from storage.db import open_database, write
 from storage.errors import StorageError
@@ -60,6 +61,8 @@ class SqliteStore:
             raise
         except sqlite3.DatabaseError as exc:
             raise StorageError.from_sqlite(self.db_path, exc) from exc
+        except BadValue as exc:  # content damaged inside a sound file
+            raise StorageError(self.db_path, str(exc)) from exc
 
     async def _write(self, fn: Callable[..., T], *args: Any) -> T:
         return await self._run(write, fn, *args)
