@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+from core import values
 from core.providers import sdk, tls
 from core.target import Target
 
@@ -54,8 +55,25 @@ def served_name(model: str) -> str:
     return model.split("/", 1)[1] if "/" in model else model
 
 
+MAX_WINDOW = 1_000_000_000
+"""The largest window believed (a server's answer is checked, :mod:`core.values`):
+far above any model's, small enough for every budget computed from it."""
+
+
 def _positive(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+    """A window from an answer: a whole number from 1 to :data:`MAX_WINDOW`, else None."""
+    try:
+        return values.count(value, "a window", MAX_WINDOW) or None
+    except values.BadValue:
+        return None
+
+
+def _positive_text(digits: str) -> int | None:
+    """:func:`_positive` for a window written in decimal."""
+    try:
+        return _positive(values.number_text(digits, "a window"))
+    except values.BadValue:
+        return None
 
 
 def _entry(models: Any, name: str) -> Mapping[str, Any] | None:
@@ -116,7 +134,7 @@ def from_ollama(show: Any, running: Any, name: str) -> int | None:
         return None
     parameters = show.get("parameters")
     if isinstance(parameters, str) and (match := _NUM_CTX.search(parameters)):
-        return int(match.group(1)) or None
+        return _positive_text(match.group(1))
     info = show.get("model_info")
     lengths = [
         value

@@ -59,6 +59,13 @@ async def test_the_window_is_asked_where_each_server_says_it(kind: str) -> None:
         assert await ask_window(server.base_url, "smollm2") == (4_096, kind)
 
 
+@pytest.mark.parametrize("kind", [k for k in KINDS if k != "llama-cpp-python"])
+async def test_a_window_too_large_to_be_real_is_no_answer(kind: str) -> None:
+    """10^30 tokens (every budget made from it overflowed a float) is not believed."""
+    with FakeProvider(local=LocalServer(kind, 10**30)) as server:
+        assert await ask_window(server.base_url, "smollm2") is None
+
+
 async def test_llama_cpp_python_says_it_nowhere() -> None:
     with FakeProvider(local=LocalServer("llama-cpp-python", 4_096)) as server:
         assert await ask_window(server.base_url, "smollm2") is None
