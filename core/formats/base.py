@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from core import values
 from core.entries import Entry
 from core.images import image_blob
 from core.persistence import Blob, SessionInfo
@@ -145,6 +146,15 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{]|[\]}]')
 
 
+_LONG_NUMBER = re.compile(rf"-?\d{{{values.MAX_DIGITS + 1},}}")
+
+
+def _whole(digits: str) -> int:
+    """An integer of the file: one written with more digits than any count
+    holds is refused (:func:`core.values.number_text`)."""
+    return values.number_text(digits, "a number")
+
+
 class _NotFinite(ValueError):
     def __init__(self, literal: str) -> None:
         self.literal = literal
@@ -167,7 +177,8 @@ class JsonReader:
     :meth:`load` raises ``json.JSONDecodeError`` as ``json.loads`` does (the
     caller words it, see :func:`json_error`) and :class:`FormatError` naming
     the line for what ``json.loads`` accepts but a session must not hold:
-    ``NaN``, ``Infinity`` or a number too large for a float, and nesting
+    ``NaN``, ``Infinity``, a number too large for a float, an integer of more
+    than :data:`core.values.MAX_DIGITS` digits, and nesting
     deeper than :data:`MAX_JSON_DEPTH`. Lone surrogates (``\\ud800``, which no
     UTF-8 file or database can hold) become U+FFFD; :meth:`notes` says so.
     """
@@ -179,7 +190,12 @@ class JsonReader:
     def load(self, text: str, line: int = 1) -> Any:
         """The JSON value in ``text``, whose first line is line ``line`` of the file."""
         try:
-            document = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
+            document = json.loads(
+                text, parse_constant=_refuse_constant, parse_float=_finite, parse_int=_whole
+            )
+        except values.BadValue as error:
+            at = _LONG_NUMBER.search(text)
+            raise FormatError(_line_at(text, at.start() if at else 0, line), str(error)) from None
         except _NotFinite as error:
             at = re.search(rf"(?<![\w.]){re.escape(error.literal)}(?![\w.])", text)
             raise FormatError(

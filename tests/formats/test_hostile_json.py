@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from core.formats import FormatError, parse_import
 from core.formats.base import MAX_JSON_DEPTH, JsonReader
 from core.formats.tangents_json import from_json_text
+from core.values import MAX_DIGITS
 from tests.formats.helpers import PI_LOCAL
 from tests.formats.test_tangents_json import _document
 
@@ -123,10 +124,11 @@ def test_lone_surrogates_in_messages_are_replaced(format: str) -> None:
     assert "replaced with U+FFFD" in imported.notes[0]
 
 
+WHOLE = 10**MAX_DIGITS
 finite_json = st.recursive(
     st.none()
     | st.booleans()
-    | st.integers()
+    | st.integers(-WHOLE + 1, WHOLE - 1)  # longer ones are refused: see below
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(st.characters(codec="utf-8")),
     lambda children: (
@@ -142,6 +144,12 @@ def test_a_json_reader_gives_back_what_json_holds(value) -> None:
     reader = JsonReader()
     assert reader.load(json.dumps(value)) == value
     assert reader.notes() == []
+
+
+@given(st.integers(WHOLE, 10**4000) | st.integers(-(10**4000), -WHOLE))
+def test_a_json_reader_refuses_an_integer_longer_than_any_count(value: int) -> None:
+    with pytest.raises(FormatError, match="more than 20 digits"):
+        JsonReader().load(f'[\n{{"n": {value}}}]')
 
 
 @given(st.text(st.sampled_from('[]{}",:\\ud800 NaN1e999')) | st.text())

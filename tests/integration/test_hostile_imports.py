@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.formats.test_tangents_json import _document
 from tests.integration.cli import run
 
@@ -34,3 +36,37 @@ def test_a_lone_surrogate_in_a_title_is_repaired_and_saved(tmp_path: Path) -> No
     assert "replaced with U+FFFD" in result.stderr
     [listed] = json.loads(run("--db", str(db), "sessions", "list", "--json").stdout)
     assert listed["title"] == "broken \ufffd title"
+
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+def with_number(text: str, digits: str) -> str:
+    """``text`` (JSON, or JSON lines) with a field holding ``digits`` added to its first object."""
+    first, _, rest = text.partition("\n")
+    document = json.loads(first)
+    document["extra"] = "__NUMBER__"
+    return json.dumps(document).replace('"__NUMBER__"', digits) + "\n" + rest
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["tangents", "openai", "pi/linear-v1.jsonl", "claude/linear.jsonl"],
+)
+@pytest.mark.parametrize("digits", ["1" * 5000, "1" + "0" * 400], ids=["5000-digits", "1e400"])
+def test_a_huge_integer_is_one_line_in_every_format(
+    tmp_path: Path, source: str, digits: str
+) -> None:
+    db, file = tmp_path / "t.db", tmp_path / "import.json"
+    if source == "tangents":
+        text = json.dumps(json.loads(_document()))
+    elif source == "openai":
+        text = json.dumps({"messages": [{"role": "user", "content": "hi"}]})
+    else:
+        text = (FIXTURES / source).read_text()
+    file.write_text(with_number(text, digits))
+    result = run("--db", str(db), "sessions", "import", str(file))
+    assert result.returncode == 1, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "digits" in lines[0], result.stderr
+    assert json.loads(run("--db", str(db), "sessions", "list", "--json").stdout) == []
