@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.entries import Entry
 from core.messages import Usage
+
+if TYPE_CHECKING:
+    from core.sync.batch import LocalSnapshot, SyncBatch
 
 
 @dataclass(frozen=True)
@@ -214,5 +217,12 @@ class SessionStore(Protocol):
 
     async def save_learned_window(self, learned: LearnedWindow) -> None:
         """Remember (or replace) what an endpoint said about a model's window."""
+
+    async def sync_snapshot(self) -> LocalSnapshot:
+        """Every session's registers and entry ids, and the base the last sync saved."""
+
+    async def apply_sync(self, batch: SyncBatch) -> None:
+        """Apply what other devices wrote (entries keep their ids) and save the
+        new base, in one transaction."""
 
     async def close(self) -> None: ...

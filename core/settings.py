@@ -101,6 +101,13 @@ class CompareSettings:
 
 
 @dataclass(frozen=True)
+class SyncSettings:
+    folder: str | None = None
+    """A folder a sync engine shares between machines (Syncthing, Dropbox,
+    OneDrive, a git work tree): ``tangents sync`` exchanges sessions through it."""
+
+
+@dataclass(frozen=True)
 class Settings:
     model: str | None = None
     """Default model (litellm name). Unset: chosen from the API keys present, else ``demo``."""
@@ -132,6 +139,7 @@ class Settings:
     """Action id -> comma-separated keys, overriding the default bindings."""
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     compare: CompareSettings = field(default_factory=CompareSettings)
+    sync: SyncSettings = field(default_factory=SyncSettings)
     context_windows: dict[str, int] = bounded({}, 1, _MAX_TOKENS)
     """Model -> input tokens it accepts, for models litellm's table does not know
     (local and custom endpoints) or to compact earlier than the real window."""

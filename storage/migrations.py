@@ -172,6 +172,12 @@ def m005_partial_replies(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX partial_replies_session ON partial_replies (session_id)")
 
 
+def m006_sync_base(conn: sqlite3.Connection) -> None:
+    # What the last folder sync left each register as (key -> JSON value), so
+    # the next sync tells a change made here from one received.
+    conn.execute("CREATE TABLE sync_base (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[str, Migration]] = [
@@ -180,6 +186,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m003_entry_blobs", m003_entry_blobs),
     ("m004_learned_windows", m004_learned_windows),
     ("m005_partial_replies", m005_partial_replies),
+    ("m006_sync_base", m006_sync_base),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

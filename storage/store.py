@@ -33,8 +33,9 @@ from core.persistence import (
     SessionMatch,
     SessionSummary,
 )
+from core.sync.batch import LocalSnapshot, SyncBatch
 from core.values import BadValue
-from storage import partials, reads, writes
+from storage import partials, reads, sync, writes
 from storage.db import open_database, write
 from storage.errors import StorageError
 
@@ -173,6 +174,14 @@ class SqliteStore:
         self, query: str, limit: int = 100, include_archived: bool = False
     ) -> list[SessionMatch]:
         return await self._run(reads.search_sessions, query, limit, include_archived)
+
+    # Folder sync
+
+    async def sync_snapshot(self) -> LocalSnapshot:
+        return await self._run(sync.snapshot)
+
+    async def apply_sync(self, batch: SyncBatch) -> None:
+        await self._write(sync.apply, batch)
 
     # What endpoints said about their models
 

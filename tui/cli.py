@@ -245,6 +245,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--focus", metavar="TEXT", help="what the summary should pay most attention to"
     )
 
+    sync = commands.add_parser(
+        "sync",
+        help="exchange sessions with your other machines through a shared folder",
+        description="Send this machine's new sessions, entries and changes to the folder and take "
+        "those of the other machines (one shot). The folder is one a sync engine (Syncthing, "
+        "Dropbox, OneDrive, iCloud Drive) or you (a git work tree) copies between machines; "
+        "each machine writes only its own files under DIR/tangents/.",
+    )
+    _global_options(sync, suppress=True)
+    sync.add_argument(
+        "--folder", metavar="DIR", help="the shared folder (setting: folder in [sync])"
+    )
+    sync.add_argument("--json", action="store_true", help="JSON output")
+
     return parser
 
 
@@ -254,6 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.session_commands import run_sessions_command
 
         return run_sessions_command(args)
+    if args.command == "sync":
+        from tui.sync_command import run_sync_command
+
+        return run_sync_command(args)
     if args.prompt is not None:
         from tui.print_mode import run_print_mode
 

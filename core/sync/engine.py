@@ -1,0 +1,373 @@
+"""One sync between the database and the folder.
+
+Read every device's journals; send what this device has that the folder
+lacks (entries, their images, register changes since the last sync); then
+take what others wrote, in one database transaction. Journal lines are
+written before the database changes: a sync killed between the two sends
+the same changes again next time, and the union makes that harmless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.entries import Entry
+from core.persistence import Blob, SessionInfo, SessionStore
+from core.sync import folder as layout
+from core.sync.batch import LocalSession, LocalSnapshot, SyncBatch
+from core.sync.hlc import Clock, wall_ms
+from core.sync.journal import append_lines
+from core.sync.merge import FolderView
+from core.sync.plan import descends, encode, image_hashes, key, parent_first
+
+
+@dataclass
+class SyncReport:
+    device: str
+    sent_sessions: set[str] = field(default_factory=set)
+    sent_entries: int = 0
+    received_sessions: set[str] = field(default_factory=set)
+    received_entries: int = 0
+    deleted: int = 0
+    """Sessions deleted here because another device deleted them."""
+    waiting: int = 0
+    """Entries in the folder not taken yet: their parent or image has not arrived."""
+    refused: list[str] = field(default_factory=list)
+    skipped: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "device": self.device,
+            "sent": {"sessions": len(self.sent_sessions), "entries": self.sent_entries},
+            "received": {
+                "sessions": len(self.received_sessions),
+                "entries": self.received_entries,
+            },
+            "deleted": self.deleted,
+            "waiting": self.waiting,
+            "refused": self.refused,
+            "skipped_lines": self.skipped,
+        }
+
+    def summary(self) -> str:
+        text = (
+            f"sent {_count(self.sent_entries, 'entry')} in {_count(len(self.sent_sessions), 'session')}, "
+            f"received {_count(self.received_entries, 'entry')} in "
+            f"{_count(len(self.received_sessions), 'session')}"
+        )
+        if self.deleted:
+            text += f", deleted {_count(self.deleted, 'session')}"
+        if self.waiting:
+            text += f"; {_count(self.waiting, 'entry')} waiting for the rest to arrive"
+        return text
+
+
+def _count(number: int, word: str) -> str:
+    plural = word[:-1] + "ies" if word.endswith("y") else word + "s"
+    return f"{number} {word if number == 1 else plural}"
+
+
+def read_folder(folder: Path, device: str) -> FolderView:
+    view = FolderView()
+    for name in layout.devices(folder, device):
+        for kind, add in (
+            (layout.ENTRIES, view.add_entry_line),
+            (layout.REGISTERS, view.add_register_line),
+        ):
+            for lines in layout.read_journals(folder, name, kind):
+                view.skipped += lines.skipped
+                for line in lines.objects:
+                    add(name, line)
+    return view
+
+
+async def sync_folder(
+    store: SessionStore, folder: Path, device: str, now: Callable[[], int] = wall_ms
+) -> SyncReport:
+    view = read_folder(folder, device)
+    snapshot = await store.sync_snapshot()
+    clock = Clock(device, now)
+    if view.latest is not None:
+        clock.observe(view.latest)
+    report = SyncReport(device)
+    outgoing = _Outgoing()
+    for local in snapshot.sessions.values():
+        await _send_session(store, folder, view, snapshot, local, clock, outgoing, report)
+    for name in snapshot.base:
+        kind, _, session_id = name.partition(" ")
+        if kind == "alive" and session_id not in snapshot.sessions and not view.dead(session_id):
+            outgoing.registers.append({"t": "deleted", "s": session_id, "at": str(clock.tick())})
+    for line in outgoing.entries:
+        view.add_entry_line(device, line)
+    for line in outgoing.registers:
+        view.add_register_line(device, line)
+    for blob in outgoing.blobs:
+        layout.write_blob(folder, device, blob)
+    append_lines(layout.own_journal(folder, device, layout.ENTRIES), outgoing.entries)
+    append_lines(layout.own_journal(folder, device, layout.REGISTERS), outgoing.registers)
+    batch = await _receive(store, folder, view, snapshot, device, report)
+    if batch.base != snapshot.base or _changes(batch):
+        await store.apply_sync(batch)
+    report.refused = list(view.refused)
+    report.skipped = view.skipped
+    return report
+
+
+@dataclass
+class _Outgoing:
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    registers: list[dict[str, Any]] = field(default_factory=list)
+    blobs: list[Blob] = field(default_factory=list)
+
+
+async def _send_session(
+    store: SessionStore,
+    folder: Path,
+    view: FolderView,
+    snapshot: LocalSnapshot,
+    local: LocalSession,
+    clock: Clock,
+    out: _Outgoing,
+    report: SyncReport,
+) -> None:
+    info = local.info
+    sid = info.id
+    if sid not in view.sessions:
+        out.entries.append({"t": "session", "session": _identity(info)})
+    unsent = [entry_id for entry_id in local.entry_ids if entry_id not in view.entries]
+    if unsent:
+        wanted = set(unsent)
+        entries = [entry for entry in await store.entries(sid) if entry.id in wanted]
+        for entry in parent_first(entries, view.entries):
+            out.entries.append({"t": "entry", "entry": entry.to_dict()})
+            for sha in image_hashes(entry):
+                if layout.blob_path(folder, clock.device, sha).exists():
+                    continue
+                blob = await store.get_blob(sha)
+                if blob is not None and all(b.sha256 != sha for b in out.blobs):
+                    out.blobs.append(blob)
+        report.sent_entries += len(entries)
+        report.sent_sessions.add(sid)
+    current: dict[str, tuple[str, Any]] = {
+        key("title", sid): ("title", {"title": info.title, "by_user": info.title_set_by_user}),
+        key("archived", sid): ("archived", info.archived),
+        key("leaf", sid): ("leaf", info.leaf_id),
+    }
+    labelled = set(local.labels) | _base_labels(snapshot.base, sid)
+    for entry_id in labelled:
+        current[key("label", sid, entry_id)] = ("label", local.labels.get(entry_id))
+    for name, (kind, value) in current.items():
+        if snapshot.base.get(name) == encode(value):
+            continue
+        line = {"t": kind, "s": sid, "v": value, "at": str(clock.tick())}
+        if kind == "label":
+            line["e"] = name.rsplit(" ", 1)[1]
+        out.registers.append(line)
+        report.sent_sessions.add(sid)
+
+
+def _base_labels(base: dict[str, str], sid: str) -> set[str]:
+    prefix = key("label", sid, "")
+    return {name[len(prefix) :] for name in base if name.startswith(prefix)}
+
+
+def _identity(info: SessionInfo) -> dict[str, Any]:
+    return {
+        "id": info.id,
+        "created_at": info.created_at,
+        "cwd": info.cwd,
+        "parent_session_id": info.parent_session_id,
+        "parent_entry_id": info.parent_entry_id,
+    }
+
+
+async def _receive(
+    store: SessionStore,
+    folder: Path,
+    view: FolderView,
+    snapshot: LocalSnapshot,
+    device: str,
+    report: SyncReport,
+) -> SyncBatch:
+    """What to take from the folder, and the base every register ends as."""
+    batch = SyncBatch()
+    known = {entry_id for local in snapshot.sessions.values() for entry_id in local.entry_ids}
+    names = layout.devices(folder, device)
+    local_blobs: set[str] = set()
+
+    async def has_images(entry: Entry) -> bool:
+        for sha in image_hashes(entry) - local_blobs:
+            if await store.get_blob(sha) is None:
+                blob = layout.read_blob(folder, names, sha)
+                if blob is None:
+                    return False
+                batch.blobs.append(blob)
+            local_blobs.add(sha)
+        return True
+
+    for sid, identity in view.sessions.items():
+        local = snapshot.sessions.get(sid)
+        if view.dead(sid):
+            if local is not None:
+                batch.deleted.append(sid)
+                report.deleted += 1
+            continue
+        have = set(local.entry_ids) if local else set()
+        pending = [
+            view.entries[entry_id]
+            for entry_id in view.by_session.get(sid, ())
+            if entry_id not in have
+        ]
+        foreign = [entry for entry in pending if entry.id in known]
+        for entry in foreign:
+            report.refused.append(
+                f"entry {entry.id} of session {sid} has the id of an entry of another session: refused"
+            )
+        pending = [entry for entry in pending if entry.id not in known]
+        missing = {entry.id for entry in pending if not await has_images(entry)}
+        taken = parent_first(pending, have, missing)
+        report.waiting += len(pending) - len(taken)
+        if local is None and not taken and view.by_session.get(sid):
+            continue
+        present = have | {entry.id for entry in taken}
+        batch.entries.extend(taken)
+        if taken:
+            report.received_entries += len(taken)
+            report.received_sessions.add(sid)
+        final = _registers(view, sid, local, present, device)
+        if local is None:
+            batch.new_sessions.append(_new_info(identity, final))
+            report.received_sessions.add(sid)
+        else:
+            _register_changes(batch, local, final, report)
+        if local is None or final.leaf != local.info.leaf_id:
+            batch.leaves[sid] = final.leaf
+        for entry_id, label in final.labels.items():
+            if local is None or local.labels.get(entry_id) != label:
+                batch.labels[(sid, entry_id)] = label
+        batch.base.update(final.base(sid))
+    # Sessions of this device the folder does not show yet keep their base.
+    for sid, local in snapshot.sessions.items():
+        if sid not in view.sessions:
+            final = _registers(view, sid, local, set(local.entry_ids), device)
+            batch.base.update(final.base(sid))
+    return batch
+
+
+@dataclass
+class _Final:
+    title: str | None
+    by_user: bool
+    archived: bool
+    leaf: str | None
+    labels: dict[str, str | None]
+
+    def base(self, sid: str) -> dict[str, str]:
+        values = {
+            key("alive", sid): encode(True),
+            key("title", sid): encode({"title": self.title, "by_user": self.by_user}),
+            key("archived", sid): encode(self.archived),
+            key("leaf", sid): encode(self.leaf),
+        }
+        for entry_id, label in self.labels.items():
+            if label is not None:
+                values[key("label", sid, entry_id)] = encode(label)
+        return values
+
+
+def _registers(
+    view: FolderView, sid: str, local: LocalSession | None, present: set[str], device: str
+) -> _Final:
+    """The registers a session ends with: the folder's winners (this device's
+    own changes were added to the folder first), and this device's leaf."""
+    title = view.value("title", sid)
+    archived = view.value("archived", sid)
+    labels: dict[str, str | None] = dict(local.labels) if local else {}
+    for name, write in view.registers.items():
+        if name[0] == "label" and name[1] == sid and name[2] in present:
+            labels[name[2]] = write.value
+    return _Final(
+        title=title.value["title"] if title else (local.info.title if local else None),
+        by_user=title.value["by_user"] if title else bool(local and local.info.title_set_by_user),
+        archived=archived.value if archived else bool(local and local.info.archived),
+        leaf=_leaf(view, sid, local, present, device),
+        labels=labels,
+    )
+
+
+def _leaf(
+    view: FolderView, sid: str, local: LocalSession | None, present: set[str], device: str
+) -> str | None:
+    """Where this device is: where it was, moved forward to another device's
+    later position when that continues the same path; in a new session, where
+    its last writer was."""
+    leaves = view.leaves.get(sid, {})
+    others = sorted(
+        (write for name, write in leaves.items() if name != device and write.value in present),
+        key=lambda write: write.stamp,
+        reverse=True,
+    )
+    if local is None:
+        return others[0].value if others else (max(present) if present else None)
+    here = local.info.leaf_id
+    mine = leaves.get(device)
+    for write in others:
+        if mine is not None and write.stamp < mine.stamp:
+            break
+        if here is None or descends(_parent_of(view), write.value, here):
+            return write.value
+    return here
+
+
+def _parent_of(view: FolderView) -> Callable[[str], str | None]:
+    def parent(entry_id: str) -> str | None:
+        entry = view.entries.get(entry_id)
+        return entry.parent_id if entry else None
+
+    return parent
+
+
+def _new_info(identity: dict[str, Any], final: _Final) -> SessionInfo:
+    def text(name: str) -> str | None:
+        value = identity.get(name)
+        return value if isinstance(value, str) else None
+
+    return SessionInfo(
+        id=identity["id"],
+        title=final.title,
+        created_at=identity["created_at"],
+        updated_at=identity["created_at"],
+        title_set_by_user=final.by_user,
+        archived=final.archived,
+        parent_session_id=text("parent_session_id"),
+        parent_entry_id=text("parent_entry_id"),
+        cwd=text("cwd"),
+    )
+
+
+def _register_changes(
+    batch: SyncBatch, local: LocalSession, final: _Final, report: SyncReport
+) -> None:
+    info = local.info
+    sid = info.id
+    if (final.title, final.by_user) != (info.title, info.title_set_by_user):
+        batch.titles[sid] = (final.title, final.by_user)
+        report.received_sessions.add(sid)
+    if final.archived != info.archived:
+        batch.archived[sid] = final.archived
+        report.received_sessions.add(sid)
+
+
+def _changes(batch: SyncBatch) -> bool:
+    return bool(
+        batch.new_sessions
+        or batch.entries
+        or batch.titles
+        or batch.archived
+        or batch.labels
+        or batch.leaves
+        or batch.deleted
+    )
