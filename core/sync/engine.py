@@ -286,9 +286,9 @@ def _registers(
     title = view.value("title", sid)
     archived = view.value("archived", sid)
     labels: dict[str, str | None] = dict(local.labels) if local else {}
-    for name, write in view.registers.items():
-        if name[0] == "label" and name[1] == sid and name[2] in present:
-            labels[name[2]] = write.value
+    for entry_id, write in view.labels.get(sid, {}).items():
+        if entry_id in present:
+            labels[entry_id] = write.value
     return _Final(
         title=title.value["title"] if title else (local.info.title if local else None),
         by_user=title.value["by_user"] if title else bool(local and local.info.title_set_by_user),

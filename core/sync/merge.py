@@ -32,8 +32,10 @@ class FolderView:
     entries: dict[str, Entry] = field(default_factory=dict)
     by_session: dict[str, list[str]] = field(default_factory=dict)
     """Session id -> its entry ids, in the order read."""
-    registers: dict[tuple[str, ...], Write] = field(default_factory=dict)
-    """``("title", sid)``, ``("archived", sid)``, ``("label", sid, eid)`` -> the winner."""
+    registers: dict[tuple[str, str], Write] = field(default_factory=dict)
+    """``("title", sid)``, ``("archived", sid)`` -> the winner."""
+    labels: dict[str, dict[str, Write]] = field(default_factory=dict)
+    """Session id -> entry id -> the winning label (None: removed)."""
     leaves: dict[str, dict[str, Write]] = field(default_factory=dict)
     """Session id -> device -> where that device was last."""
     tombstones: dict[str, Stamp] = field(default_factory=dict)
@@ -108,13 +110,18 @@ class FolderView:
             if device not in mine or stamp > mine[device].stamp:
                 mine[device] = Write(stamp, value)
             return
-        key = (kind, session_id, line["e"]) if kind == "label" else (kind, session_id)
-        current = self.registers.get(key)
+        if kind == "label":
+            table = self.labels.setdefault(session_id, {})
+            current = table.get(line["e"])
+            if current is None or stamp > current.stamp:
+                table[line["e"]] = Write(stamp, value)
+            return
+        current = self.registers.get((kind, session_id))
         if current is None or stamp > current.stamp:
-            self.registers[key] = Write(stamp, value)
+            self.registers[(kind, session_id)] = Write(stamp, value)
 
-    def value(self, *key: str) -> Write | None:
-        return self.registers.get(key)
+    def value(self, kind: str, session_id: str) -> Write | None:
+        return self.registers.get((kind, session_id))
 
 
 def _valid(kind: str, line: dict[str, Any]) -> bool:
