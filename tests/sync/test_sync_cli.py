@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import time
 from pathlib import Path
 
+from core.tree import SessionTree
+from storage.store import SqliteStore
 from tests.sync.machines import Machine, entry_map
 
 
@@ -89,6 +92,18 @@ def test_two_offline_continuations_become_alternatives_at_their_fork(tmp_path: P
         assert overview["branches"] == 2 and len(overview["leaves"]) == 2
     # each machine stays where it was
     assert a.show(session_id)["leaf_id"] != b.show(session_id)["leaf_id"]
+    # the chat's tree shows them as alternatives ◀ 1/2 ▶ at the fork
+    for machine in (a, b):
+        tree = asyncio.run(load_tree(machine.db, session_id))
+        assert [tree.siblings(child) for child in tree.children(fork)] == [(0, 2), (1, 2)]
+
+
+async def load_tree(db: Path, session_id: str) -> SessionTree:
+    store = await SqliteStore.open(db)
+    try:
+        return SessionTree.from_entries(await store.entries(session_id))
+    finally:
+        await store.close()
 
 
 def test_a_half_copied_last_line_waits_for_the_rest(tmp_path: Path) -> None:
