@@ -208,3 +208,20 @@ def test_archive_and_labels_travel(tmp_path: Path) -> None:
     b.sync()
     a.sync()
     assert a.export(session_id)["session"]["archived"] is True
+
+
+def test_a_continuation_after_a_deletion_elsewhere_brings_the_session_back(
+    tmp_path: Path,
+) -> None:
+    a, b = two(tmp_path)
+    session_id = a.ask("shared")
+    a.sync()
+    b.sync()
+    assert a.run("sessions", "delete", session_id, "--yes").returncode == 0
+    a.sync()
+    b.ask("typed on b before it heard of the deletion", "--session", session_id)
+    b.sync()
+    a.sync()
+    for machine in (a, b):
+        text = json.dumps(machine.export(session_id))
+        assert "typed on b before it heard of the deletion" in text and "shared" in text
