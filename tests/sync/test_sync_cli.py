@@ -225,3 +225,14 @@ def test_a_continuation_after_a_deletion_elsewhere_brings_the_session_back(
     for machine in (a, b):
         text = json.dumps(machine.export(session_id))
         assert "typed on b before it heard of the deletion" in text and "shared" in text
+
+
+def test_a_database_inside_the_folder_is_warned_about_once(tmp_path: Path) -> None:
+    a, _ = two(tmp_path)
+    db = a.folder / "inside.db"
+    a.run("--db", str(db), "-m", "demo", "-p", "hello")
+    first = a.run("--db", str(db), "sync", "--folder", str(a.folder))
+    second = a.run("--db", str(db), "sync", "--folder", str(a.folder))
+    assert first.returncode == second.returncode == 0
+    assert len(first.stderr.splitlines()) == 1 and "inside the sync folder" in first.stderr
+    assert second.stderr == ""

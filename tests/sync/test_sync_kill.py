@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -78,11 +79,17 @@ def test_killed_syncs_lose_nothing(tmp_path: Path) -> None:
     a.ask("one exchange on a")  # the demo model, offline: a model change, a question, a reply
     b.ask("one exchange on b")
     total = asyncio.run(fill(a.db)) + 2 * 3
+    # How long a whole first sync takes here, on a copy: the kills land within it.
+    probe = Machine.make(tmp_path, "probe", tmp_path / "probe-folder")
+    shutil.copy(a.db, probe.db)
+    started = time.monotonic()
+    probe.sync()
+    full = time.monotonic() - started
     rng = random.Random(34)
     landed = 0
     for _ in range(KILLS):
         machine = rng.choice((a, b))
-        landed += killed_sync(machine, rng.uniform(0.1, 2.5))
+        landed += killed_sync(machine, rng.uniform(0.05, full * 1.5))
         assert integrity(machine.db) == "ok"
         read_folder(folder, "reader")  # every journal still reads
     assert landed, "no kill landed during a sync"
