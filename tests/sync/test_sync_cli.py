@@ -236,3 +236,11 @@ def test_a_database_inside_the_folder_is_warned_about_once(tmp_path: Path) -> No
     assert first.returncode == second.returncode == 0
     assert len(first.stderr.splitlines()) == 1 and "inside the sync folder" in first.stderr
     assert second.stderr == ""
+
+
+def test_a_wrong_sync_folder_setting_is_one_line(tmp_path: Path) -> None:
+    a, _ = two(tmp_path)
+    (a.home / "config.toml").write_text("[sync]\nfolder = 3\n")
+    result = a.run("sync")
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1 and "sync.folder" in result.stderr
