@@ -6,7 +6,8 @@ these events; nothing in ``core`` knows who listens. The stream is:
 - the provider's own events as they arrive: :class:`TextDelta`,
   :class:`ThinkingDelta`, :class:`ToolCallDelta`, :class:`UsageEvent`,
   :class:`Done`, :class:`ErrorEvent` (``core.providers.base``);
-- :class:`Waiting` before a retry, :class:`Notice` for the user,
+- :class:`Waiting` before a retry, :class:`Silence` once a second while a
+  reply's stream sends nothing, :class:`Notice` for the user,
   :class:`CompactionStarted` before the conversation is compacted,
   :class:`CompactionEnded` after it (written, failed or stopped),
   :class:`WindowLearned` when the model's server said how large its window is;
@@ -47,6 +48,21 @@ class Waiting:
 
     seconds: float
     error: ProviderError
+
+
+@dataclass(frozen=True)
+class Silence:
+    """Nothing has arrived for ``seconds``: before the first token (not
+    ``started``) or since the last one (:mod:`core.providers.limits`)."""
+
+    seconds: float
+    started: bool
+
+    @property
+    def text(self) -> str:
+        """What the front ends show: ``waiting for the first token · 42 s``."""
+        what = "no data from the server" if self.started else "waiting for the first token"
+        return f"{what} · {int(self.seconds)} s"
 
 
 @dataclass(frozen=True)
@@ -163,6 +179,7 @@ FanOutEvent = Union[ColumnEvent, ColumnWaiting, ColumnFinished]
 Event = Union[
     StreamEvent,
     Waiting,
+    Silence,
     Notice,
     CompactionStarted,
     CompactionEnded,

@@ -22,6 +22,7 @@ from core.events import (
     Event,
     Notice,
     PositionMoved,
+    Silence,
     ToolChanged,
     TurnEnded,
     Waiting,
@@ -63,6 +64,8 @@ def event_json(event: Event) -> dict[str, Any] | None:
         return {"type": "error", "kind": event.error.kind, "message": event.error.message}
     if isinstance(event, Waiting):
         return {"type": "waiting", "seconds": event.seconds, "error": event.error.message}
+    if isinstance(event, Silence):
+        return {"type": "silence", "seconds": int(event.seconds), "started": event.started}
     if isinstance(event, Notice):
         return {"type": "notice", "text": event.text}
     if isinstance(event, CompactionStarted):

@@ -14,13 +14,16 @@ import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.config_check import Problem, bounded, build, choice
 from core.entries import THINKING_LEVELS
 
 _MAX_TOKENS = 1_000_000_000
 """More tokens than any model takes: the ceiling of every token count set here."""
+
+if TYPE_CHECKING:
+    from core.providers.limits import StreamLimits
 
 
 class ConfigError(Exception):
@@ -121,6 +124,13 @@ class Settings:
     """How many of the most recent images are sent as pixels."""
     retries: int = bounded(3, 0, 100)
     """Retries before the first token (rate limits, overload, server errors, lost connections)."""
+    first_token_timeout: float = bounded(300.0, 0.001, 604_800)
+    """Seconds a reply may wait for its first event (a local model reads a long
+    prompt first); then it ends, saved, with the reason."""
+    idle_timeout: float = bounded(60.0, 0.001, 604_800)
+    """Seconds of silence allowed once a reply has begun."""
+    max_time: float = bounded(1800.0, 0.001, 604_800)
+    """Seconds a reply may take in all, however its server trickles (also ``-p --max-time``)."""
     max_tool_steps: int = bounded(25, 1, 10_000)
     """Tool-loop rounds before the model must answer."""
     extra_roots: tuple[str, ...] = ()
@@ -147,6 +157,12 @@ class Settings:
     mcp_servers: tuple[McpServer, ...] = ()
     tools: ToolSettings = field(default_factory=ToolSettings)
     config_path: Path | None = None
+
+    @property
+    def stream_limits(self) -> StreamLimits:
+        from core.providers.limits import StreamLimits
+
+        return StreamLimits(self.first_token_timeout, self.idle_timeout, self.max_time)
 
     def endpoint_for(self, model: str) -> Endpoint | None:
         prefix = model.split("/", 1)[0]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from core.checkpoint import ReplyCheckpoint
 from core.context import Context, estimated_tokens, system_prompt
 from core.entries import Entry
-from core.events import CompactionEnded, CompactionStarted, Emit, Waiting, ignore
+from core.events import CompactionEnded, CompactionStarted, Emit, Silence, Waiting, ignore
 from core.messages import Message
 from core.providers.base import ChatRequest, ProviderError, ToolSpec
 from core.session import Session
@@ -103,6 +103,9 @@ class _Turn:
     def on_wait(self, seconds: float, error: ProviderError) -> None:
         self.emit(Waiting(seconds, error))
 
+    def on_silence(self, seconds: float, started: bool) -> None:
+        self.emit(Silence(seconds, started))
+
     def on_compact(self, trigger: str) -> None:
         self.emit(CompactionStarted(trigger))
 
@@ -117,6 +120,7 @@ async def _ask(
     """One request and its saved reply; None when the context overflowed and
     was compacted, so the caller asks once more (``retry``)."""
     from core.providers.assemble import MessageBuilder
+    from core.providers.limits import bounded
     from core.providers.registry import get_provider
     from core.providers.retry import stream_with_retry
 
@@ -150,9 +154,10 @@ async def _ask(
     checkpoint = ReplyCheckpoint(session)
     reply_id = checkpoint.entry_id
     try:
-        async for event in stream_with_retry(
+        attempts = stream_with_retry(
             provider, request, max_attempts=settings.retries + 1, on_wait=turn.on_wait
-        ):
+        )
+        async for event in bounded(attempts, settings.stream_limits, turn.on_silence):
             builder.add(event)
             turn.emit(event)
             if checkpoint.due(builder):

@@ -26,7 +26,12 @@ of items such as ``{"type": "reply", "text": "hi"}``, ``{"type": "fail",
 ``{"type": "drop", "after_chunks": 3}`` (``"clean": true`` ends the body instead
 of cutting the connection), ``{"type": "malformed_tool_json"}`` or
 ``{"type": "stream_error", "after_chunks": 3}`` or ``{"type": "raw_stream",
-"body": "data: ...\\n\\n"}`` (sent as it is); the fields are those of the
+"body": "data: ...\\n\\n"}`` (sent as it is); hostile ones: ``{"type":
+"trickle", "interval": 2}`` (one byte at a time), ``{"type": "endless_line"}``,
+``{"type": "endless_error"}`` (``"byte_interval": 5``: one byte every 5 s),
+``{"type": "gzip_bomb"}`` (and :attr:`FakeProvider.endless_info` for window
+questions); a stall with many seconds and ``after_chunks`` is a connection
+kept open without an end; the fields are those of the
 dataclasses below, a nested ``"reply"`` is a reply object. An item with
 ``"for_model": "NAME"`` answers only requests for that model
 (:meth:`FakeProvider.script_for`). A running server also accepts
@@ -166,7 +171,53 @@ class RawStream:
     body: str
 
 
-ScriptItem = Union[Reply, Fail, Stall, Drop, StreamError, MalformedToolJson, RawStream]
+@dataclass
+class Trickle:
+    """Send the reply's stream one byte every ``interval`` seconds (slowloris)."""
+
+    interval: float
+    reply: Reply | None = None
+
+
+@dataclass
+class EndlessLine:
+    """After ``after_chunks`` chunks, a ``data:`` line that never ends, sent as
+    fast as the client reads it."""
+
+    after_chunks: int = 2
+    reply: Reply | None = None
+
+
+@dataclass
+class EndlessError:
+    """An error ``status`` whose body never ends: 64 KiB at a time as fast as
+    the client reads it, or ``byte_interval`` > 0: one byte every that many seconds."""
+
+    status: int = 500
+    byte_interval: float = 0.0
+
+
+@dataclass
+class GzipBomb:
+    """An error ``status`` whose gzip body (about a MB on the wire) expands to
+    :data:`BOMB_SIZE` bytes."""
+
+    status: int = 500
+
+
+ScriptItem = Union[
+    Reply,
+    Fail,
+    Stall,
+    Drop,
+    StreamError,
+    MalformedToolJson,
+    RawStream,
+    Trickle,
+    EndlessLine,
+    EndlessError,
+    GzipBomb,
+]
 
 _ITEM_TYPES: dict[str, type] = {
     "reply": Reply,
@@ -176,7 +227,37 @@ _ITEM_TYPES: dict[str, type] = {
     "stream_error": StreamError,
     "malformed_tool_json": MalformedToolJson,
     "raw_stream": RawStream,
+    "trickle": Trickle,
+    "endless_line": EndlessLine,
+    "endless_error": EndlessError,
+    "gzip_bomb": GzipBomb,
 }
+
+BOMB_SIZE = 1 << 30
+"""What a :class:`GzipBomb` body expands to: a gigabyte of spaces."""
+_BLOCK = b"x" * 65536
+_bomb: list[bytes] = []
+
+
+def gzip_bomb() -> bytes:
+    """:data:`BOMB_SIZE` spaces, gzipped: one megabyte compressed and fully
+    flushed (which makes every later copy of it the same bytes), repeated."""
+    if not _bomb:
+        import struct
+        import zlib
+
+        block = b" " * (1 << 20)
+        packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+        first = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+        again = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+        crc = 0
+        for _ in range(BOMB_SIZE // len(block)):
+            crc = zlib.crc32(block, crc)
+        body = first + again * (BOMB_SIZE // len(block) - 1) + packer.flush()
+        header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
+        trailer = struct.pack("<II", crc, BOMB_SIZE & 0xFFFFFFFF)
+        _bomb.append(header + body + trailer)
+    return _bomb[0]
 
 
 def item_from_json(data: dict[str, Any]) -> ScriptItem:
@@ -564,6 +645,14 @@ class FakeProvider:
         """The most requests it was answering at the same time (a single-slot
         local server cuts off or queues all but one)."""
 
+        self.endless_bytes = 0
+        """Bytes of endless bodies and lines written so far (a client that stops
+        reading stops it: what was written is bounded by its reads and the
+        socket buffers)."""
+        self.endless_info = False
+        """Answer every window question (GET /props, /v1/models, ...) with a
+        body that never ends."""
+
     # scripting and inspection
 
     def script(self, *items: ScriptItem) -> FakeProvider:
@@ -683,10 +772,19 @@ class FakeProvider:
     async def _control_requests(self, request: web.Request) -> web.Response:
         return web.json_response([r.to_dict() for r in self.requests])
 
-    async def _local_info(self, request: web.Request) -> web.Response:
+    async def _local_info(self, request: web.Request) -> web.StreamResponse:
         self.info_requests.append(
             (request.path, {k.lower(): v for k, v in request.headers.items()})
         )
+        if self.endless_info:
+            response = web.StreamResponse(headers={"Content-Type": "application/json"})
+            try:
+                await response.prepare(request)
+                await response.write(b'{"data": ["')
+                while True:
+                    await self._sent(response, _BLOCK)
+            except ConnectionError:
+                return response
         answer = self.local.info(request.path) if self.local is not None else None
         if answer is None:
             return web.json_response({"error": "not found"}, status=404)
@@ -731,6 +829,8 @@ class FakeProvider:
         item = self._next_item(body.get("model"))
         if isinstance(item, Fail):
             return self._fail(item, wire, request)
+        if isinstance(item, (EndlessError, GzipBomb)):
+            return await self._bad_error(item, request)
         if isinstance(item, Stall) and item.after_chunks is None:
             await asyncio.sleep(item.seconds)
         if isinstance(item, RawStream):
@@ -753,12 +853,12 @@ class FakeProvider:
             return item
         if isinstance(item, MalformedToolJson):
             return item.reply()
-        if isinstance(item, (Stall, Drop, StreamError)) and item.reply is not None:
+        if isinstance(item, (Stall, Drop, StreamError, Trickle, EndlessLine)) and item.reply:
             return item.reply
         text = f"echo: {wire.last_user_text(body)}"
         if self.local is not None:  # a small model: short answers, short summaries
             text = text[: self.local.reply_chars]
-        if isinstance(item, (Stall, Drop, StreamError)):
+        if isinstance(item, (Stall, Drop, StreamError, Trickle, EndlessLine)):
             text += " " + " ".join(f"word{i}" for i in range(40))
         return Reply(text=text)
 
@@ -778,6 +878,36 @@ class FakeProvider:
         if isinstance(body, str):
             return web.Response(status=item.status, text=body, headers=headers)
         return web.json_response(body, status=item.status, headers=headers)
+
+    async def _bad_error(
+        self, item: EndlessError | GzipBomb, request: web.Request
+    ) -> web.StreamResponse:
+        headers = {"Content-Type": "application/json"}
+        if isinstance(item, GzipBomb):
+            body = gzip_bomb()
+            headers.update({"Content-Encoding": "gzip", "Content-Length": str(len(body))})
+        response = web.StreamResponse(status=item.status, headers=headers)
+        try:
+            await response.prepare(request)
+            if isinstance(item, GzipBomb):
+                await response.write(body)
+                await response.write_eof()
+                return response
+            await response.write(b'{"error": {"message": "')
+            while True:
+                if item.byte_interval:
+                    await asyncio.sleep(item.byte_interval)
+                    await self._sent(response, b"x")
+                else:
+                    await self._sent(response, _BLOCK)
+        except ConnectionError:
+            pass  # the client stopped reading and went away
+        return response
+
+    async def _sent(self, response: web.StreamResponse, data: bytes) -> None:
+        """Write ``data`` and count it in :attr:`endless_bytes`."""
+        await response.write(data)
+        self.endless_bytes += len(data)
 
     @staticmethod
     def _drop(request: web.Request) -> None:
@@ -809,8 +939,17 @@ class FakeProvider:
                     break
                 if isinstance(item, Stall) and count == item.after_chunks:
                     await asyncio.sleep(item.seconds)
+                if isinstance(item, EndlessLine) and count == item.after_chunks:
+                    await response.write(b"data: ")
+                    while True:
+                        await self._sent(response, _BLOCK)
                 if delay and count:
                     await asyncio.sleep(delay)
+                if isinstance(item, Trickle):
+                    for i in range(len(chunk)):
+                        await asyncio.sleep(item.interval)
+                        await response.write(chunk[i : i + 1])
+                    continue
                 await response.write(chunk)
                 self.chunks_sent += 1
             await response.write_eof()

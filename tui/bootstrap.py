@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from core.paths import default_config_path, default_db_path
 from core.sanitize import strip_control
 from core.session import Session, SessionError
-from core.settings import ConfigError, Settings, load_settings
+from core.settings import ConfigError, Settings, load_settings, seconds
 
 if TYPE_CHECKING:
     from core.conversation import Conversation
@@ -92,6 +92,8 @@ def resolve_launch(
         raise UsageError(str(error)) from None
     if getattr(args, "system", None):
         settings = replace(settings, system=args.system)
+    if getattr(args, "max_time", None) is not None:
+        settings = replace(settings, max_time=_max_time(args.max_time))
     if getattr(args, "extra_roots", None):
         settings = replace(settings, extra_roots=settings.extra_roots + tuple(args.extra_roots))
     db = getattr(args, "db", None)
@@ -99,6 +101,13 @@ def resolve_launch(
     model = getattr(args, "model", None) or settings.default_model()
     thinking = getattr(args, "thinking", None) or settings.thinking
     return Launch(settings, db_path, model, thinking, getattr(args, "api_base", None))
+
+
+def _max_time(text: str) -> float:
+    try:
+        return seconds(float(text), "--max-time")
+    except ValueError:
+        raise UsageError("--max-time must be a number of seconds above 0") from None
 
 
 async def open_store(db_path: Path):

@@ -101,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="print mode: write every event (text, thinking, tool calls, saved entries) as a JSON line",
     )
     parser.add_argument(
+        "--max-time",
+        metavar="SECONDS",
+        help="print mode: end a reply that takes longer, saving what arrived (setting: max_time)",
+    )
+    parser.add_argument(
         "--allow-tools",
         metavar="NAMES",
         help="print mode: comma-separated side-effect tools allowed to run",

@@ -13,12 +13,15 @@ import json
 import os
 import sys
 
-from core.events import Event, Notice, ToolChanged, Waiting
+from core.events import Event, Notice, Silence, ToolChanged, Waiting
 from core.events_json import event_json
-from core.providers.base import TextDelta
+from core.providers.base import STREAM_EVENT_TYPES, TextDelta
 from core.sanitize import StreamCleaner, json_for_terminal, strip_control
 from core.tools.base import Approval, ApproveFn
 from core.tools.registry import ToolRegistry
+
+SILENCE_SAID = 10
+"""Seconds without a word after which text print mode says so on stderr."""
 
 
 class PipeSafeStdout:
@@ -50,8 +53,17 @@ class TextPrinter:
         self.cleaner = StreamCleaner() if sys.stdout.isatty() else None
         self.wrote_newline = True
         self.new_turn = False
+        self.said_silence = False
+        """This silence was said already (one line each)."""
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, Silence):
+            if event.seconds >= SILENCE_SAID and not self.said_silence:
+                self.said_silence = True
+                say(event.text)
+            return
+        if isinstance(event, STREAM_EVENT_TYPES):
+            self.said_silence = False
         if isinstance(event, TextDelta) and event.text:
             self._write(self.cleaner.feed(event.text) if self.cleaner else event.text)
         elif isinstance(event, ToolChanged):

@@ -17,14 +17,16 @@ async def complete_text(
 ) -> tuple[str, Usage | None]:
     """Stream ``request`` with the usual retries; its stripped text and usage."""
     from core.providers.assemble import MessageBuilder
+    from core.providers.limits import bounded
     from core.providers.registry import get_provider
     from core.providers.retry import stream_with_retry
 
     provider = get_provider(request.model)
     builder = MessageBuilder(model=model, provider=provider.name)
-    async for event in stream_with_retry(
+    attempts = stream_with_retry(
         provider, request, max_attempts=settings.retries + 1, on_wait=on_wait
-    ):
+    )
+    async for event in bounded(attempts, settings.stream_limits):
         builder.add(event)
     if builder.error is not None:
         raise CompletionError(f"the summary request failed: {builder.error.message}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from typing import cast
 
@@ -53,7 +53,7 @@ async def stream_with_retry(
     cap: float = 60.0,
     on_wait: OnWait | None = None,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-) -> AsyncIterator[StreamEvent]:
+) -> AsyncGenerator[StreamEvent, None]:
     """Provider events, retrying transient failures that happen before any content.
 
     Events before the first content (usage of a failed attempt) are held back
