@@ -19,7 +19,7 @@ from typing import Any
 
 from core import values
 from core.messages import StopReason, Usage
-from core.providers import http_clients, sdk, sse, tls
+from core.providers import bodies, http_clients, sdk, sse, tls
 from core.providers.anthropic_format import request_params
 from core.providers.base import (
     ChatRequest,
@@ -56,8 +56,15 @@ def _prepare(anthropic: Any) -> None:
 
 def _http_client(anthropic: Any, timeout: float | None) -> Any:
     """The SDK's default HTTP client, with the TLS context every client shares
-    (an ``ssl.SSLContext``: the SDK's own httpx takes it as it is)."""
-    return anthropic.DefaultAsyncHttpxClient(verify=tls.context(), timeout=timeout)
+    (an ``ssl.SSLContext``: the SDK's own httpx takes it as it is), and error
+    bodies cut at a size (the SDK reads them whole)."""
+    import httpx2  # the SDK's own httpx, loaded with it
+
+    return anthropic.DefaultAsyncHttpxClient(
+        verify=tls.context(),
+        timeout=timeout,
+        event_hooks={"response": [bodies.error_body_hook(httpx2)]},
+    )
 
 
 class AnthropicProvider:

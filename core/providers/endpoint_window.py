@@ -17,13 +17,14 @@ not answer one of them simply does not count. The parsers are pure.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 from core import values
-from core.providers import sdk, tls
+from core.providers import bodies, sdk, tls
 from core.target import Target
 
 ASK_TIMEOUT = 3.0
@@ -156,8 +157,13 @@ async def ask_window(root: str, name: str, timeout: float = ASK_TIMEOUT) -> tupl
         async def get(path: str, body: dict[str, Any] | None = None) -> Any:
             method = "GET" if body is None else "POST"
             try:
-                response = await client.request(method, root + path, json=body, timeout=timeout)
-                return response.json() if response.status_code == 200 else None
+                async with client.stream(
+                    method, root + path, json=body, timeout=timeout
+                ) as response:
+                    if response.status_code != 200:
+                        return None
+                    content, more = await bodies.read_head(response, bodies.PROBE_BODY_LIMIT)
+                return None if more else json.loads(content)
             except failures:
                 return None
 

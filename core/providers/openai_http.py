@@ -3,7 +3,8 @@
 What the openai SDK would do with the same request, without importing it
 (~1.5 s and ~60 MB of models: pydantic and every type of the API, none of
 them used to read a stream): the ``Authorization: Bearer`` header, an error
-status raised with the response's JSON body and headers (classified by
+status raised with the response's JSON body (its head:
+:mod:`core.providers.bodies`) and headers (classified by
 :func:`core.providers.errors.to_provider_error`, which reads ``status_code``,
 ``body`` and ``response.headers``), an ``error`` object inside the stream
 raised the same way, ``[DONE]`` as the end.
@@ -19,7 +20,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from core import values
-from core.providers import sse
+from core.providers import bodies, sse
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DRAIN_SECONDS = 1.0
@@ -52,8 +53,8 @@ async def chunks(
     request = client.stream("POST", url, json=body, headers=headers, timeout=timeout)
     async with request as response:
         if response.status_code >= 400:
-            await response.aread()
-            raise _status_error(response)
+            content, _ = await bodies.read_head(response, bodies.ERROR_BODY_LIMIT)
+            raise _status_error(response, content)
         yield _events(response)
 
 
@@ -69,8 +70,9 @@ async def _drain(events: AsyncIterator[Any]) -> None:
                 pass
 
 
-def _status_error(response: Any) -> APIStatusError:
-    text = response.text
+def _status_error(response: Any, content: bytes) -> APIStatusError:
+    """The error for a status of 400 and up, from the head of its body."""
+    text = content.decode("utf-8", "replace")
     try:
         body: object = json.loads(text)
     except ValueError:

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from core.messages import user_text
-from core.providers import http_clients, openai_format, openai_http, sdk, tls
+from core.providers import bodies, http_clients, openai_format, openai_http, sdk, tls
 from core.providers.base import ChatRequest, StreamEvent
 from core.providers.cost import price_table
 from core.providers.errors import to_provider_error
@@ -117,7 +117,12 @@ async def httpx_client(base_url: str) -> Any:
     httpx = await sdk.loaded("httpx", prepare)
     verify = await tls.ready(base_url)
     return http_clients.shared(
-        "httpx", lambda: httpx.AsyncClient(verify=verify, follow_redirects=True)
+        "httpx",
+        lambda: httpx.AsyncClient(
+            verify=verify,
+            follow_redirects=True,
+            event_hooks={"response": [bodies.error_body_hook(httpx)]},
+        ),
     )
 
 

@@ -7,12 +7,21 @@ splits at U+2028, U+0085 and others, which JSON may carry unescaped); a field
 is ``name: value`` (one space after the colon dropped); ``data:`` lines join
 with newlines; a blank line ends an event. Comments, ``id:`` and ``retry:``
 are skipped, and an event cut off before its blank line is not one.
+
+A line, and an event's data, longer than :data:`MAX_LINE` bytes is refused
+(a ``bad_response`` error) rather than kept growing: a server that sends one
+line without end would otherwise fill the memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Any
+
+from core.providers.base import ProviderError
+
+MAX_LINE = 16 * 1024 * 1024
+TOO_LONG = "a line of the stream is longer than 16 MB; the rest of the reply was refused"
 
 
 async def events(response: Any) -> AsyncIterator[tuple[str, str]]:
@@ -22,31 +31,42 @@ async def events(response: Any) -> AsyncIterator[tuple[str, str]]:
     """
     name = ""
     data: list[str] = []
+    size = 0
     async for line in _lines(response):
         if line:
             field, _, value = line.partition(":")
             if value.startswith(" "):
                 value = value[1:]
             if field == "data":
+                size += len(value)
+                if size > MAX_LINE:
+                    raise ProviderError("bad_response", TOO_LONG)
                 data.append(value)
             elif field == "event":
                 name = value
             continue
         if name or data:
             yield name, "\n".join(data)
-        name, data = "", []
+        name, data, size = "", [], 0
 
 
 async def _lines(response: Any) -> AsyncIterator[str]:
     """The body's lines, without their ends, decoded as UTF-8."""
-    pending = b""
+    pending = bytearray()
     async for chunk in response.aiter_bytes():
         if not chunk:
             continue
-        lines = (pending + chunk).splitlines(keepends=True)  # bytes: at \r\n, \n, \r only
+        if b"\n" not in chunk and b"\r" not in chunk:  # a line going on: kept, not re-split
+            pending += chunk
+            if len(pending) > MAX_LINE:
+                raise ProviderError("bad_response", TOO_LONG)
+            continue
+        lines = (bytes(pending) + chunk).splitlines(keepends=True)  # at \r\n, \n, \r only
         # the last line may go on in the next chunk (a \r may be half of a \r\n)
-        pending = b"" if lines[-1].endswith(b"\n") else lines.pop()
+        pending = bytearray() if lines[-1].endswith(b"\n") else bytearray(lines.pop())
+        if len(pending) > MAX_LINE:
+            raise ProviderError("bad_response", TOO_LONG)
         for line in lines:
             yield line.rstrip(b"\r\n").decode("utf-8", "replace")
     if pending:
-        yield pending.rstrip(b"\r\n").decode("utf-8", "replace")
+        yield bytes(pending).rstrip(b"\r\n").decode("utf-8", "replace")

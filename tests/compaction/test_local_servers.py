@@ -166,3 +166,12 @@ async def test_a_server_that_says_nothing_is_learned_from_its_refusal(store: Sql
     assert local.refused == 1
     saved = await store.learned_window(server.base_url, MODEL)
     assert saved is not None and saved.source == "overflow"
+
+
+async def test_an_endless_answer_is_no_answer_and_is_read_only_in_part() -> None:
+    """From issue 37: an endless window-probe answer reached 1.5 GB in the probe's 3 s."""
+    with FakeProvider() as server:
+        server.endless_info = True
+        assert await ask_window(server.base_url, "smollm2", timeout=10) is None
+        # five questions, each read to the probe limit (4 MiB) and no further
+        assert server.endless_bytes < 64 * 1024 * 1024

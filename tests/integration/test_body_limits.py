@@ -1,0 +1,57 @@
+"""Bodies that cannot fill the memory (issue 37): a stream line without end,
+endless or slow error bodies, a gzip bomb; the real ``tangents -p`` against
+the fake provider, ending with one line on stderr, the reply saved and the
+database sound."""
+
+from __future__ import annotations
+
+import resource
+
+import pytest
+from fake_provider import EndlessError, EndlessLine, GzipBomb
+
+from tests.integration.limits_run import CLAUDE, FULL, GPT, ask, one_line, saved_reply, text_of
+
+BOUND = 48 * 1024 * 1024
+"""More than a bounded read lets through (its limit and the socket buffers),
+far less than the fake server sends a client that reads on."""
+
+
+@pytest.mark.parametrize("model", [GPT, CLAUDE])
+def test_a_line_without_end_is_refused_at_the_line_limit(tmp_path, fake_provider, model) -> None:
+    fake_provider.script(EndlessLine(after_chunks=6))
+    result = ask(tmp_path, fake_provider, model)
+    assert "16 MB" in one_line(result)
+    assert fake_provider.endless_bytes < 16 * 1024 * 1024 + BOUND
+    reply = saved_reply(tmp_path)
+    assert reply["stop_reason"] == "error"
+    assert FULL.startswith(text_of(reply))
+
+
+@pytest.mark.parametrize("model", [GPT, CLAUDE])
+def test_an_endless_error_body_is_read_only_in_part(tmp_path, fake_provider, model) -> None:
+    fake_provider.script(EndlessError(400))
+    result = ask(tmp_path, fake_provider, model, "--max-time", "30")
+    assert "HTTP 400" in one_line(result)
+    assert fake_provider.endless_bytes < BOUND
+    assert saved_reply(tmp_path)["stop_reason"] == "error"
+
+
+@pytest.mark.parametrize("model", [GPT, CLAUDE])
+def test_an_error_body_at_a_byte_a_while_is_ended_by_the_first_token_limit(
+    tmp_path, fake_provider, model
+) -> None:
+    fake_provider.script(EndlessError(400, byte_interval=0.2))
+    result = ask(tmp_path, fake_provider, model, first_token_timeout=1.5)
+    assert "first_token_timeout" in one_line(result)
+    assert saved_reply(tmp_path)["stop_reason"] == "error"
+
+
+def test_a_gzip_bomb_error_body_is_bounded_after_decompression(tmp_path, fake_provider) -> None:
+    """A gigabyte once decompressed: the program stays far below it."""
+    fake_provider.script(GzipBomb(400))
+    result = ask(tmp_path, fake_provider, CLAUDE)
+    assert "HTTP 400" in one_line(result)
+    assert saved_reply(tmp_path)["stop_reason"] == "error"
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert peak_kib < 600 * 1024
