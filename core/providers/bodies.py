@@ -44,7 +44,7 @@ def error_body_hook(httpx: Any) -> Callable[[Any], Awaitable[None]]:
     bytes, decompressed here: for a client whose owner reads error bodies
     whole (the SDK). Its encoding header goes, so httpx decodes nothing more."""
 
-    class CappedBody(httpx.AsyncByteStream):  # type: ignore[misc]
+    class CappedBody(httpx.AsyncByteStream):
         def __init__(self, raw: Any, encoding: str) -> None:
             self._raw = raw
             self._encoding = encoding
