@@ -12,7 +12,9 @@ come and worked through in order in one task, so the view can await
 - a move (:class:`~core.events.PositionMoved`) shows the new path;
 - while a reply is written, each assistant turn streams into a reply view of
   its own, started at the turn's first event, and its tool calls' cards
-  follow them (waiting, running with a ticking time, done, error, denied).
+  follow them (waiting, running with a ticking time, done, error, denied);
+  a retry's countdown and a silent server's wait in seconds
+  (:class:`~core.events.Silence`) show in it too.
 
 At the end of a reply (:meth:`ViewBinding.end_reply`) whatever was saved on
 the path and not shown is caught up, so the view ends as a rebuilt one would.
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.entries import Entry
-from core.events import EntriesSaved, Event, PositionMoved, ToolChanged, Waiting
+from core.events import EntriesSaved, Event, PositionMoved, Silence, ToolChanged, Waiting
 from core.providers.base import STREAM_EVENT_TYPES, ProviderError, StreamEvent
 from core.sanitize import strip_control
 
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
     from tui.widgets.chat_view import ChatView
     from tui.widgets.reply_view import ReplyView
 
-_SHOWN = (*STREAM_EVENT_TYPES, Waiting, ToolChanged, EntriesSaved, PositionMoved)
+_SHOWN = (*STREAM_EVENT_TYPES, Waiting, Silence, ToolChanged, EntriesSaved, PositionMoved)
 """The events the binding acts on."""
 
 TICK_SECONDS = 1.0
@@ -86,6 +88,8 @@ class ViewBinding:
                     self.feed(event)
                 elif isinstance(event, Waiting) and replying:
                     self.show_waiting(event.seconds, event.error)
+                elif isinstance(event, Silence) and replying:
+                    self.current().show_silence(event.text)
                 elif isinstance(event, ToolChanged) and replying:
                     self.show_tool(event.activity)
                 elif isinstance(event, EntriesSaved):

@@ -144,8 +144,10 @@ class ReplyView(AssistantMessage):
         self._wait_deadline: float | None = None
         self._wait_reason = ""
         self._wait_timer: Timer | None = None
+        self._silence: str | None = None
+        """How long the server has sent nothing, while it is silent."""
         self._waiting: Static | None = None
-        """The retry countdown, made the first time there is one."""
+        """The retry countdown or the wait in seconds, made the first time there is one."""
         self.renders = 0
         """How many times queued events were rendered (for benchmarks)."""
         self.rendered_chars = 0
@@ -220,6 +222,13 @@ class ReplyView(AssistantMessage):
         if self.is_mounted:
             self._update_waiting()
 
+    def show_silence(self, text: str) -> None:
+        """Show how long nothing has come: ``⋯ waiting for the first token · 42 s``
+        (until the next event is rendered)."""
+        self._silence = one_line(text, 200)
+        if self.is_mounted:
+            self._update_waiting()
+
     async def finish(self, entry: Entry) -> None:
         """Show the saved assistant message and how it ended (stopped, interrupted, error)."""
         if self._finished:
@@ -229,6 +238,7 @@ class ReplyView(AssistantMessage):
         self._finished = True
         self.entry = entry
         self._wait_deadline = None
+        self._silence = None
         if not self.is_attached:
             self._restore_collections()
             self._shown.set()
@@ -379,6 +389,9 @@ class ReplyView(AssistantMessage):
             elif kind == "activity":
                 for activity in batch:
                     await self._write_activity(activity)  # type: ignore[arg-type]
+        if self._silence is not None:  # something came: the wait is over
+            self._silence = None
+            self._update_waiting()
         if content_arrived and self._wait_deadline is not None:
             self._wait_deadline = None
             self._update_waiting()
@@ -502,25 +515,30 @@ class ReplyView(AssistantMessage):
         return Content.assemble(("◆ ", "dim"), model, (f" · {usage}" if usage else " · …"))
 
     def _update_waiting(self) -> None:
+        """The countdown to a retry while it runs, else the wait in seconds, else nothing."""
         deadline = self._wait_deadline
-        if deadline is None:
-            if self._waiting is not None:
-                self._waiting.display = False
+        remaining = math.ceil(deadline - time.monotonic()) if deadline is not None else 0
+        if deadline is not None and (remaining > 0 or self._silence is None):
+            if self._wait_timer is None:
+                self._wait_timer = self.set_interval(0.25, self._update_waiting)
+            when = f"retrying in {remaining} s" if remaining > 0 else "retrying…"
+            reason = f"{self._wait_reason} — " if self._wait_reason else ""
+            line = f"⟳ {reason}{when}"
+        else:
             if self._wait_timer is not None:
                 self._wait_timer.stop()
                 self._wait_timer = None
-            return
-        if self._wait_timer is None:
-            self._wait_timer = self.set_interval(0.25, self._update_waiting)
-        remaining = math.ceil(deadline - time.monotonic())
-        when = f"retrying in {remaining} s" if remaining > 0 else "retrying…"
-        reason = f"{self._wait_reason} — " if self._wait_reason else ""
+            if self._silence is None:
+                if self._waiting is not None:
+                    self._waiting.display = False
+                return
+            line = f"⋯ {self._silence}"
         waiting = self._waiting
         if waiting is None:
             self._make_text_part()
             waiting = self._waiting = Static(markup=False, classes="message-waiting")
             self.mount(waiting, before=self._status)
-        waiting.update(Content(f"⟳ {reason}{when}"))
+        waiting.update(Content(line))
         waiting.display = True
 
     # --- finishing ---------------------------------------------------------------
