@@ -10,9 +10,12 @@ subprocess timeout only turns a hang into a failure).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fake_provider import Reply, Stall, Trickle
 
+from tests.integration.cli import run
 from tests.integration.limits_run import (
     CLAUDE,
     FULL,
@@ -84,3 +87,41 @@ def test_ten_seconds_without_a_word_are_said_once_on_stderr(tmp_path, fake_provi
     assert result.stdout == "late but here\n"
     [line] = result.stderr.strip().splitlines()
     assert line.startswith("tangents: waiting for the first token") and "10 s" in line
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [
+        ("first_token_timeout", "0"),
+        ("idle_timeout", '"soon"'),
+        ("max_time", "-5"),
+        ("max_time", "inf"),
+    ],
+)
+def test_a_limit_that_is_not_a_positive_number_is_refused_in_one_line(
+    tmp_path, setting, value
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f"{setting} = {value}\n")
+    result = run("--db", str(tmp_path / "t.db"), "--config", str(config), "-m", "demo", "-p", "hi")
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert f"{setting} must be a number of seconds above 0" in line
+
+
+def test_max_time_on_the_command_line_must_be_a_number(tmp_path) -> None:
+    result = run("--db", str(tmp_path / "t.db"), "-m", "demo", "--max-time", "soon", "-p", "hi")
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "--max-time must be a number of seconds above 0" in line
+    assert not (tmp_path / "t.db").exists()
+
+
+def test_json_lines_count_the_seconds_of_silence(tmp_path, fake_provider) -> None:
+    fake_provider.script(Stall(1.5, reply=Reply(text="late")))
+    result = ask(tmp_path, fake_provider, GPT, "--json")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    silences = [e for e in events if e["type"] == "silence"]
+    assert silences[0] == {"type": "silence", "seconds": 1, "started": False}
+    assert events.index(silences[0]) < [e["type"] for e in events].index("text")
