@@ -21,6 +21,8 @@ from typing import Any
 from core.providers.base import ProviderError
 
 MAX_LINE = 16 * 1024 * 1024
+PIECE = 65536
+"""The most of a chunk split into lines at once."""
 TOO_LONG = "a line of the stream is longer than 16 MB; the rest of the reply was refused"
 
 
@@ -54,19 +56,22 @@ async def _lines(response: Any) -> AsyncIterator[str]:
     """The body's lines, without their ends, decoded as UTF-8."""
     pending = bytearray()
     async for chunk in response.aiter_bytes():
-        if not chunk:
-            continue
-        if b"\n" not in chunk and b"\r" not in chunk:  # a line going on: kept, not re-split
-            pending += chunk
+        # A decoded chunk can be large (a gzip expands up to a thousandfold): split
+        # a piece at a time, so that a flood of empty lines is never one big list.
+        for start in range(0, len(chunk), PIECE):
+            piece = chunk[start : start + PIECE]
+            going_on = not pending.endswith(b"\r")  # (else the piece's start ends that line)
+            if going_on and b"\n" not in piece and b"\r" not in piece:  # kept, not re-split
+                pending += piece
+                if len(pending) > MAX_LINE:
+                    raise ProviderError("bad_response", TOO_LONG)
+                continue
+            lines = (bytes(pending) + piece).splitlines(keepends=True)  # at \r\n, \n, \r only
+            # the last line may go on in the next piece (a \r may be half of a \r\n)
+            pending = bytearray() if lines[-1].endswith(b"\n") else bytearray(lines.pop())
             if len(pending) > MAX_LINE:
                 raise ProviderError("bad_response", TOO_LONG)
-            continue
-        lines = (bytes(pending) + chunk).splitlines(keepends=True)  # at \r\n, \n, \r only
-        # the last line may go on in the next chunk (a \r may be half of a \r\n)
-        pending = bytearray() if lines[-1].endswith(b"\n") else bytearray(lines.pop())
-        if len(pending) > MAX_LINE:
-            raise ProviderError("bad_response", TOO_LONG)
-        for line in lines:
-            yield line.rstrip(b"\r\n").decode("utf-8", "replace")
+            for line in lines:
+                yield line.rstrip(b"\r\n").decode("utf-8", "replace")
     if pending:
         yield bytes(pending).rstrip(b"\r\n").decode("utf-8", "replace")

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from core.providers import sdk, sse
 from core.providers.anthropic_provider import _events as anthropic_events
+from core.providers.base import ProviderError
 from core.providers.errors import to_provider_error
 
 
@@ -146,3 +147,29 @@ def _sdk_response(body: bytes) -> object:
 
     request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages")
     return httpx2.Response(200, content=body, request=request)
+
+
+async def test_a_line_ended_by_a_lone_cr_at_a_cut_ends_there():
+    assert await ours(b"data: 1\r\rdata: 2\n\n", [8]) == [("", "1"), ("", "2")]
+
+
+async def test_a_line_over_the_limit_is_refused(monkeypatch):
+    monkeypatch.setattr(sse, "MAX_LINE", 100)
+    with pytest.raises(ProviderError, match="longer than 16 MB"):
+        await ours(b"data: " + b"x" * 200, [50, 120])
+    with pytest.raises(ProviderError, match="longer than 16 MB"):  # one event's data lines
+        await ours(b"data: 1234567890\n" * 20 + b"\n", [])
+    assert await ours(b"data: " + b"x" * 90 + b"\n\n", [30]) == [("", "x" * 90)]
+
+
+@given(stream=STREAM, piece=st.integers(1, 7))
+def test_a_big_chunk_split_a_piece_at_a_time_reads_the_same(stream, piece):
+    """A gzip can expand to one huge chunk, split into lines a piece at a time
+    (so a flood of empty lines is never one big list): the same events."""
+    body = stream.encode()
+    whole = asyncio.run(ours(body, []))
+    sse.PIECE, default = piece, sse.PIECE
+    try:
+        assert asyncio.run(ours(body, [])) == whole
+    finally:
+        sse.PIECE = default
