@@ -66,7 +66,10 @@ async def run_turn(
     """Stream one reply to the session's path and append it.
 
     Cancellation (the user pressed Esc) appends what arrived, marked ``aborted``,
-    then re-raises.
+    then re-raises. The stream is bounded by the settings' time limits
+    (:mod:`core.providers.limits`): one that runs out ends the reply, saved,
+    with a ``timeout`` error naming it; each second of silence is emitted as
+    :class:`~core.events.Silence`.
 
     ``tools`` are offered to the model. With ``defer_tool_calls`` a finished
     reply holding tool calls is not appended but returned as ``pending``, so the
