@@ -258,6 +258,13 @@ def _read_bytes(path: Path) -> bytes:
     return data
 
 
+def seconds(value: Any, field_name: str) -> float:
+    """A limit in seconds given on the command line: a finite number above zero."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e9:
+        raise ValueError(f"{field_name} must be a number of seconds above 0")
+    return float(value)
+
+
 def apply_state(settings: Settings) -> Settings:
     """Overlay what the app remembered (see :func:`core.paths.state_path`)."""
     state = read_state()

@@ -10,10 +10,10 @@ from itertools import groupby
 from core.sync.batch import LocalSession, LocalSnapshot, SyncBatch
 from storage.rows import SESSION_COLUMNS, session_from_row
 from storage.writes import (
-    _check_leaf,
-    _index_title,
-    _insert_entries,
+    check_leaf,
     delete_session,
+    index_title,
+    insert_entries,
     insert_session,
     put_blob,
     set_label,
@@ -46,20 +46,20 @@ def apply(conn: sqlite3.Connection, batch: SyncBatch) -> None:
         insert_session(conn, info, ())
     for session_id, group in groupby(batch.entries, key=lambda entry: entry.session_id):
         entries = list(group)
-        _insert_entries(conn, session_id, entries)
+        insert_entries(conn, session_id, entries)
         conn.execute(
             "UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?",
             (max(entry.created_at for entry in entries), session_id),
         )
     for session_id, leaf_id in batch.leaves.items():
         conn.execute("UPDATE sessions SET leaf_id = ? WHERE id = ?", (leaf_id, session_id))
-        _check_leaf(conn, session_id, leaf_id)
+        check_leaf(conn, session_id, leaf_id)
     for session_id, (title, by_user) in batch.titles.items():
         conn.execute(
             "UPDATE sessions SET title = ?, title_set_by_user = ? WHERE id = ?",
             (title, by_user, session_id),
         )
-        _index_title(conn, session_id)
+        index_title(conn, session_id)
     for session_id, archived in batch.archived.items():
         conn.execute("UPDATE sessions SET archived = ? WHERE id = ?", (archived, session_id))
     for (session_id, entry_id), label in batch.labels.items():

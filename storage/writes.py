@@ -35,8 +35,8 @@ def insert_session(conn: sqlite3.Connection, info: SessionInfo, entries: Sequenc
         ),
     )
     insert_entries(conn, info.id, entries)
-    _check_leaf(conn, info.id, info.leaf_id)
-    _index_title(conn, info.id)
+    check_leaf(conn, info.id, info.leaf_id)
+    index_title(conn, info.id)
 
 
 def import_session(
@@ -80,9 +80,9 @@ def append(
     )
     _require(cursor, session_id)
     insert_entries(conn, session_id, entries)
-    _check_leaf(conn, session_id, leaf_id)
+    check_leaf(conn, session_id, leaf_id)
     if title is not None:
-        _index_title(conn, session_id)
+        index_title(conn, session_id)
 
 
 def set_leaf(conn: sqlite3.Connection, session_id: str, leaf_id: str | None) -> None:
@@ -91,7 +91,7 @@ def set_leaf(conn: sqlite3.Connection, session_id: str, leaf_id: str | None) -> 
         (leaf_id, now_iso(), session_id),
     )
     _require(cursor, session_id)
-    _check_leaf(conn, session_id, leaf_id)
+    check_leaf(conn, session_id, leaf_id)
 
 
 def set_title(conn: sqlite3.Connection, session_id: str, title: str, by_user: bool) -> None:
@@ -102,7 +102,7 @@ def set_title(conn: sqlite3.Connection, session_id: str, title: str, by_user: bo
         (by_user, title, session_id),
     )
     _require(cursor, session_id)
-    _index_title(conn, session_id)
+    index_title(conn, session_id)
 
 
 def set_archived(conn: sqlite3.Connection, session_id: str, archived: bool) -> None:
@@ -223,7 +223,7 @@ def insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence[
     )
 
 
-def _index_title(conn: sqlite3.Connection, session_id: str) -> None:
+def index_title(conn: sqlite3.Connection, session_id: str) -> None:
     """Make the title search index hold the session's current title."""
     conn.execute("DELETE FROM sessions_fts WHERE session_id = ?", (session_id,))
     conn.execute(
@@ -233,7 +233,7 @@ def _index_title(conn: sqlite3.Connection, session_id: str) -> None:
     )
 
 
-def _check_leaf(conn: sqlite3.Connection, session_id: str, leaf_id: str | None) -> None:
+def check_leaf(conn: sqlite3.Connection, session_id: str, leaf_id: str | None) -> None:
     if leaf_id is None:
         return
     found = conn.execute(
