@@ -1,4 +1,4 @@
-"""Attaching image files to a message: recognise a pasted path, read and check
+"""Attaching files to a message: recognise a pasted path, read and check
 the file within fixed bounds, and turn it into a blob.
 
 The bounds and the probing are :mod:`core.images`'.
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from core.content import ImageContent
+from core.content import FileContent, ImageContent
 from core.images import MAX_BYTES, ImageError, image_blob, image_content, too_large
 from core.persistence import Blob
 
@@ -27,11 +27,15 @@ class Attachment:
     blob: Blob
 
     @property
-    def content(self) -> ImageContent:
-        return image_content(self.blob)
+    def content(self) -> ImageContent | FileContent:
+        if self.blob.media_type.startswith("image/"):
+            return image_content(self.blob)
+        return FileContent(self.blob.media_type, self.blob.sha256, self.name, len(self.blob.data))
 
     @property
     def label(self) -> str:
+        if not self.blob.media_type.startswith("image/"):
+            return f"{self.name} ({self.blob.media_type}, {len(self.blob.data) / 1048576:.1f} MB)"
         return f"{self.name} ({self.blob.media_type} {self.blob.width}×{self.blob.height})"
 
 

@@ -43,6 +43,30 @@ class ImageContent:
 
 
 @dataclass(frozen=True)
+class FileContent:
+    """An attached file other than an image (audio, a PDF); the bytes live in
+    the blob table, keyed by ``sha256``. ``name`` is the file's name as given."""
+
+    media_type: str
+    sha256: str
+    name: str
+    size: int
+    type: str = field(default="file", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "file",
+            "media_type": self.media_type,
+            "sha256": self.sha256,
+            "name": self.name,
+            "size": self.size,
+        }
+
+    def describe(self) -> str:
+        return f"{self.name}, {self.media_type}, {self.size / 1048576:.1f} MB"
+
+
+@dataclass(frozen=True)
 class ThinkingContent:
     """Model reasoning. ``signature`` is only valid when sent back to the same model."""
 
@@ -101,7 +125,9 @@ class ToolResultContent:
         return "\n".join(c.text for c in self.content if isinstance(c, TextContent))
 
 
-Block = Union[TextContent, ImageContent, ThinkingContent, ToolCallContent, ToolResultContent]
+Block = Union[
+    TextContent, ImageContent, FileContent, ThinkingContent, ToolCallContent, ToolResultContent
+]
 
 
 def block_from_dict(data: dict[str, Any]) -> Block:
@@ -119,6 +145,13 @@ def block_from_dict(data: dict[str, Any]) -> Block:
             sha256=data["sha256"],
             width=int(data["width"]),
             height=int(data["height"]),
+        )
+    if kind == "file":
+        return FileContent(
+            media_type=str(data["media_type"]),
+            sha256=str(data["sha256"]),
+            name=str(data["name"]),
+            size=int(data["size"]),
         )
     if kind == "thinking":
         return ThinkingContent(

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from core import values
 from core.content import (
     Block,
+    FileContent,
     ImageContent,
     TextContent,
     ThinkingContent,
@@ -223,7 +224,7 @@ class Message:
         )
 
 
-def user_text(text: str, images: tuple[ImageContent, ...] = ()) -> Message:
-    """A user message with text and optional images."""
+def user_text(text: str, images: tuple[ImageContent | FileContent, ...] = ()) -> Message:
+    """A user message with text and optional images and files."""
     blocks: tuple[Block, ...] = tuple(images) + ((TextContent(text),) if text else ())
     return Message(role="user", content=blocks)

@@ -30,7 +30,13 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from core.content import ImageContent, TextContent, ThinkingContent, ToolResultContent
+from core.content import (
+    FileContent,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolResultContent,
+)
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.messages import Message
 from core.persistence import SessionInfo
@@ -170,6 +176,8 @@ def _text(message: Message) -> str:
             parts.append(block.text)
         elif isinstance(block, ImageContent):
             parts.append(f"[image: {block.describe()}]")
+        elif isinstance(block, FileContent):
+            parts.append(f"[file: {block.describe()}]")
         elif isinstance(block, ThinkingContent):
             continue
         elif isinstance(block, ToolResultContent):
