@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from core.content import (
     Block,
+    FileContent,
     ImageContent,
     TextContent,
     ThinkingContent,
@@ -24,6 +25,7 @@ from core.content import (
 )
 from core.context_fit import Fitted, fit_budget, shortened_note
 from core.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.file_budget import apply_file_budget, file_shas, file_tokens
 from core.messages import Message
 
 SUMMARY_PREFIX = (
@@ -57,6 +59,8 @@ class Context:
     is (shortened or left out), by entry id."""
     image_shas: tuple[str, ...] = field(default=())
     """Images sent as pixels; their bytes must be resolved for the request."""
+    file_shas: tuple[str, ...] = field(default=())
+    """Files (audio, PDF) sent as data; their bytes must be resolved too."""
 
 
 def estimated_tokens(messages: Sequence[Message]) -> int:
@@ -84,6 +88,8 @@ def estimate_tokens(message: Message) -> int:
                     images += 1
         elif isinstance(block, ImageContent):
             images += 1
+        elif isinstance(block, FileContent):
+            chars += 4 * file_tokens(block)
     return chars // 4 + 1_000 * images + 4
 
 
@@ -127,6 +133,7 @@ def build_context(
     messages = _visible_messages(path)
     messages = _apply_provider_rules(messages, model)
     messages, image_shas = _apply_image_budget(messages, image_budget if vision else 0)
+    messages, sent_files = apply_file_budget(messages, image_budget)
     notes: list[str] = []
     dropped = shortened = 0
     left_out: dict[str, str] = {}
@@ -138,6 +145,7 @@ def build_context(
         left_out = _left_out_by_entry(path, fitted)
         if dropped:
             image_shas = _pixel_images(messages)
+            sent_files = file_shas(messages)
     messages = alternate(messages)
     return Context(
         messages=tuple(messages),
@@ -149,6 +157,7 @@ def build_context(
         shortened_messages=shortened,
         left_out=left_out,
         image_shas=image_shas,
+        file_shas=sent_files,
     )
 
 

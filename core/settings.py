@@ -45,6 +45,9 @@ class Endpoint:
     api_key_env: str | None = None
     """The name of the environment variable holding the key (never the key)."""
     models: tuple[str, ...] = ()
+    accepts: tuple[str, ...] | None = None
+    """What its models take besides text: ``image``, ``audio``, ``pdf``.
+    Unset: anything is tried, and the server's refusal reported."""
 
     @property
     def api_key(self) -> str | None:

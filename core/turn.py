@@ -136,7 +136,7 @@ async def _ask(
     )
     target = resolve_target(context.model, settings, turn.api_base)
     images = {}
-    for sha in context.image_shas:
+    for sha in context.image_shas + context.file_shas:
         blob = await session.store.get_blob(sha)
         if blob is not None:
             images[sha] = blob.data

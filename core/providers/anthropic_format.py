@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.content import (
+    FileContent,
     ImageContent,
     TextContent,
     ThinkingContent,
@@ -87,6 +88,8 @@ def _blocks(block: Any, images: Mapping[str, bytes]) -> list[dict[str, Any]]:
         return [{"type": "text", "text": block.text}] if block.text else []
     if isinstance(block, ImageContent):
         return [_image(block, images)]
+    if isinstance(block, FileContent):
+        return [_document(block, images)]
     if isinstance(block, ThinkingContent):
         if block.redacted:
             return [{"type": "redacted_thinking", "data": block.text}]
@@ -118,6 +121,21 @@ def _image(block: ImageContent, images: Mapping[str, bytes]) -> dict[str, Any]:
         return {"type": "text", "text": f"[image unavailable: {block.describe()}]"}
     return {
         "type": "image",
+        "source": {
+            "type": "base64",
+            "media_type": block.media_type,
+            "data": base64.b64encode(data).decode("ascii"),
+        },
+    }
+
+
+def _document(block: FileContent, files: Mapping[str, bytes]) -> dict[str, Any]:
+    """A PDF as a document block; other files (Claude takes no audio) as a note."""
+    data = files.get(block.sha256)
+    if data is None or block.media_type != "application/pdf":
+        return {"type": "text", "text": f"[file not sent: {block.describe()}]"}
+    return {
+        "type": "document",
         "source": {
             "type": "base64",
             "media_type": block.media_type,

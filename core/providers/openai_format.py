@@ -13,7 +13,13 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from core.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
+from core.content import (
+    FileContent,
+    ImageContent,
+    TextContent,
+    ToolCallContent,
+    ToolResultContent,
+)
 from core.messages import Message
 from core.providers.base import ChatRequest
 
@@ -118,6 +124,8 @@ def _parts(blocks: tuple[Any, ...], images: Mapping[str, bytes]) -> list[dict[st
             parts.append({"type": "text", "text": block.text})
         elif isinstance(block, ImageContent):
             parts.append(_image(block, images))
+        elif isinstance(block, FileContent):
+            parts.append(_file(block, images))
     return parts
 
 
@@ -134,3 +142,22 @@ def _image(block: ImageContent, images: Mapping[str, bytes]) -> dict[str, Any]:
         return {"type": "text", "text": f"[image unavailable: {block.describe()}]"}
     url = f"data:{block.media_type};base64,{base64.b64encode(data).decode('ascii')}"
     return {"type": "image_url", "image_url": {"url": url}}
+
+
+_AUDIO_FORMATS = {"audio/wav": "wav", "audio/mpeg": "mp3"}
+"""The audio ``input_audio`` takes; other audio goes as a file part (litellm's
+form for Gemini and others)."""
+
+
+def _file(block: FileContent, files: Mapping[str, bytes]) -> dict[str, Any]:
+    data = files.get(block.sha256)
+    if data is None:
+        return {"type": "text", "text": f"[file unavailable: {block.describe()}]"}
+    encoded = base64.b64encode(data).decode("ascii")
+    audio_format = _AUDIO_FORMATS.get(block.media_type)
+    if audio_format is not None:
+        return {"type": "input_audio", "input_audio": {"data": encoded, "format": audio_format}}
+    return {
+        "type": "file",
+        "file": {"filename": block.name, "file_data": f"data:{block.media_type};base64,{encoded}"},
+    }
