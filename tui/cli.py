@@ -111,6 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="print mode: comma-separated side-effect tools allowed to run",
     )
     parser.add_argument(
+        "-a",
+        "--attach",
+        dest="attachments",
+        metavar="FILE",
+        action="append",
+        help="print mode: attach an image, audio file (MP3, WAV, Ogg, FLAC, M4A) or PDF (repeatable)",
+    )
+    parser.add_argument(
         "--extra-root",
         dest="extra_roots",
         metavar="DIR",
@@ -281,11 +289,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.print_mode import run_print_mode
 
         return run_print_mode(args)
-    if args.compare or args.json_events:
+    if args.compare or args.json_events or args.attachments:
         from tui.bootstrap import fail
 
         if args.json_events:
             return fail("--json goes with -p (tangents --json -p 'a question')")
+        if args.attachments:
+            return fail("-a goes with -p (tangents -p 'a question' -a FILE)")
         return fail("--compare goes with -p (in the app: /compare MODEL MODEL)")
     from tui.launch import run_app
 

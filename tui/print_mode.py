@@ -20,7 +20,10 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 
+from core.attachments import Attachment, AttachmentError
 from core.conversation import Conversation
 from core.providers import http_clients
 from core.providers.keys import missing_key
@@ -44,25 +47,42 @@ def read_prompt(args: argparse.Namespace) -> str:
     return args.prompt
 
 
+def read_attachments(paths: Sequence[str]) -> list[Attachment]:
+    """The files of ``-a``, each checked (kind, size) before anything is sent."""
+    from core.file_attachments import load_attachment
+
+    try:
+        return [load_attachment(Path(path)) for path in paths]
+    except AttachmentError as error:
+        raise UsageError(str(error)) from None
+
+
 def run_print_mode(args: argparse.Namespace) -> int:
     try:
         prompt = read_prompt(args)
         if not prompt.strip():
             raise UsageError("the prompt is empty")
+        attachments = read_attachments(args.attachments or ())
         launch = resolve_launch(args)
         if args.compare:
             from tui.print_compare import compare_models, run_compare
 
+            if attachments:
+                raise UsageError("--compare takes no attachments yet")
             return asyncio.run(run_compare(args, launch, prompt, compare_models(args.compare)))
-        return asyncio.run(_run(args, launch, prompt))
+        return asyncio.run(_run(args, launch, prompt, attachments))
     except one_line_errors() as error:
         return fail(str(error))
     except KeyboardInterrupt:
         return 130
 
 
-async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
+async def _run(
+    args: argparse.Namespace, launch: Launch, prompt: str, attachments: Sequence[Attachment]
+) -> int:
+    from core.capabilities import refusal
     from core.providers.registry import warm_up
+    from core.sniff import kind_of
     from core.target import resolve_target
     from core.tools import ToolRegistry
 
@@ -77,6 +97,10 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         no_key = missing_key(conversation.model, launch.settings, conversation.api_base)
         if no_key is not None:
             return fail(no_key, 2)  # before anything is written
+        kinds = (kind_of(a.blob.media_type) for a in attachments)
+        refused = refusal(conversation.model, kinds, launch.settings)
+        if refused is not None:
+            return fail(refused, 2)  # before anything is written
         out = PipeSafeStdout()
         printer = JsonLines(out, session.id) if args.json_events else TextPrinter(out)
         conversation.subscribe(printer)
@@ -93,7 +117,7 @@ async def _run(args: argparse.Namespace, launch: Launch, prompt: str) -> int:
         assert task is not None
         loop.add_signal_handler(signal.SIGTERM, task.cancel)
         try:
-            result = await conversation.send(prompt)
+            result = await conversation.send(prompt, attachments)
         except asyncio.CancelledError:
             printer.close()
             print(file=sys.stderr)
