@@ -36,8 +36,13 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "Set the system prompt for the next message (no text: show it)",
         handlers.system,
     ),
-    SlashCommand("image", "PATH", "Attach an image file to the next message", handlers.image),
-    SlashCommand("detach", "", "Remove the images attached to the draft", handlers.detach),
+    SlashCommand(
+        "attach", "PATH", "Attach an image, audio file or PDF to the next message", handlers.attach
+    ),
+    SlashCommand(
+        "image", "PATH", "Attach a file to the next message (as /attach)", handlers.attach
+    ),
+    SlashCommand("detach", "", "Remove the files attached to the draft", handlers.detach),
     SlashCommand("title", "TEXT", "Rename this session", handlers.title),
     SlashCommand(
         "compact",

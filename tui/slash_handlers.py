@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from core.session import SessionError
+from core.sniff import kind_of
 
 if TYPE_CHECKING:
     from textual.app import App
 
+    from core.attachments import Attachment
     from core.conversation import Conversation
     from core.session import Session
     from tui.branching import BranchController
@@ -68,12 +70,20 @@ async def system(chat: Chat, arg: str, text: str) -> bool:
     return True
 
 
-async def image(chat: Chat, arg: str, text: str) -> bool:
+async def attach(chat: Chat, arg: str, text: str) -> bool:
+    """Attach a file the model can take (/attach, or its old name /image)."""
     if not arg:
-        chat.notify("Usage: /image PATH", severity="warning")
+        chat.notify(f"Usage: {text.split()[0]} PATH", severity="warning")
         return False
-    chat.composer.attach(Path(arg).expanduser(), restore=text)
+    chat.composer.attach(Path(arg).expanduser(), restore=text, refuse=lambda a: _refusal(chat, a))
     return True
+
+
+def _refusal(chat: Chat, attachment: Attachment) -> str | None:
+    from core.capabilities import refusal
+
+    conversation = chat.conversation
+    return refusal(conversation.model, [kind_of(attachment.blob.media_type)], conversation.settings)
 
 
 async def detach(chat: Chat, arg: str, text: str) -> bool:

@@ -21,6 +21,7 @@ from textual.widgets import Static, TextArea
 
 from core.attachments import Attachment, AttachmentError, load_image
 from core.entries import Entry
+from core.file_attachments import load_attachment
 from core.sanitize import strip_control
 from core.settings import Settings
 from tui import keymap, slash
@@ -174,12 +175,23 @@ class Composer(Vertical):
 
     @work(group="attach", exit_on_error=False)
     async def attach(
-        self, path: Path, *, paste: str | None = None, restore: str | None = None
+        self,
+        path: Path,
+        *,
+        paste: str | None = None,
+        restore: str | None = None,
+        refuse: Callable[[Attachment], str | None] | None = None,
     ) -> None:
-        """Attach an image in the background. On failure nothing is lost: a
-        pasted path goes into the draft as text, a /image command comes back."""
+        """Attach a file (image, audio, PDF) in the background; ``refuse`` says
+        why the model cannot take it, if so. On failure nothing is lost: a
+        pasted path goes into the draft as text, an /attach command comes back.
+        A paste is recognised by an image's suffix, so it is read as an image."""
+        load = load_image if paste is not None else load_attachment
         try:
-            attachment = await asyncio.to_thread(load_image, path)
+            attachment = await asyncio.to_thread(load, path)
+            refused = refuse(attachment) if refuse is not None else None
+            if refused is not None:
+                raise AttachmentError(refused)
         except AttachmentError as error:
             self.notify(f"Not attached: {error}", severity="error")
             if paste is not None:

@@ -1,4 +1,4 @@
-"""A message the user sent: its text and images."""
+"""A message the user sent: its text, images and files."""
 
 from __future__ import annotations
 
@@ -6,17 +6,19 @@ from textual.app import ComposeResult, RenderResult
 from textual.content import Content
 from textual.widgets import Static
 
-from core.content import ImageContent, TextContent
+from core.content import FileContent, ImageContent, TextContent
 from core.entries import Entry
 from core.messages import Message
 from tui.widgets._bounded import bounded
 from tui.widgets._text import clean, plain
+from tui.widgets.file_card import FileCard
 from tui.widgets.image_view import ImageView
 from tui.widgets.message_widget import MessageWidget
 
 
 class UserMessage(MessageWidget):
-    """The user's text, shown literally (not as Markdown), and any images.
+    """The user's text, shown literally (not as Markdown), any images, and a
+    one-line card for each other file.
 
     A message of text alone (nearly every one) is one widget, which paints its
     text itself: each widget a row has costs in every layout pass and every
@@ -71,10 +73,13 @@ class UserMessage(MessageWidget):
         if not isinstance(message, Message):
             return
         images = [block for block in message.content if isinstance(block, ImageContent)]
-        if images and self.text:
+        files = [block for block in message.content if isinstance(block, FileContent)]
+        if (images or files) and self.text:
             yield self._text_line()
         for block in images:
             yield ImageView(block, self.context)
+        for file in files:
+            yield FileCard(file)
 
     def render(self) -> RenderResult:
         return "" if self.children else self._content()
