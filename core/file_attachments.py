@@ -68,6 +68,18 @@ def load_attachment(path: Path) -> Attachment:
     return Attachment(name, file_blob(data, name, media_type))
 
 
+def imported_blob(data: bytes, name: str = "the data") -> Blob:
+    """The blob of bytes read from an imported file: an image checked as
+    attached images are, audio or a PDF within its kind's limit."""
+    media_type = sniff(data[:HEAD_BYTES])
+    if media_type is None or kind_of(media_type) == "image":
+        return image_blob(data, name)
+    kind = kind_of(media_type)
+    if len(data) > LIMITS[kind]:
+        raise _too_large(name, kind, len(data))
+    return file_blob(data, name, media_type)
+
+
 def file_blob(data: bytes, name: str, media_type: str) -> Blob:
     """The blob of audio or PDF bytes whose type :func:`core.sniff.sniff` found,
     refusing what is plainly cut short."""

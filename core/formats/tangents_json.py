@@ -21,8 +21,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from core.content import ImageContent, ToolResultContent
+from core.attachments import AttachmentError
+from core.content import FileContent, ImageContent, ToolResultContent
 from core.entries import ENTRY_TYPES, BranchSummary, Compaction, Entry, payload_from_json
+from core.file_attachments import imported_blob
 from core.formats.base import (
     FormatError,
     ImportedSession,
@@ -34,7 +36,7 @@ from core.formats.base import (
     parse_timestamp,
 )
 from core.ids import uuid7
-from core.images import ImageError, image_blob, image_content
+from core.images import ImageError, image_content
 from core.persistence import Blob, SessionInfo
 
 JSON_FORMAT = "tangents-session"
@@ -68,13 +70,17 @@ def to_json_document(
 
 
 def image_shas(entries: Iterable[Entry]) -> list[str]:
-    """The distinct images the entries show, in order of appearance."""
+    """The distinct blobs the entries show (images, and attached files), in
+    order of appearance."""
     found: dict[str, None] = {}
     for entry in entries:
         message = entry.message
         if message is not None:
             for image in message.images:
                 found.setdefault(image.sha256, None)
+            for block in message.content:
+                if isinstance(block, FileContent):
+                    found.setdefault(block.sha256, None)
     return list(found)
 
 
@@ -230,8 +236,9 @@ class _Reader:
         return dict(data)
 
     def blobs(self, data: Any) -> list[Blob]:
-        """The images, decoded (within the bounds of :func:`image_blob`): bytes
-        that are no image are refused; a stated type or size that contradicts
+        """The images and files, decoded (within the bounds of attachments,
+        :func:`~core.file_attachments.imported_blob`): bytes that are neither
+        are refused; a stated type or size that contradicts
         the bytes is corrected from them, with a note."""
         if not isinstance(data, list):
             raise self.fail(["blobs"], "must be an array")
@@ -251,8 +258,8 @@ class _Reader:
             if hashlib.sha256(raw).hexdigest() != sha256:
                 raise self.fail(path, "the data does not match its sha256")
             try:
-                blob = image_blob(raw, "the data")
-            except ImageError as error:
+                blob = imported_blob(raw)
+            except (ImageError, AttachmentError) as error:
                 raise self.fail(path, str(error)) from None
             found = (blob.media_type, blob.width, blob.height)
             if stated != found:
@@ -282,7 +289,11 @@ class _Reader:
     def images_matched(self, entries: list[Entry], blobs: list[Blob]) -> list[Entry]:
         """``entries`` with each image block's type and size taken from its
         blob (the decoded bytes), noting how many said otherwise."""
-        by_sha = {blob.sha256: image_content(blob) for blob in blobs}
+        by_sha = {
+            blob.sha256: image_content(blob)
+            for blob in blobs
+            if blob.media_type.startswith("image/")
+        }
         corrected = 0
 
         def fixed(block: Any) -> Any:
@@ -337,6 +348,7 @@ def _spec(required: dict[str, Any], optional: dict[str, Any]) -> _Spec:
 _BLOCKS: dict[str, _Spec] = {
     "text": _spec({"text": str}, {}),
     "image": _spec({"media_type": str, "sha256": str, "width": int, "height": int}, {}),
+    "file": _spec({"media_type": str, "sha256": str, "name": str, "size": int}, {}),
     "thinking": _spec({}, {"text": str, "signature": (str, None), "redacted": bool}),
     "tool_call": _spec({"id": str, "name": str}, {"arguments": dict, "raw_arguments": str}),
     "tool_result": _spec({"tool_call_id": str}, {"content": list, "is_error": bool}),

@@ -5,6 +5,7 @@ anything is sent or saved."""
 from __future__ import annotations
 
 import base64
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -170,3 +171,24 @@ def test_attach_without_print_mode_is_refused_not_ignored(tmp_path) -> None:
     result = run("--db", str(tmp_path / "t.db"), "-a", str(clip))
     assert result.returncode == 2
     assert result.stderr.strip() == "tangents: -a goes with -p (tangents -p 'a question' -a FILE)"
+
+
+def test_the_json_export_carries_the_file_and_imports_back(fake_provider, db, tmp_path) -> None:
+    clip = write(tmp_path / "clip.wav", wav_bytes())
+    fake_provider.script(Reply(text="heard"))
+    assert (
+        openai_run(fake_provider, db, "openai/gpt-audio", "-p", "hi", "-a", str(clip)).returncode
+        == 0
+    )
+    [listed] = sessions(db)
+    document = export(db, listed["id"])
+    [blob] = document["blobs"]
+    assert blob["media_type"] == "audio/wav"
+    assert base64.b64decode(blob["data"]) == wav_bytes()
+    saved = tmp_path / "session.json"
+    saved.write_text(json.dumps(document))
+    other = tmp_path / "other.db"
+    imported = run("--db", str(other), "sessions", "import", str(saved))
+    assert imported.returncode == 0, imported.stderr
+    [again] = sessions(other)
+    assert export(other, again["id"])["blobs"] == document["blobs"]
