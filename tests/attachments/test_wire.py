@@ -61,11 +61,15 @@ def _path(*messages: Message) -> list[Entry]:
 def test_only_the_latest_files_of_each_kind_go_as_data() -> None:
     older = FileContent("audio/wav", "e" * 64, "old.wav", 100)
     path = _path(
-        user_text("1", (older, PDF)), user_text("2", (WAV, WAV)), user_text("3", (MP3, OGG))
+        user_text("1", (older, PDF)),
+        Message(role="assistant", content=(TextContent("a"),)),
+        user_text("2", (WAV, WAV)),
+        Message(role="assistant", content=(TextContent("b"),)),
+        user_text("3", (MP3, OGG)),
     )
     context = build_context(path, "openai/gpt-audio", image_budget=3)
     assert set(context.file_shas) == {PDF.sha256, WAV.sha256, MP3.sha256, OGG.sha256}
-    first, second, _ = context.messages
+    first, _, second, _, _ = context.messages
     assert first.content[0] == TextContent("[file omitted: old.wav, audio/wav, 0.0 MB]")
     assert first.content[1] == PDF
     assert second.content[0] == TextContent("[file omitted: clip.mp3, audio/wav, 0.0 MB]")
