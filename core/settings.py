@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.config_check import Problem, bounded, build, choice
-from core.entries import THINKING_LEVELS
+from core.sessions.entries import THINKING_LEVELS
 
 _MAX_TOKENS = 1_000_000_000
 """More tokens than any model takes: the ceiling of every token count set here."""

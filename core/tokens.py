@@ -19,17 +19,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.content import (
+from core.providers.keys import PROVIDER_KEYS
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.context import build_context, estimate_tokens, latest_compaction
-from core.entries import BranchSummary, Entry
-from core.messages import Message
-from core.providers.keys import PROVIDER_KEYS
+from core.sessions.context import build_context, estimate_tokens, latest_compaction
+from core.sessions.entries import BranchSummary, Entry
+from core.sessions.messages import Message
 
 DEFAULT_CONTEXT_WINDOW = 8_192
 """A conservative guess for a model nothing describes (a local model without a

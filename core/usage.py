@@ -3,7 +3,7 @@
 An assistant message carries the usage of the request that wrote it; a
 compaction carries the usage of its summary request(s) in ``details["usage"]``.
 Branch totals add up the path. Session totals (every branch) are read once
-with one SQL aggregate (:meth:`core.persistence.SessionStore.session_usage`) and then
+with one SQL aggregate (:meth:`core.sessions.persistence.SessionStore.session_usage`) and then
 kept up to date from the entries appended since (:meth:`Session.on_append`).
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.entries import Compaction, Entry
-from core.messages import Usage
-from core.persistence import SessionStore
+from core.sessions.entries import Compaction, Entry
+from core.sessions.messages import Usage
+from core.sessions.persistence import SessionStore
 
 
 def entry_usage(entry: Entry) -> Usage | None:

@@ -1,5 +1,5 @@
 """Persistence for Tangents: sessions, entries, labels, blobs and search in
-one SQLite file. Implements :class:`core.persistence.SessionStore`; never imports
+one SQLite file. Implements :class:`core.sessions.persistence.SessionStore`; never imports
 the TUI."""
 
 from storage.errors import StorageError

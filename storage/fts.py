@@ -3,8 +3,8 @@ input becomes an FTS5 query that cannot be a syntax error."""
 
 from __future__ import annotations
 
-from core.entries import Entry
-from core.messages import Message
+from core.sessions.entries import Entry
+from core.sessions.messages import Message
 
 SEARCHABLE_ROLES = ("user", "assistant", "tool_result")
 

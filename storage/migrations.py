@@ -16,7 +16,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 
-from core.ids import now_iso
+from core.sessions.ids import now_iso
 from storage.errors import StorageError
 
 

@@ -15,8 +15,8 @@ import os
 import sqlite3
 from collections.abc import Callable
 
-from core.entries import Entry
-from core.ids import now_iso
+from core.sessions.entries import Entry
+from core.sessions.ids import now_iso
 from storage.rows import ENTRY_COLUMNS, entry_from_row, entry_row
 from storage.writes import insert_entries
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sqlite3
 from operator import itemgetter
 
-from core.entries import Entry
-from core.messages import Usage
-from core.persistence import (
+from core.sessions.entries import Entry
+from core.sessions.messages import Usage
+from core.sessions.persistence import (
     Blob,
     LearnedWindow,
     SearchHit,

@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from core.entries import Entry, payload_from_json
-from core.persistence import SessionInfo
+from core.sessions.entries import Entry, payload_from_json
+from core.sessions.persistence import SessionInfo
 from core.values import BadValue
 
 ENTRY_COLUMNS = "id, parent_id, session_id, type, created_at, payload"

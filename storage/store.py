@@ -1,4 +1,4 @@
-"""``SqliteStore``: core's :class:`~core.persistence.SessionStore` on one SQLite file.
+"""``SqliteStore``: core's :class:`~core.sessions.persistence.SessionStore` on one SQLite file.
 
 Every method is one function run in aiosqlite's worker thread
 (``Connection._execute``, pinned by the exact aiosqlite version): writes are
@@ -9,7 +9,7 @@ one thread hand-off.
 Lookups of a missing session raise ``KeyError`` on writes (``None`` or empty
 on reads); an entry that does not fit the session's tree raises
 ``ValueError``; importing a session whose id (or an entry id) is already
-there raises :class:`~core.persistence.ConflictError`; a problem with the file
+there raises :class:`~core.sessions.persistence.ConflictError`; a problem with the file
 itself raises :class:`StorageError`.
 """
 
@@ -23,9 +23,9 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from core.entries import Entry
-from core.messages import Usage
-from core.persistence import (
+from core.sessions.entries import Entry
+from core.sessions.messages import Usage
+from core.sessions.persistence import (
     Blob,
     LearnedWindow,
     SearchHit,

@@ -7,9 +7,9 @@ import hashlib
 import sqlite3
 from collections.abc import Mapping, Sequence
 
-from core.entries import Entry
-from core.ids import now_iso
-from core.persistence import Blob, ConflictError, LearnedWindow, SessionInfo
+from core.sessions.entries import Entry
+from core.sessions.ids import now_iso
+from core.sessions.persistence import Blob, ConflictError, LearnedWindow, SessionInfo
 from storage.fts import searchable_text
 from storage.rows import ENTRY_COLUMNS, entry_row
 

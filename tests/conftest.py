@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tui.widgets import _gc
-from tui.widgets._textual_private import patch_textual, patches_wanted
+from tui.internals import gc_policy as _gc
+from tui.internals.textual_private import patch_textual, patches_wanted
 
 # Property tests have no per-example deadline: these machines are shared, and a
 # deadline is a timing assertion (an example slowed by the neighbours fails).

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.context import BRANCH_END, BRANCH_PREFIX, SUMMARY_END, SUMMARY_PREFIX
-from core.messages import Message
+from core.sessions.context import BRANCH_END, BRANCH_PREFIX, SUMMARY_END, SUMMARY_PREFIX
+from core.sessions.messages import Message
 
 
 def split_summaries(text: str) -> list[str]:

@@ -6,15 +6,15 @@ import hashlib
 
 from hypothesis import strategies as st
 
-from core.content import (
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.entries import THINKING_LEVELS, BranchSummary, Compaction, Entry, ModelChange
-from core.messages import STOP_REASONS, Message, Usage
+from core.sessions.entries import THINKING_LEVELS, BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.messages import STOP_REASONS, Message, Usage
 
 text = st.text(max_size=40)
 ids = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_-:.", min_size=1, max_size=12)

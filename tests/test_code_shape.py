@@ -32,7 +32,7 @@ def test_no_function_in_core_takes_more_than_eight_parameters() -> None:
 
 
 def test_print_mode_stays_a_short_consumer() -> None:
-    lines = (ROOT / "tui" / "print_mode.py").read_text(encoding="utf-8").count("\n")
+    lines = (ROOT / "tui" / "modes" / "print_mode.py").read_text(encoding="utf-8").count("\n")
     assert lines <= PRINT_MODE_MAX_LINES
 
 
@@ -56,4 +56,14 @@ def modules_importing(name: str) -> set[str]:
 def test_the_garbage_collector_has_one_owner() -> None:
     """Issue #31: storage's thread, the SDK importer and the stream each changed
     it without knowing of the others; only the app's policy module may."""
-    assert modules_importing("gc") == {"tui/widgets/_gc.py"}
+    assert modules_importing("gc") == {"tui/internals/gc_policy.py"}
+
+
+MAX_LOOSE_MODULES = 8
+
+
+def test_at_most_eight_modules_loose_at_the_top_of_core_and_tui() -> None:
+    """Issue #31: the rest lives in rooms (packages) whose names say what they hold."""
+    for package in ("core", "tui"):
+        loose = sorted(p.name for p in (ROOT / package).glob("*.py"))
+        assert len(loose) <= MAX_LOOSE_MODULES, (package, loose)

@@ -26,13 +26,13 @@ def test_core_and_storage_never_import_textual() -> None:
         "    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
         "        importlib.import_module(info.name)"
     )
-    assert "core.session" in loaded and "storage.store" in loaded
+    assert "core.sessions.session" in loaded and "storage.store" in loaded
     assert not {m for m in loaded if m == "textual" or m.startswith(("textual.", "tui"))}
 
 
 def test_core_imports_no_provider_sdk_until_a_request() -> None:
     loaded = modules_after(
-        "import core.turn, core.session, core.context, core.settings, core.providers.base"
+        "import core.chat.turn, core.sessions.session, core.sessions.context, core.settings, core.providers.base"
     )
     assert not loaded & set(SDKS)
 

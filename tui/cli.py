@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from core import __version__
-from core.entries import THINKING_LEVELS
+from core.sessions.entries import THINKING_LEVELS
 
 EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
 IMPORT_FORMATS = (
@@ -278,26 +278,26 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "sessions":
-        from tui.session_commands import run_sessions_command
+        from tui.modes.session_commands import run_sessions_command
 
         return run_sessions_command(args)
     if args.command == "sync":
-        from tui.sync_command import run_sync_command
+        from tui.modes.sync_command import run_sync_command
 
         return run_sync_command(args)
     if args.prompt is not None:
-        from tui.print_mode import run_print_mode
+        from tui.modes.print_mode import run_print_mode
 
         return run_print_mode(args)
     if args.compare or args.json_events or args.attachments:
-        from tui.bootstrap import fail
+        from tui.modes.bootstrap import fail
 
         if args.json_events:
             return fail("--json goes with -p (tangents --json -p 'a question')")
         if args.attachments:
             return fail("-a goes with -p (tangents -p 'a question' -a FILE)")
         return fail("--compare goes with -p (in the app: /compare MODEL MODEL)")
-    from tui.launch import run_app
+    from tui.modes.launch import run_app
 
     return run_app(args)
 

@@ -114,7 +114,7 @@ ACTIONS: tuple[Action, ...] = (
     Action("close", "escape", "close", "Close the dialog", "dialog", palette=False),
     Action("picker_down", "down", "cursor_down", "Next model in the list", "picker", palette=False),
     Action("picker_up", "up", "cursor_up", "Previous model in the list", "picker", palette=False),
-    # Branching: the chat's keys act on the focused message (tui/branching.py).
+    # Branching: the chat's keys act on the focused message (tui/chat/branching.py).
     # Letters always type (into the input, from wherever focus is): a message's
     # own actions are on keys no sentence starts with. Not alt+b or alt+f:
     # terminals send those as word-left and word-right.
@@ -200,7 +200,7 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "tree_to_leaf", "ctrl+g", "to_leaf", "Back to the current position", "tree", palette=False
     ),
-    # Compare: alternatives side by side (tui/screens/compare.py, tui/compare_actions.py).
+    # Compare: alternatives side by side (tui/screens/compare.py, tui/chat/compare_actions.py).
     Action(
         "compare_alternatives",
         "alt+v",

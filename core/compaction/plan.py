@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.compaction import prompts
-from core.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
-from core.context import estimate_tokens, latest_compaction
-from core.entries import BranchSummary, Compaction, Entry
-from core.messages import Message
+from core.sessions.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
+from core.sessions.context import estimate_tokens, latest_compaction
+from core.sessions.entries import BranchSummary, Compaction, Entry
+from core.sessions.messages import Message
 from core.settings import CompactionSettings
 
 TOOL_TEXT_LIMIT = 2_000

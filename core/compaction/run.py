@@ -14,13 +14,13 @@ from typing import Literal
 
 from core.compaction import plan, prompts
 from core.compaction.plan import Budget, Preparation
-from core.context import build_context, estimated_tokens
-from core.entries import Compaction, Entry
-from core.messages import Usage
 from core.providers.base import ChatRequest
 from core.providers.complete import CompletionError, complete_text
 from core.providers.retry import OnWait
-from core.session import Session
+from core.sessions.context import build_context, estimated_tokens
+from core.sessions.entries import Compaction, Entry
+from core.sessions.messages import Usage
+from core.sessions.session import Session
 from core.settings import Settings
 from core.tokens import (
     context_tokens,
@@ -178,7 +178,7 @@ def _smaller(session: Session, preparation: Preparation, summary: str, model: st
 def _summary_target(model: str, settings: Settings, api_base: str | None):
     """The summarizing model and where its requests go. ``--api-base`` carries
     over to a compaction model of the same provider only."""
-    from core.target import resolve_target
+    from core.chat.target import resolve_target
 
     summary_model = settings.compaction.compaction_model or model
     same_provider = summary_model.split("/", 1)[0] == model.split("/", 1)[0]

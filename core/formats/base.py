@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core import values
-from core.entries import Entry
-from core.images import image_blob
-from core.persistence import Blob, SessionInfo
+from core.sessions.entries import Entry
+from core.sessions.images import image_blob
+from core.sessions.persistence import Blob, SessionInfo
 
 
 class FormatError(Exception):

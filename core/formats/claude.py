@@ -41,15 +41,6 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from core.content import (
-    Block,
-    ImageContent,
-    TextContent,
-    ThinkingContent,
-    ToolCallContent,
-    ToolResultContent,
-)
-from core.entries import Compaction, Entry
 from core.formats.base import (
     FormatError,
     ImportedSession,
@@ -58,12 +49,21 @@ from core.formats.base import (
     json_error,
     parse_timestamp,
 )
-from core.ids import now_iso, uuid7
-from core.images import image_blob
-from core.messages import Message, StopReason, Usage
-from core.persistence import Blob, SessionInfo
 from core.providers.cost import cost_for, prices_for
-from core.session import derive_title
+from core.sessions.content import (
+    Block,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from core.sessions.entries import Compaction, Entry
+from core.sessions.ids import now_iso, uuid7
+from core.sessions.images import image_blob
+from core.sessions.messages import Message, StopReason, Usage
+from core.sessions.persistence import Blob, SessionInfo
+from core.sessions.session import derive_title
 
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from core.context import Context
-from core.persistence import Blob, SessionInfo, SessionStore
 from core.sanitize import json_for_terminal, strip_control
+from core.sessions.context import Context
+from core.sessions.persistence import Blob, SessionInfo, SessionStore
 
 EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
 HUMAN_FORMATS = ("markdown", "html")
@@ -80,8 +80,8 @@ async def _export(
     if format == "mplp":
         return _json(to_mplp_dialog(info, path, await store.labels(info.id)))
     if all_branches:
+        from core.branching.tree import SessionTree
         from core.formats.markdown_branches import to_markdown_all_branches
-        from core.tree import SessionTree
 
         entries = await store.entries(info.id)
         tree = SessionTree.from_entries(entries, await store.labels(info.id), info.leaf_id)

@@ -25,17 +25,17 @@ from functools import lru_cache
 from html import escape as escape_html
 from typing import Any
 
-from core.content import (
+from core.sanitize import strip_control
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
-from core.messages import Message
-from core.persistence import Blob, SessionInfo
-from core.sanitize import strip_control
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.messages import Message
+from core.sessions.persistence import Blob, SessionInfo
 
 SNIPPET = 48
 HINT_CHARS = 60

@@ -14,16 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.content import (
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
-from core.messages import Message
-from core.persistence import SessionInfo
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.messages import Message
+from core.sessions.persistence import SessionInfo
 
 
 def _fence(text: str) -> str:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.entries import Entry
-from core.persistence import SessionInfo
-from core.tree import SessionTree, preview_text
+from core.branching.tree import SessionTree, preview_text
+from core.sessions.entries import Entry
+from core.sessions.persistence import SessionInfo
 
 _HEADER_LINES = 4
 """``to_markdown`` starts with the title, a blank line, the session line and a blank line."""

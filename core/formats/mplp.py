@@ -30,16 +30,16 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from core.content import (
+from core.sessions.content import (
     FileContent,
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolResultContent,
 )
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
-from core.messages import Message
-from core.persistence import SessionInfo
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.messages import Message
+from core.sessions.persistence import SessionInfo
 
 PROTOCOL_VERSION = "1.0.0"
 SCHEMA_VERSION = "1.0.0"

@@ -4,7 +4,7 @@ of a conversation as a linear session.
 Export is the ``messages`` array the next request on the branch would send,
 built by the same context builder and conversion as the request (and, from
 the command line, fitted to the model's window as the request is: big
-messages shortened with a marker, see :mod:`core.context_fit`): the system
+messages shortened with a marker, see :mod:`core.sessions.context_fit`): the system
 prompt first, a compaction's summary (as the user message the model sees) in
 place of what it replaced, branch summaries as the model sees them, custom
 notes, model changes and thinking left out, unfinished tool calls answered,
@@ -29,23 +29,6 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.content import (
-    Block,
-    ImageContent,
-    TextContent,
-    ThinkingContent,
-    ToolCallContent,
-    ToolResultContent,
-)
-from core.context import (
-    BRANCH_END,
-    BRANCH_PREFIX,
-    SUMMARY_END,
-    SUMMARY_PREFIX,
-    Context,
-    build_context,
-)
-from core.entries import BranchSummary, Compaction, Entry
 from core.formats.base import (
     FormatError,
     ImportedSession,
@@ -55,11 +38,28 @@ from core.formats.base import (
     line_of,
     tool_arguments,
 )
-from core.ids import uuid7
-from core.messages import Message
-from core.persistence import Blob, SessionInfo
 from core.providers.openai_format import convert
-from core.session import derive_title
+from core.sessions.content import (
+    Block,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from core.sessions.context import (
+    BRANCH_END,
+    BRANCH_PREFIX,
+    SUMMARY_END,
+    SUMMARY_PREFIX,
+    Context,
+    build_context,
+)
+from core.sessions.entries import BranchSummary, Compaction, Entry
+from core.sessions.ids import uuid7
+from core.sessions.messages import Message
+from core.sessions.persistence import Blob, SessionInfo
+from core.sessions.session import derive_title
 
 # --- export -----------------------------------------------------------------
 
@@ -79,7 +79,7 @@ def context_to_openai(
     context: Context, blobs: Mapping[str, Blob] | None = None
 ) -> list[dict[str, Any]]:
     """The ``messages`` of a request sending ``context`` (a conversation's
-    :meth:`~core.conversation.Conversation.next_context`: fitted to the
+    :meth:`~core.chat.conversation.Conversation.next_context`: fitted to the
     model's window as the request is)."""
     images = {sha: blob.data for sha, blob in (blobs or {}).items()}
     system = [{"role": "system", "content": context.system}] if context.system else []

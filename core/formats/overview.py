@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.content import ToolCallContent, ToolResultContent
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
-from core.messages import Usage
-from core.persistence import SessionInfo, SessionStore
+from core.sessions.content import ToolCallContent, ToolResultContent
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.messages import Usage
+from core.sessions.persistence import SessionInfo, SessionStore
 
 SNIPPET = 60
 
@@ -57,7 +57,7 @@ class Overview:
     """The base URLs saved with the session's model changes, first seen first."""
     untrusted: frozenset[str] = frozenset()
     """Those of :attr:`endpoints` the user never named here (the caller knows:
-    :func:`core.target.is_trusted`): nothing is sent to them."""
+    :func:`core.chat.target.is_trusted`): nothing is sent to them."""
 
     def to_dict(self) -> dict[str, Any]:
         return {

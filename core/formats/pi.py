@@ -53,15 +53,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.content import (
-    Block,
-    ImageContent,
-    TextContent,
-    ThinkingContent,
-    ToolCallContent,
-    ToolResultContent,
-)
-from core.entries import BranchSummary, Compaction, Entry, ModelChange, Payload, entry_type_of
 from core.formats.base import (
     FormatError,
     ImportedSession,
@@ -71,11 +62,27 @@ from core.formats.base import (
     parse_timestamp,
     tool_arguments,
 )
-from core.ids import now_iso, uuid7
-from core.images import image_blob
-from core.messages import Message, StopReason, Usage
-from core.persistence import Blob, SessionInfo
-from core.session import derive_title
+from core.sessions.content import (
+    Block,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from core.sessions.entries import (
+    BranchSummary,
+    Compaction,
+    Entry,
+    ModelChange,
+    Payload,
+    entry_type_of,
+)
+from core.sessions.ids import now_iso, uuid7
+from core.sessions.images import image_blob
+from core.sessions.messages import Message, StopReason, Usage
+from core.sessions.persistence import Blob, SessionInfo
+from core.sessions.session import derive_title
 
 PI_VERSION = 3
 TANGENTS_CUSTOM_TYPE = "tangents"

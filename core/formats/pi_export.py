@@ -41,23 +41,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from core.content import (
-    ImageContent,
-    TextContent,
-    ThinkingContent,
-    ToolCallContent,
-    ToolResultContent,
-)
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.formats.pi import (
     PI_VERSION,
     TANGENTS_CUSTOM_TYPE,
     TANGENTS_FIELDS,
     TANGENTS_POSITION_TYPE,
 )
-from core.messages import Message, Usage
-from core.persistence import Blob, SessionInfo
 from core.sanitize import json_for_terminal
+from core.sessions.content import (
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCallContent,
+    ToolResultContent,
+)
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.messages import Message, Usage
+from core.sessions.persistence import Blob, SessionInfo
 
 STOP_REASONS = {
     "stop": "stop",

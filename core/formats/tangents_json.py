@@ -21,10 +21,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from core.attachments import AttachmentError
-from core.content import FileContent, ImageContent, ToolResultContent
-from core.entries import ENTRY_TYPES, BranchSummary, Compaction, Entry, payload_from_json
-from core.file_attachments import imported_blob
 from core.formats.base import (
     FormatError,
     ImportedSession,
@@ -35,9 +31,13 @@ from core.formats.base import (
     parent_first,
     parse_timestamp,
 )
-from core.ids import uuid7
-from core.images import ImageError, image_content
-from core.persistence import Blob, SessionInfo
+from core.sessions.attachments import AttachmentError
+from core.sessions.content import FileContent, ImageContent, ToolResultContent
+from core.sessions.entries import ENTRY_TYPES, BranchSummary, Compaction, Entry, payload_from_json
+from core.sessions.file_attachments import imported_blob
+from core.sessions.ids import uuid7
+from core.sessions.images import ImageError, image_content
+from core.sessions.persistence import Blob, SessionInfo
 
 JSON_FORMAT = "tangents-session"
 JSON_VERSION = 1
@@ -237,7 +237,7 @@ class _Reader:
 
     def blobs(self, data: Any) -> list[Blob]:
         """The images and files, decoded (within the bounds of attachments,
-        :func:`~core.file_attachments.imported_blob`): bytes that are neither
+        :func:`~core.sessions.file_attachments.imported_blob`): bytes that are neither
         are refused; a stated type or size that contradicts
         the bytes is corrected from them, with a note."""
         if not isinstance(data, list):

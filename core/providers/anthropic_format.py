@@ -13,7 +13,8 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
-from core.content import (
+from core.providers.base import ChatRequest
+from core.sessions.content import (
     FileContent,
     ImageContent,
     TextContent,
@@ -21,8 +22,7 @@ from core.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.messages import Message
-from core.providers.base import ChatRequest
+from core.sessions.messages import Message
 
 THINKING_BUDGETS = {"off": 0, "low": 2048, "medium": 8192, "high": 24576}
 DEFAULT_MAX_TOKENS = 8192

@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from core import values
-from core.messages import StopReason, Usage
 from core.providers import bodies, http_clients, sdk, sse, tls
 from core.providers.anthropic_format import request_params
 from core.providers.base import (
@@ -34,6 +33,7 @@ from core.providers.cost import cost_for, load_table
 from core.providers.errors import to_provider_error
 from core.providers.outcome import final_events
 from core.providers.pacing import LoopShare
+from core.sessions.messages import StopReason, Usage
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",

@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import values
-from core.content import Block, TextContent, ThinkingContent, ToolCallContent
-from core.messages import Message, StopReason, Usage
 from core.providers.base import (
     Done,
     ErrorEvent,
@@ -18,6 +16,8 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
+from core.sessions.content import Block, TextContent, ThinkingContent, ToolCallContent
+from core.sessions.messages import Message, StopReason, Usage
 
 
 @dataclass

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Union
 
-from core.messages import Message, StopReason, Usage
+from core.sessions.messages import Message, StopReason, Usage
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.messages import Usage
 from core.providers.base import ChatRequest
 from core.providers.retry import OnWait
+from core.sessions.messages import Usage
 from core.settings import Settings
 
 

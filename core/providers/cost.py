@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from core.messages import Usage
+from core.sessions.messages import Usage
 
 _BUNDLED_PRICES = "model_prices_and_context_window_backup.json"
 _COPY = Path(__file__).parent / "__pycache__" / "litellm-prices-by-model.marshal"

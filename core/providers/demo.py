@@ -18,7 +18,6 @@ import json
 import re
 from collections.abc import AsyncIterator
 
-from core.messages import Message, StopReason, Usage
 from core.providers.base import (
     ChatRequest,
     Done,
@@ -28,6 +27,7 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
+from core.sessions.messages import Message, StopReason, Usage
 
 LABEL = "demo — offline, canned replies"
 DEFAULT_DELAY = 0.01

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from core import values
-from core.messages import StopReason, Usage
 from core.providers.base import (
     ProviderError,
     StreamEvent,
@@ -21,6 +20,7 @@ from core.providers.base import (
 )
 from core.providers.cost import cost_for
 from core.providers.outcome import final_events
+from core.sessions.messages import StopReason, Usage
 
 _FINISH: dict[str, StopReason] = {
     "stop": "stop",

@@ -13,15 +13,15 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from core.content import (
+from core.providers.base import ChatRequest
+from core.sessions.content import (
     FileContent,
     ImageContent,
     TextContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.messages import Message
-from core.providers.base import ChatRequest
+from core.sessions.messages import Message
 
 
 def to_messages(request: ChatRequest) -> list[dict[str, Any]]:

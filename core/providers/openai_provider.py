@@ -23,7 +23,6 @@ import sys
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from core.messages import user_text
 from core.providers import bodies, http_clients, openai_format, openai_http, sdk, tls
 from core.providers.base import ChatRequest, StreamEvent
 from core.providers.cost import price_table
@@ -31,6 +30,7 @@ from core.providers.errors import to_provider_error
 from core.providers.openai_chunks import ChunkReader
 from core.providers.openai_http import DEFAULT_BASE_URL
 from core.providers.pacing import LoopShare
+from core.sessions.messages import user_text
 
 PREFIX = "openai/"
 

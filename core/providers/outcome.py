@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from core.messages import StopReason, Usage
 from core.providers.base import (
     ChatRequest,
     Done,
@@ -11,6 +10,7 @@ from core.providers.base import (
     StreamEvent,
     UsageEvent,
 )
+from core.sessions.messages import StopReason, Usage
 
 ENDED_EARLY = "the stream ended without a stop reason"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from core.entries import Entry
-from core.persistence import Blob, SessionInfo
+from core.sessions.entries import Entry
+from core.sessions.persistence import Blob, SessionInfo
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.entries import Entry
-from core.persistence import Blob, SessionInfo, SessionStore
+from core.sessions.entries import Entry
+from core.sessions.persistence import Blob, SessionInfo, SessionStore
 from core.sync import folder as layout
 from core.sync.batch import LocalSession, LocalSnapshot, SyncBatch
 from core.sync.hlc import Clock, wall_ms

@@ -15,7 +15,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from core.persistence import Blob
+from core.sessions.persistence import Blob
 from core.sync.journal import Lines, dumps, read_lines, write_whole
 
 ROOT = "tangents"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.entries import Entry
+from core.sessions.entries import Entry
 from core.sync.hlc import Stamp
 
 REGISTERS = ("title", "archived", "label", "leaf", "deleted")

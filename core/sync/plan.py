@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
-from core.entries import Entry
+from core.sessions.entries import Entry
 
 
 def key(*parts: str) -> str:

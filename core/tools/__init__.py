@@ -11,7 +11,7 @@ Public API (see each module for details):
 * :class:`Roots` (core.tools.paths): the directories tools may use;
 * :func:`builtin_tools` (core.tools.builtin).
 
-The loop that runs them is core.agent.run_agent.
+The loop that runs them is core.chat.agent.run_agent.
 """
 
 from core.tools.base import (

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.content import ToolCallContent
+from core.sessions.content import ToolCallContent
 from core.tools.base import Tool, ToolError, parsed_arguments, refuse_invalid, validation_errors
 from core.tools.worker import run_worker
 

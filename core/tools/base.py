@@ -23,14 +23,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from core.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
-from core.messages import Message
 from core.providers.base import ToolSpec
+from core.sessions.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
+from core.sessions.messages import Message
 from core.tools.env import EnvPolicy
 from core.tools.schema_worker import readable_errors
 
 if TYPE_CHECKING:
-    from core.persistence import SessionStore
+    from core.sessions.persistence import SessionStore
     from core.tools.paths import Roots
 
 

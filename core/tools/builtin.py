@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.content import TextContent
-from core.images import MAX_BYTES as MAX_IMAGE_BYTES
-from core.images import ImageError, image_blob, image_content, looks_like_image, too_large
-from core.persistence import Blob
+from core.sessions.content import TextContent
+from core.sessions.images import MAX_BYTES as MAX_IMAGE_BYTES
+from core.sessions.images import ImageError, image_blob, image_content, looks_like_image, too_large
+from core.sessions.persistence import Blob
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from core.tools.line_scan import LineScan
 from core.tools.paths import Roots

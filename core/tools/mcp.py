@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core import __version__
-from core.content import ImageContent, TextContent
-from core.images import image_blob, image_content
-from core.persistence import Blob
 from core.providers.sdk import loaded
+from core.sessions.content import ImageContent, TextContent
+from core.sessions.images import image_blob, image_content
+from core.sessions.persistence import Blob
 from core.settings import McpServer, ToolSettings
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_problem
 from core.tools.env import EnvPolicy

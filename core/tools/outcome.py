@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from core.content import ToolResultContent
-from core.messages import Message
+from core.sessions.content import ToolResultContent
+from core.sessions.messages import Message
 
 OutcomeState = Literal["done", "error", "denied"]
 META_KEY = "tool_outcomes"

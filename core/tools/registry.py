@@ -28,7 +28,7 @@ from core.tools.paths import Roots
 from core.tools.process import kill_all
 
 if TYPE_CHECKING:
-    from core.persistence import SessionStore
+    from core.sessions.persistence import SessionStore
     from core.settings import McpServer, Settings
     from core.tools.mcp import McpManager
 

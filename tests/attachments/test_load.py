@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.attachments import AttachmentError
-from core.content import FileContent, ImageContent, block_from_dict
-from core.file_attachments import LIMITS, load_attachment
+from core.sessions.attachments import AttachmentError
+from core.sessions.content import FileContent, ImageContent, block_from_dict
+from core.sessions.file_attachments import LIMITS, load_attachment
 from tests.attachments.samples import MP3_FRAME, id3, pdf_bytes, png_bytes, wav_bytes, write
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.sniff import HEAD_BYTES, kind_of, sniff
+from core.sessions.sniff import HEAD_BYTES, kind_of, sniff
 from tests.attachments.samples import MP3_FRAME, id3, pdf_bytes, png_bytes, wav_bytes
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import base64
 
-from core.capabilities import refusal
-from core.content import FileContent, TextContent
-from core.context import build_context
-from core.entries import Entry
-from core.messages import Message, user_text
 from core.providers import anthropic_format, openai_format
+from core.providers.capabilities import refusal
+from core.sessions.content import FileContent, TextContent
+from core.sessions.context import build_context
+from core.sessions.entries import Entry
+from core.sessions.messages import Message, user_text
 from core.settings import Endpoint, Settings
 
 WAV = FileContent("audio/wav", "a" * 64, "clip.mp3", 100)

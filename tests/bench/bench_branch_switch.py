@@ -36,13 +36,13 @@ BUDGET_MS = 100.0
 
 async def _switch_ms(n: int, branches: int, db: Path) -> tuple[float, float, float]:
     """Median ms of a switch to its first frame, to idle, and of its data part alone."""
-    from core.conversation import Conversation
-    from core.persistence import SessionInfo
-    from core.session import Session
+    from core.branching.tree import SessionTree
+    from core.chat.conversation import Conversation
+    from core.sessions.persistence import SessionInfo
+    from core.sessions.session import Session
     from core.settings import Settings
-    from core.tree import SessionTree
     from storage import SqliteStore
-    from tui.app import TangentsApp
+    from tui.modes.app import TangentsApp
 
     entries, main_leaf = branched(n, branches)
     store = await SqliteStore.open(db)

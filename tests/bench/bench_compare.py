@@ -89,8 +89,8 @@ class FakeServer:
 
 
 async def asked(db: Path):  # type: ignore[no-untyped-def]
-    from core.messages import user_text
-    from core.session import Session
+    from core.sessions.messages import user_text
+    from core.sessions.session import Session
     from storage import SqliteStore
 
     store = await SqliteStore.open(db)
@@ -115,8 +115,8 @@ def script_replies(server: FakeServer, models: list[str]) -> None:
 
 async def case_single(base_url: str, model: str, db: Path) -> dict[str, float]:
     """One stream alone, no screen: the floor of the fan-out."""
+    from core.chat.turn import run_turn
     from core.settings import Settings
-    from core.turn import run_turn
 
     store, session = await asked(db)
     try:
@@ -132,7 +132,7 @@ async def case_fanout(base_url: str, db: Path) -> dict[str, object]:
     from textual.app import App, ComposeResult
     from textual.widgets import Input
 
-    from core.conversation import Conversation
+    from core.chat.conversation import Conversation
     from core.settings import Settings
     from tui.screens.compare import CompareScreen
 
@@ -211,11 +211,11 @@ async def case_open(empty: bool) -> dict[str, float]:
     from textual.screen import Screen
     from textual.widgets import Static
 
-    from core.comparison import of_alternatives
-    from core.content import TextContent
-    from core.entries import Entry
-    from core.messages import Message, Usage
-    from core.tree import SessionTree
+    from core.branching.comparison import of_alternatives
+    from core.branching.tree import SessionTree
+    from core.sessions.content import TextContent
+    from core.sessions.entries import Entry
+    from core.sessions.messages import Message, Usage
     from tui.screens.compare import CompareScreen
 
     def entry(i: int, parent: str | None, role: str, text: str) -> Entry:

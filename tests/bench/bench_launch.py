@@ -82,9 +82,9 @@ def time_to_marker(
 
 def seed_session(db: Path, messages: int) -> None:
     """A session of ``messages`` alternating user/assistant messages."""
-    from core.content import TextContent
-    from core.messages import Message, user_text
-    from core.session import Session
+    from core.sessions.content import TextContent
+    from core.sessions.messages import Message, user_text
+    from core.sessions.session import Session
     from storage.store import SqliteStore
 
     async def run() -> None:

@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.ids import uuid7  # noqa: E402
+from core.sessions.ids import uuid7  # noqa: E402
 from storage import SqliteStore  # noqa: E402
 from storage.fts import match_query  # noqa: E402
 
@@ -309,7 +309,7 @@ async def _picker(path: Path, small: Path, query: str, runs: int) -> list[Result
     """The picker in a headless app: opening it, and one search in it."""
     from textual.app import App
 
-    from core.session import Session
+    from core.sessions.session import Session
     from tui.screens import sessions as sessions_screen
     from tui.screens.sessions import SessionPicker
 

@@ -28,11 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.content import TextContent  # noqa: E402
-from core.entries import Entry  # noqa: E402
-from core.ids import now_iso, uuid7  # noqa: E402
-from core.messages import Message, Usage, user_text  # noqa: E402
-from core.persistence import SessionInfo  # noqa: E402
+from core.sessions.content import TextContent  # noqa: E402
+from core.sessions.entries import Entry  # noqa: E402
+from core.sessions.ids import now_iso, uuid7  # noqa: E402
+from core.sessions.messages import Message, Usage, user_text  # noqa: E402
+from core.sessions.persistence import SessionInfo  # noqa: E402
 from storage import SqliteStore  # noqa: E402
 from storage.rows import entry_row  # noqa: E402
 

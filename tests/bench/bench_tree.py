@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.tree import SessionTree  # noqa: E402
+from core.branching.tree import SessionTree  # noqa: E402
 from tests.branching.builders import branched  # noqa: E402
 
 BIG, BIG_BRANCHES = 10_000, 200

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from core.content import TextContent
-from core.entries import Entry
-from core.messages import Message
+from core.sessions.content import TextContent
+from core.sessions.entries import Entry
+from core.sessions.messages import Message
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 SESSION = "session-under-test"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from fake_provider import Reply
 
-from core.session import Session
-from core.tree import SessionTree
+from core.branching.tree import SessionTree
+from core.sessions.session import Session
 from storage import SqliteStore
 from tests.tui.helpers import app_of, send, settle
 from tui.widgets.branch_bar import BranchBar

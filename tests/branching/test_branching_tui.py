@@ -18,7 +18,7 @@ from tests.branching.chat_steps import (
     write_config,
 )
 from tests.tui.helpers import notifications, running, screen_text, settle, type_text
-from tui.screens.chat import ChatScreen
+from tui.chat.chat_screen import ChatScreen
 from tui.screens.dialogs import Confirm, TextPrompt
 from tui.screens.tree import TreeScreen, TreeView
 from tui.widgets.branch_bar import BranchBar

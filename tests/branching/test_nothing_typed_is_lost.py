@@ -19,9 +19,9 @@ from tests.branching.chat_steps import (
     write_config,
 )
 from tests.tui.helpers import notifications, running, screen_text, settle, type_text, wait_for
-from tui.screens.chat import ChatScreen
+from tui.chat.chat_screen import ChatScreen
+from tui.chat.help_screen import HelpScreen
 from tui.screens.dialogs import Confirm
-from tui.screens.help import HelpScreen
 from tui.screens.tree import TreeView
 from tui.widgets.footer import StatusFooter
 from tui.widgets.prompt_input import PromptInput

@@ -16,10 +16,10 @@ from core.settings import read_state
 from tests.branching.chat_steps import chat, entry_with, focus, texts, whole_tree, write_config
 from tests.tui.helpers import app_of, running, screen_text, settle, type_text
 from tui import keymap
-from tui.bootstrap import UsageError
+from tui.chat.chat_screen import ChatScreen
 from tui.cli import build_parser, main
-from tui.launch import prepare_launch
-from tui.screens.chat import ChatScreen
+from tui.modes.bootstrap import UsageError
+from tui.modes.launch import prepare_launch
 from tui.screens.dialogs import Confirm
 from tui.screens.tree import TreeScreen, TreeView
 from tui.widgets.prompt_input import PromptInput

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from fake_provider import Reply
 
-from core.branch_summary import BranchSummaryError, summarize_branch
-from core.content import TextContent
-from core.entries import BranchSummary, Compaction
-from core.messages import Message
-from core.session import Session
+from core.branching.tree import SessionTree
+from core.chat.branch_summary import BranchSummaryError, summarize_branch
+from core.chat.turn import run_turn
+from core.sessions.content import TextContent
+from core.sessions.entries import BranchSummary, Compaction
+from core.sessions.messages import Message
+from core.sessions.session import Session
 from core.settings import Settings
-from core.tree import SessionTree
-from core.turn import run_turn
 from storage import SqliteStore
 
 

@@ -9,8 +9,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.entries import BranchSummary, ModelChange
-from core.tree import SessionTree, shared_length
+from core.branching.tree import SessionTree, shared_length
+from core.sessions.entries import BranchSummary, ModelChange
 from tests.branching.builders import entry, from_parents
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from core.tree import SessionTree
+from core.branching.tree import SessionTree
 from tests.branching.builders import entry, from_parents
 from tui.screens.tree import TreeScreen, TreeView
 

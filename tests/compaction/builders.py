@@ -7,9 +7,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from core.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
-from core.messages import Message, Usage
+from core.sessions.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.messages import Message, Usage
 
 MODEL = "anthropic/claude-x"
 

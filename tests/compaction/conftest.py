@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fake_provider import FakeProvider
 
-from core.session import Session
+from core.sessions.session import Session
 from storage import SqliteStore
 from tests.context_texts import split_summaries
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from fake_provider import Reply
 
-from core.context import SUMMARY_PREFIX
-from core.entries import ModelChange
-from core.messages import Usage, user_text
-from core.session import Session
+from core.sessions.context import SUMMARY_PREFIX
+from core.sessions.entries import ModelChange
+from core.sessions.messages import Usage, user_text
+from core.sessions.session import Session
 from storage import SqliteStore
 from tests.compaction.builders import assistant
 from tests.compaction.conftest import sent_texts

@@ -16,8 +16,8 @@ from core.compaction.plan import (
     prepare_compaction,
     visible_start,
 )
-from core.context import SUMMARY_PREFIX, build_context
-from core.entries import Compaction
+from core.sessions.context import SUMMARY_PREFIX, build_context
+from core.sessions.entries import Compaction
 from tests.compaction.builders import (
     MODEL,
     assistant,

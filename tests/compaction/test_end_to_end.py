@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 from fake_provider import Fail, Reply
 
+from core.chat.events import CompactionStarted, Notice
+from core.chat.turn import run_turn
 from core.compaction import prompts
 from core.compaction.run import CompactionError, compact
-from core.context import SUMMARY_PREFIX, estimated_tokens
-from core.entries import Compaction
-from core.events import CompactionStarted, Notice
-from core.messages import user_text
+from core.sessions.context import SUMMARY_PREFIX, estimated_tokens
+from core.sessions.entries import Compaction
+from core.sessions.messages import user_text
 from core.settings import CompactionSettings, Settings
 from core.tokens import context_tokens
-from core.turn import run_turn
 from tests.compaction.builders import assistant, call, result
 from tests.compaction.conftest import Rig, sent_texts, system_text
 from tests.context_texts import context_texts
@@ -248,7 +248,7 @@ async def test_a_failed_automatic_compaction_does_not_stop_the_turn(rig: Rig, se
 
 
 async def test_the_agent_loop_tells_the_user_a_compaction_failed(rig: Rig, session) -> None:
-    from core.agent import run_agent
+    from core.chat.agent import run_agent
 
     await chat(session, range(12))
     await session.append(user_text("u12 " + words(PAD, 12)))

@@ -10,11 +10,11 @@ import re
 
 from PIL import Image
 
-from core.content import ImageContent
-from core.messages import user_text
-from core.persistence import Blob
+from core.chat.turn import run_turn
+from core.sessions.content import ImageContent
+from core.sessions.messages import user_text
+from core.sessions.persistence import Blob
 from core.settings import Settings
-from core.turn import run_turn
 from tests.compaction.builders import assistant
 from tests.compaction.conftest import Rig, sent_texts
 

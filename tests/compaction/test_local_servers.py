@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from fake_local_server import KINDS, LocalServer
 
-from core.conversation import Conversation
-from core.entries import Compaction
-from core.events import CompactionStarted, Event, Notice, WindowLearned
-from core.messages import user_text
+from core.chat.conversation import Conversation
+from core.chat.events import CompactionStarted, Event, Notice, WindowLearned
 from core.providers.endpoint_window import ask_window, from_ollama
-from core.session import Session
+from core.sessions.entries import Compaction
+from core.sessions.messages import user_text
+from core.sessions.session import Session
 from core.settings import Settings
 from core.tokens import known_context_window
 from storage import SqliteStore

@@ -10,7 +10,7 @@ import re
 from fake_provider import Reply, Stall
 
 from core.compaction.run import compact
-from core.messages import user_text
+from core.sessions.messages import user_text
 from core.settings import CompactionSettings, Settings
 from tests.compaction.builders import assistant, call, result
 from tests.compaction.conftest import Rig, sent_texts

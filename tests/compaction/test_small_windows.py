@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 from fake_provider import Fail, Reply
 
+from core.chat.turn import run_turn
 from core.compaction.run import NothingToCompact, compact
-from core.context import estimate_tokens, estimated_tokens
-from core.entries import Compaction
-from core.messages import user_text
 from core.providers import registry
+from core.sessions.context import estimate_tokens, estimated_tokens
+from core.sessions.entries import Compaction
+from core.sessions.messages import user_text
 from core.settings import Settings
-from core.turn import run_turn
 from tests.compaction.builders import assistant
 from tests.compaction.conftest import Rig
 

@@ -15,9 +15,9 @@ from core.compaction.plan import (
     summary_prompt,
     turn_prefix_prompt,
 )
-from core.content import ThinkingContent
-from core.entries import BranchSummary, ModelChange
-from core.messages import Message
+from core.sessions.content import ThinkingContent
+from core.sessions.entries import BranchSummary, ModelChange
+from core.sessions.messages import Message
 from core.settings import CompactionSettings
 from tests.compaction.builders import assistant, call, chain, image, result, user
 

@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 from core.compaction.plan import budget_for
-from core.entries import Compaction
-from core.messages import Usage
 from core.providers import sdk
+from core.sessions.entries import Compaction
+from core.sessions.messages import Usage
 from core.settings import CompactionSettings
 from core.tokens import (
     DEFAULT_CONTEXT_WINDOW,
@@ -45,10 +45,10 @@ def test_no_sdk_is_imported_to_know_the_window_or_to_decide() -> None:
     code = (
         "import sys\n"
         "from core.tokens import context_window, upper_bound_tokens, context_tokens\n"
-        "import core.compaction.run, core.turn\n"
-        "from core.entries import Entry\n"
-        "from core.messages import Message, Usage\n"
-        "from core.content import TextContent\n"
+        "import core.compaction.run, core.chat.turn\n"
+        "from core.sessions.entries import Entry\n"
+        "from core.sessions.messages import Message, Usage\n"
+        "from core.sessions.content import TextContent\n"
         "assert context_window('anthropic/claude-sonnet-4-5') == 200000\n"
         "u = Entry.new('s', None, Message(role='user', content=(TextContent('hi'),)))\n"
         "a = Entry.new('s', u.id, Message(role='assistant', content=(TextContent('yo'),), stop_reason='stop',"

@@ -3,10 +3,10 @@ and timings, model changes, one question answered by three models."""
 
 from __future__ import annotations
 
-from core.content import TextContent
-from core.entries import Entry, ModelChange
-from core.messages import Message, Usage
-from core.tree import SessionTree
+from core.branching.tree import SessionTree
+from core.sessions.content import TextContent
+from core.sessions.entries import Entry, ModelChange
+from core.sessions.messages import Message, Usage
 from tests.branching.builders import SESSION, entry, stamp
 
 

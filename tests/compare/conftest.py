@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.messages import user_text
-from core.session import Session
+from core.sessions.messages import user_text
+from core.sessions.session import Session
 from storage import SqliteStore
 
 

@@ -14,9 +14,9 @@ from fake_provider import Fail, Reply
 from rich.text import Text
 from textual import events
 
-from core.session import Session
+from core.sessions.session import Session
 from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, type_text
-from tui.screens.chat import ChatScreen
+from tui.chat.chat_screen import ChatScreen
 from tui.screens.compare import CompareColumn, CompareScreen
 from tui.screens.dialogs import TextPrompt
 from tui.screens.tree import TreeScreen
@@ -255,7 +255,7 @@ async def test_narrow_columns_show_every_figure() -> None:
     """Three columns at 60 columns: the figures wrap, the seconds are not cut off."""
     from textual.app import App
 
-    from core.comparison import of_alternatives
+    from core.branching.comparison import of_alternatives
     from tests.compare.builders import fanned_out
 
     app = App()
@@ -271,8 +271,8 @@ async def test_long_texts_are_laid_out_whole_after_the_first_frame() -> None:
     """Only the first pieces are laid out before the first frame; then all of them."""
     from textual.app import App
 
-    from core.comparison import of_alternatives
-    from core.tree import SessionTree
+    from core.branching.comparison import of_alternatives
+    from core.branching.tree import SessionTree
     from tests.branching.builders import entry
     from tests.compare.builders import reply
     from tui.screens.compare import FIRST_PIECES, pieces

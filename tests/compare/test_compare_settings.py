@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from core.settings import ConfigError, load_settings
-from tui import slash
-from tui.compare_actions import USAGE, parse_models
+from tui.chat import slash
+from tui.chat.compare_actions import USAGE, parse_models
 
 
 def test_compare_models_come_from_the_config(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.screenshots import SCENES, drive, open_scene
+from tests.screenshots import SCENES, drive, open_scene
 
 
 @pytest.fixture

@@ -6,9 +6,15 @@ from dataclasses import replace
 
 import pytest
 
-from core.comparison import ComparisonError, column_stats, of_alternatives, of_branches, timing
-from core.messages import Message
-from core.tree import SessionTree
+from core.branching.comparison import (
+    ComparisonError,
+    column_stats,
+    of_alternatives,
+    of_branches,
+    timing,
+)
+from core.branching.tree import SessionTree
+from core.sessions.messages import Message
 from tests.branching.builders import entry
 from tests.compare.builders import fanned_out, reply
 

@@ -8,15 +8,15 @@ import asyncio
 import pytest
 from fake_provider import Fail, Reply
 
-from core.comparison import timing
-from core.conversation import Conversation
-from core.entries import ModelChange
-from core.events import ColumnEvent, ColumnFinished, EntriesSaved, Event, PositionMoved
-from core.fanout import FanOutError, fan_out, question_of
+from core.branching.comparison import timing
+from core.branching.tree import SessionTree
+from core.chat.conversation import Conversation
+from core.chat.events import ColumnEvent, ColumnFinished, EntriesSaved, Event, PositionMoved
+from core.chat.fanout import FanOutError, fan_out, question_of
 from core.providers.base import TextDelta
-from core.session import Session
+from core.sessions.entries import ModelChange
+from core.sessions.session import Session
 from core.settings import Settings
-from core.tree import SessionTree
 
 MODELS = ["openai/alpha", "anthropic/claude-beta", "openai/gamma"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.word_diff import Span, tokens, word_diff
+from core.branching.word_diff import Span, tokens, word_diff
 
 
 def changed_words(spans: list[Span]) -> list[str]:

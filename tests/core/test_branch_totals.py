@@ -1,5 +1,5 @@
 """The footer's figures for the current path, worked out from what is new
-(core.branch_totals), against adding up every path from its root."""
+(core.branching.branch_totals), against adding up every path from its root."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.branch_totals import BranchTotals
-from core.content import TextContent, ThinkingContent
-from core.entries import Entry, entry_type_of
-from core.messages import Message
+from core.branching.branch_totals import BranchTotals
+from core.branching.tree import SessionTree
+from core.sessions.content import TextContent, ThinkingContent
+from core.sessions.entries import Entry, entry_type_of
+from core.sessions.messages import Message
 from core.tokens import context_tokens
-from core.tree import SessionTree
 from core.usage import total_usage
 from tests.strategies import messages, payloads
 

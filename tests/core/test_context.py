@@ -5,14 +5,14 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.content import (
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.context import (
+from core.sessions.context import (
     BRANCH_END,
     BRANCH_PREFIX,
     SUMMARY_END,
@@ -21,8 +21,8 @@ from core.context import (
     build_context,
     estimate_tokens,
 )
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
-from core.messages import Message
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.messages import Message
 from tests.strategies import conversation_paths
 
 MODEL = "anthropic/claude-x"

@@ -12,10 +12,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.content import ImageContent, TextContent
-from core.context import BRANCH_PREFIX, SUMMARY_PREFIX, build_context
-from core.entries import BranchSummary, Compaction
 from core.providers import anthropic_format, openai_format
+from core.sessions.content import ImageContent, TextContent
+from core.sessions.context import BRANCH_PREFIX, SUMMARY_PREFIX, build_context
+from core.sessions.entries import BranchSummary, Compaction
 from tests.core.test_context import MODEL, assistant, chain, user
 from tests.strategies import conversation_paths
 

@@ -9,8 +9,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.context import build_context, estimate_tokens
-from core.messages import Message
+from core.sessions.context import build_context, estimate_tokens
+from core.sessions.messages import Message
 from tests.core.test_context import MODEL, assistant, chain, user
 from tests.strategies import conversation_paths
 
@@ -21,7 +21,7 @@ MARKER = re.compile(
 
 
 def big_exchange_path():
-    from core.content import TextContent
+    from core.sessions.content import TextContent
 
     return chain(
         user("hello"),
@@ -53,7 +53,7 @@ def test_a_big_reply_is_shortened_in_the_middle_not_left_out() -> None:
 
 
 def test_the_question_goes_whole_while_older_messages_can_be_shortened() -> None:
-    from core.content import TextContent
+    from core.sessions.content import TextContent
 
     question = "q " + " ".join(f"ask{i}" for i in range(300))
     path = chain(user("a " + BIG), assistant(TextContent("b " + BIG)), user(question))
@@ -73,7 +73,7 @@ def test_what_is_shortened_is_said(path, budget) -> None:
 
 
 def _all_text(message: Message) -> str:
-    from core.content import TextContent, ToolResultContent
+    from core.sessions.content import TextContent, ToolResultContent
 
     parts = []
     for block in message.content:

@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 from fake_provider import FakeProvider, Reply, ToolCall
 
-from core.compaction.run import NothingToCompact
-from core.conversation import Conversation
-from core.entries import BranchSummary, Compaction
-from core.events import (
+from core.chat.conversation import Conversation
+from core.chat.events import (
     CompactionEnded,
     CompactionStarted,
     EntriesSaved,
@@ -22,8 +20,10 @@ from core.events import (
     ToolChanged,
     TurnEnded,
 )
+from core.compaction.run import NothingToCompact
 from core.providers.base import TextDelta
-from core.session import Session
+from core.sessions.entries import BranchSummary, Compaction
+from core.sessions.session import Session
 from core.settings import Settings
 from core.tools import Approval, ToolRegistry
 from storage import SqliteStore

@@ -11,7 +11,7 @@ import zlib
 import pytest
 from PIL import Image
 
-from core.images import ImageError, image_blob
+from core.sessions.images import ImageError, image_blob
 
 
 def png(width: int = 64, height: int = 64) -> bytes:

@@ -7,10 +7,10 @@ import json
 import pytest
 from hypothesis import given
 
-from core.content import TextContent, block_from_dict
-from core.entries import Entry, payload_from_json
-from core.ids import now_iso, uuid7
-from core.messages import Message, Usage
+from core.sessions.content import TextContent, block_from_dict
+from core.sessions.entries import Entry, payload_from_json
+from core.sessions.ids import now_iso, uuid7
+from core.sessions.messages import Message, Usage
 from tests.strategies import entries, messages, payloads, usages
 
 

@@ -32,10 +32,10 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from core.content import TextContent
-from core.context import build_context
 from core.formats.pi import from_pi_jsonl
 from core.formats.pi_export import to_pi_jsonl
+from core.sessions.content import TextContent
+from core.sessions.context import build_context
 from tests.fake_provider import FakeProvider
 from tests.formats.sample import sample_session
 from tests.formats.tree_shape import path_to, shape

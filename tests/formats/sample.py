@@ -20,16 +20,16 @@ import hashlib
 import io
 from dataclasses import dataclass
 
-from core.content import (
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
-from core.messages import Message, Usage
-from core.persistence import Blob, SessionInfo
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
+from core.sessions.messages import Message, Usage
+from core.sessions.persistence import Blob, SessionInfo
 
 SESSION_ID = "019a0000-0000-7000-8000-000000000000"
 

@@ -9,17 +9,17 @@ import json
 
 import pytest
 
-from core.content import (
+from core.formats import FormatError, detect_format, parse_import
+from core.providers.cost import prices_for
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.context import build_context
-from core.entries import Compaction
-from core.formats import FormatError, detect_format, parse_import
-from core.providers.cost import prices_for
+from core.sessions.context import build_context
+from core.sessions.entries import Compaction
 from tests.formats.helpers import FIXTURES
 from tests.formats.tree_shape import path_to
 

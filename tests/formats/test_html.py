@@ -9,10 +9,10 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from core.content import TextContent
-from core.entries import Entry
 from core.formats.html import to_html
-from core.messages import Message
+from core.sessions.content import TextContent
+from core.sessions.entries import Entry
+from core.sessions.messages import Message
 from tests.formats.browser import open_page
 from tests.formats.sample import sample_session
 

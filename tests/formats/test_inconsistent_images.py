@@ -10,13 +10,13 @@ import json
 
 import pytest
 
-from core.content import ImageContent, TextContent
-from core.entries import Entry
 from core.formats import FormatError, parse_import
 from core.formats.tangents_json import to_json_document
-from core.ids import uuid7
-from core.messages import Message
-from core.persistence import Blob, SessionInfo
+from core.sessions.content import ImageContent, TextContent
+from core.sessions.entries import Entry
+from core.sessions.ids import uuid7
+from core.sessions.messages import Message
+from core.sessions.persistence import Blob, SessionInfo
 from tests.core.test_images import png, with_pixels_cut_short
 from tests.formats.test_hostile_json import PI_HEADER
 

@@ -3,11 +3,11 @@ headings sit under its ``## Assistant``, a compaction's summary is quoted."""
 
 from __future__ import annotations
 
-from core.content import TextContent
-from core.entries import BranchSummary, Compaction, Entry
 from core.formats.markdown import nest_headings, to_markdown
-from core.messages import Message
-from core.persistence import SessionInfo
+from core.sessions.content import TextContent
+from core.sessions.entries import BranchSummary, Compaction, Entry
+from core.sessions.messages import Message
+from core.sessions.persistence import SessionInfo
 
 INFO = SessionInfo("s", "Demo", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
 

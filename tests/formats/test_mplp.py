@@ -7,19 +7,19 @@ import json
 
 from hypothesis import given, settings
 
-from core.content import (
+from core.formats.mplp import mplp_id, to_mplp_dialog
+from core.formats.pi import from_pi_jsonl
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
-from core.formats.mplp import mplp_id, to_mplp_dialog
-from core.formats.pi import from_pi_jsonl
-from core.ids import uuid7
-from core.messages import Message, Usage
-from core.persistence import SessionInfo
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
+from core.sessions.ids import uuid7
+from core.sessions.messages import Message, Usage
+from core.sessions.persistence import SessionInfo
 from tests.formats.helpers import MPLP, PI_LOCAL, PI_REAL, mplp_errors
 from tests.strategies import conversation_paths
 

@@ -11,19 +11,19 @@ import json
 import pytest
 from hypothesis import given, settings
 
-from core.content import (
+from core.formats import FormatError, detect_format, parse_import
+from core.formats.openai import from_openai_messages, to_openai_messages
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.context import BRANCH_END, BRANCH_PREFIX, SUMMARY_END, SUMMARY_PREFIX
-from core.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
-from core.formats import FormatError, detect_format, parse_import
-from core.formats.openai import from_openai_messages, to_openai_messages
-from core.messages import Message
-from core.persistence import Blob
+from core.sessions.context import BRANCH_END, BRANCH_PREFIX, SUMMARY_END, SUMMARY_PREFIX
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, entry_type_of
+from core.sessions.messages import Message
+from core.sessions.persistence import Blob
 from tests.strategies import conversation_paths
 
 

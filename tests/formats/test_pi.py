@@ -9,17 +9,17 @@ from collections import Counter
 
 import pytest
 
-from core.content import (
+from core.formats import FormatError, ImportedSession, detect_format, parse_import
+from core.formats.pi import from_pi_jsonl
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.context import SUMMARY_PREFIX, build_context
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
-from core.formats import FormatError, ImportedSession, detect_format, parse_import
-from core.formats.pi import from_pi_jsonl
+from core.sessions.context import SUMMARY_PREFIX, build_context
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
 from tests.context_texts import context_texts
 from tests.formats.helpers import PI_LOCAL, PI_REAL
 

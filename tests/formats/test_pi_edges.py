@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from core.content import ToolCallContent, ToolResultContent
-from core.entries import Compaction
 from core.formats import FormatError, detect_format, parse_import
+from core.sessions.content import ToolCallContent, ToolResultContent
+from core.sessions.entries import Compaction
 from tests.formats.helpers import PI_LOCAL
 
 

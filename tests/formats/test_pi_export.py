@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from core.content import ImageContent, ToolResultContent
-from core.entries import Compaction
 from core.formats import detect_format, parse_import
 from core.formats.export import export_text
 from core.formats.pi import from_pi_jsonl
 from core.formats.pi_export import to_pi_jsonl
+from core.sessions.content import ImageContent, ToolResultContent
+from core.sessions.entries import Compaction
 from storage import SqliteStore
 from tests.formats.helpers import PI_LOCAL, PI_REAL
 from tests.formats.sample import sample_session

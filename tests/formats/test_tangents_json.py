@@ -14,14 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.content import ImageContent, TextContent
-from core.entries import BranchSummary, Compaction, Entry, entry_type_of
 from core.formats import FormatError, detect_format, parse_import
 from core.formats.markdown import to_markdown
 from core.formats.tangents_json import from_json_text, image_shas, to_json_document
-from core.ids import uuid7
-from core.messages import Message
-from core.persistence import Blob, ConflictError, SessionInfo
+from core.sessions.content import ImageContent, TextContent
+from core.sessions.entries import BranchSummary, Compaction, Entry, entry_type_of
+from core.sessions.ids import uuid7
+from core.sessions.messages import Message
+from core.sessions.persistence import Blob, ConflictError, SessionInfo
 from storage import SqliteStore
 from tests.strategies import payloads
 

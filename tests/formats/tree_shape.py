@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from core.content import ImageContent, ThinkingContent, ToolCallContent, ToolResultContent
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.content import ImageContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
 
 
 def describe(entry: Entry) -> tuple[Any, ...]:

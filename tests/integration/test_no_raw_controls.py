@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from core.content import TextContent, ToolCallContent, ToolResultContent
-from core.entries import Entry, entry_type_of
 from core.formats.tangents_json import to_json_document
-from core.messages import Message
-from core.persistence import SessionInfo
+from core.sessions.content import TextContent, ToolCallContent, ToolResultContent
+from core.sessions.entries import Entry, entry_type_of
+from core.sessions.messages import Message
+from core.sessions.persistence import SessionInfo
 from tests.integration.cli import run
 
 HOSTILE = (

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from fake_provider import FakeProvider, Reply
 
+from core.chat.target import savable_base_url
 from core.formats.export import EXPORT_FORMATS
-from core.target import savable_base_url
 from tests.integration.cli import run
 
 LOCAL = "openai/smollm2"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.context import BRANCH_PREFIX
+from core.sessions.context import BRANCH_PREFIX
 from tests.formats.helpers import PI_LOCAL, PI_REAL, mplp_errors
 from tests.integration.cli import run, sessions
 

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from fake_provider import FakeProvider
 
-from core.messages import Message, user_text
 from core.providers.anthropic_provider import AnthropicProvider
 from core.providers.assemble import MessageBuilder
 from core.providers.base import ChatRequest, Provider, StreamEvent
 from core.providers.litellm_provider import LiteLLMProvider
 from core.providers.openai_provider import OpenAIProvider
+from core.sessions.messages import Message, user_text
 
 ANTHROPIC_MODEL = "anthropic/claude-sonnet-4-6"
 OPENAI_MODEL = "openai/gpt-4o"

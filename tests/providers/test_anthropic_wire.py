@@ -8,17 +8,17 @@ import hashlib
 import pytest
 from fake_provider import Fail, Reply, StreamError, ToolCall
 
-from core.content import (
+from core.providers import sdk
+from core.providers.anthropic_format import THINKING_BUDGETS
+from core.providers.base import ErrorEvent, ToolSpec
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.messages import Message, user_text
-from core.providers import sdk
-from core.providers.anthropic_format import THINKING_BUDGETS
-from core.providers.base import ErrorEvent, ToolSpec
+from core.sessions.messages import Message, user_text
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.content import TextContent, ThinkingContent, ToolCallContent
-from core.messages import Message, Usage
 from core.providers.assemble import MessageBuilder, parse_arguments
 from core.providers.base import (
     Done,
@@ -17,6 +15,8 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
+from core.sessions.content import TextContent, ThinkingContent, ToolCallContent
+from core.sessions.messages import Message, Usage
 
 
 def build(*events) -> MessageBuilder:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from fake_provider import Reply
 
-from core.messages import Usage
 from core.providers import cost, sdk
 from core.providers.cost import cost_for
+from core.sessions.messages import Usage
 
 USAGE = Usage(input_tokens=1000, output_tokens=500, cache_read_tokens=2000, cache_write_tokens=300)
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-from core.content import TextContent, ToolResultContent
-from core.messages import Message, user_text
 from core.providers.assemble import MessageBuilder
 from core.providers.base import ChatRequest, Done, TextDelta, ThinkingDelta, UsageEvent
 from core.providers.demo import DEFAULT_DELAY, LABEL, DemoProvider
 from core.providers.registry import get_provider
+from core.sessions.content import TextContent, ToolResultContent
+from core.sessions.messages import Message, user_text
 
 
 async def run(*messages: Message, provider: DemoProvider | None = None, model: str = "demo"):
@@ -123,7 +123,7 @@ async def summary_of(system: str, prompt: str) -> str:
 
 async def test_a_branch_summary_says_who_asked_what() -> None:
     """Issue 12: the demo's summaries read like summaries, never a tool call or an echo."""
-    from core.branch_summary import SYSTEM, summary_prompt
+    from core.chat.branch_summary import SYSTEM, summary_prompt
 
     transcript = (
         "[User]: Plan three days in Lisbon\n\n[Assistant]: ## Demo reply 1\n\nYou said...\n\n"

@@ -10,10 +10,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-from core.messages import user_text
 from core.providers.anthropic_provider import AnthropicProvider
 from core.providers.assemble import MessageBuilder
 from core.providers.base import ChatRequest
+from core.sessions.messages import user_text
 
 SERVER = Path(__file__).resolve().parents[1] / "fake_provider.py"
 

@@ -12,10 +12,10 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from core.messages import user_text
 from core.providers import http_clients
 from core.providers.base import ChatRequest, ErrorEvent, TextDelta
 from core.providers.openai_provider import OpenAIProvider
+from core.sessions.messages import user_text
 
 Answer = Callable[[int, bytes], bytes | None]
 """The bytes a raw server writes for a request (head and body), given the

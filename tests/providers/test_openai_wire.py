@@ -7,16 +7,16 @@ import hashlib
 
 from fake_provider import Reply, ToolCall
 
-from core.content import (
+from core.providers import sdk
+from core.providers.base import ToolSpec
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.messages import Message, user_text
-from core.providers import sdk
-from core.providers.base import ToolSpec
+from core.sessions.messages import Message, user_text
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x01" * 32
 

@@ -24,7 +24,7 @@ import core.providers
 import core.providers.registry, core.providers.retry, core.providers.assemble, core.providers.errors
 import core.providers.cost, core.providers.demo, core.providers.anthropic_provider, core.providers.litellm_provider
 import core.providers.openai_provider, core.providers.openai_chunks, core.providers.sdk
-from core.messages import Usage
+from core.sessions.messages import Usage
 from core.providers.cost import cost_for
 from core.providers.registry import get_provider
 get_provider("anthropic/claude-sonnet-4-6"); get_provider("openai/gpt-4o"); get_provider("demo")
@@ -137,7 +137,7 @@ PROBE_START = """
 import asyncio, json, sys
 sys.path.append("tests")  # after the checkout: tests/core would shadow core
 from fake_provider import FakeProvider, Reply
-from core.messages import user_text
+from core.sessions.messages import user_text
 from core.providers.base import ChatRequest, UsageEvent
 from core.providers import openai_provider, sdk
 from core.providers.registry import get_provider

@@ -8,9 +8,9 @@ import json
 import pytest
 from fake_provider import Drop, MalformedToolJson, Reply, Stall, ToolCall
 
-from core.content import TextContent, ThinkingContent, ToolCallContent, ToolResultContent
-from core.messages import Message, user_text
 from core.providers.base import Done, TextDelta, ThinkingDelta, ToolCallDelta, UsageEvent
+from core.sessions.content import TextContent, ThinkingContent, ToolCallContent, ToolResultContent
+from core.sessions.messages import Message, user_text
 
 
 async def test_text_streams_in_pieces(wire):

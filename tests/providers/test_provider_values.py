@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from fake_provider import RawStream
 
-from core.content import TextContent, ThinkingContent, ToolCallContent
-from core.entries import Entry
+from core.sessions.content import TextContent, ThinkingContent, ToolCallContent
+from core.sessions.entries import Entry
 from storage.rows import entry_row
 
 DEEP = "[" * 100_000 + "]" * 100_000

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.content import TextContent
-from core.entries import Entry
-from core.ids import now_iso, uuid7
-from core.messages import Message
-from core.persistence import SessionInfo
+from core.sessions.content import TextContent
+from core.sessions.entries import Entry
+from core.sessions.ids import now_iso, uuid7
+from core.sessions.messages import Message
+from core.sessions.persistence import SessionInfo
 from storage import SqliteStore
 
 

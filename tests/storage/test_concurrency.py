@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.entries import Entry
+from core.sessions.entries import Entry
 from storage import SqliteStore
 from tests.storage.conftest import add_chain, chain, message, new_session
 
@@ -50,10 +50,10 @@ WRITER = textwrap.dedent(
     """
     import asyncio, sys, time
     from pathlib import Path
-    from core.entries import Entry
-    from core.ids import now_iso, uuid7
-    from core.messages import user_text
-    from core.persistence import SessionInfo
+    from core.sessions.entries import Entry
+    from core.sessions.ids import now_iso, uuid7
+    from core.sessions.messages import user_text
+    from core.sessions.persistence import SessionInfo
     from storage import SqliteStore
 
     async def main(db, go, name, count):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.entries import Entry
+from core.sessions.entries import Entry
 from storage import SqliteStore
 from tests.storage.conftest import add_chain, chain, message, new_session
 from tests.strategies import payloads

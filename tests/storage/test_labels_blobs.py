@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.persistence import Blob
+from core.sessions.persistence import Blob
 from storage import SqliteStore
 from tests.storage.conftest import add_chain, new_session
 

@@ -9,11 +9,11 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from core.checkpoint import STOPPED, ReplyCheckpoint
-from core.entries import Entry
+from core.chat.checkpoint import STOPPED, ReplyCheckpoint
 from core.providers.assemble import MessageBuilder
 from core.providers.base import TextDelta
-from core.session import Session
+from core.sessions.entries import Entry
+from core.sessions.session import Session
 from storage import SqliteStore, partials
 from tests.storage.conftest import add_chain, message, new_session
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from core.persistence import SessionStore
+from core.sessions.persistence import SessionStore
 from storage import SqliteStore
 
 

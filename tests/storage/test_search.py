@@ -7,9 +7,9 @@ import sqlite3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.content import TextContent, ToolResultContent
-from core.entries import BranchSummary, Entry
-from core.messages import Message
+from core.sessions.content import TextContent, ToolResultContent
+from core.sessions.entries import BranchSummary, Entry
+from core.sessions.messages import Message
 from storage import SqliteStore
 from storage.fts import match_query
 from tests.storage.conftest import add_chain, message, new_session

@@ -7,10 +7,10 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-from core.content import ImageContent, TextContent
-from core.entries import Entry
-from core.messages import Message
-from core.persistence import Blob
+from core.sessions.content import ImageContent, TextContent
+from core.sessions.entries import Entry
+from core.sessions.messages import Message
+from core.sessions.persistence import Blob
 from storage import SqliteStore
 from tests.storage.conftest import add_chain, new_session
 

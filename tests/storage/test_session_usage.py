@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.content import TextContent
-from core.entries import Compaction, Entry
-from core.messages import Message, Usage
-from core.session import Session
+from core.sessions.content import TextContent
+from core.sessions.entries import Compaction, Entry
+from core.sessions.messages import Message, Usage
+from core.sessions.session import Session
 from core.usage import SessionTotals, total_usage
 from storage import SqliteStore
 from tests.storage.conftest import message, new_session

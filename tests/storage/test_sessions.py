@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.entries import Entry, ModelChange
-from core.ids import now_iso
+from core.sessions.entries import Entry, ModelChange
+from core.sessions.ids import now_iso
 from storage import SqliteStore
 from tests.storage.conftest import add_chain, chain, message, new_session, session_info
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.entries import Entry
+from core.sessions.entries import Entry
 from storage import SqliteStore
 from tests.storage.conftest import message, new_session
 

@@ -8,7 +8,7 @@ import shutil
 import time
 from pathlib import Path
 
-from core.tree import SessionTree
+from core.branching.tree import SessionTree
 from storage.store import SqliteStore
 from tests.sync.machines import Machine, entry_map
 

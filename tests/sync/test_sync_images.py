@@ -8,11 +8,11 @@ import hashlib
 import shutil
 from pathlib import Path
 
-from core.content import ImageContent, TextContent
-from core.entries import Entry
-from core.ids import now_iso, uuid7
-from core.messages import Message, user_text
-from core.persistence import Blob, SessionInfo
+from core.sessions.content import ImageContent, TextContent
+from core.sessions.entries import Entry
+from core.sessions.ids import now_iso, uuid7
+from core.sessions.messages import Message, user_text
+from core.sessions.persistence import Blob, SessionInfo
 from storage.store import SqliteStore
 from tests.sync.machines import Machine, entry_map
 

@@ -13,10 +13,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from core.entries import Entry
-from core.ids import now_iso, uuid7
-from core.messages import user_text
-from core.persistence import SessionInfo
+from core.sessions.entries import Entry
+from core.sessions.ids import now_iso, uuid7
+from core.sessions.messages import user_text
+from core.sessions.persistence import SessionInfo
 from core.sync.engine import read_folder
 from storage.store import SqliteStore
 from tests.integration.cli import tangents_command

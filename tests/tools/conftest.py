@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from fake_provider import FakeProvider
 
-from core.agent import AgentResult, run_agent
-from core.content import ToolCallContent
-from core.events import Emit, Event, Notice, ToolChanged
-from core.messages import Message, user_text
-from core.session import Session
+from core.chat.agent import AgentResult, run_agent
+from core.chat.events import Emit, Event, Notice, ToolChanged
+from core.sessions.content import ToolCallContent
+from core.sessions.messages import Message, user_text
+from core.sessions.session import Session
 from core.settings import Settings
 from core.tools import Approval, Roots, Tool, ToolRegistry, builtin_tools
 from storage import SqliteStore

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fake_provider import MalformedToolJson, Reply, ToolCall
 
-from core.events import ToolChanged
+from core.chat.events import ToolChanged
 from core.tools import Approval, Tool, ToolOutput
 from core.tools.outcome import ToolOutcome, saved_outcomes
 from storage import SqliteStore
@@ -299,8 +299,8 @@ async def test_a_tool_that_raises_gives_an_error_result(agent: Agent) -> None:
 
 
 async def test_without_a_registry_no_tools_are_sent(agent: Agent) -> None:
-    from core.agent import run_agent
-    from core.messages import user_text
+    from core.chat.agent import run_agent
+    from core.sessions.messages import user_text
 
     agent.fake.script(Reply(text="plain"))
     await agent.session.append(user_text("hi"))
@@ -437,8 +437,8 @@ async def test_each_round_records_how_its_calls_ended_and_is_announced(
 
 
 def test_outcomes_fall_back_to_is_error_without_meta() -> None:
-    from core.content import TextContent, ToolResultContent
-    from core.messages import Message
+    from core.sessions.content import TextContent, ToolResultContent
+    from core.sessions.messages import Message
 
     message = Message(
         role="tool_result",

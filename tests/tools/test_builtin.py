@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from core.content import ImageContent, TextContent, ToolCallContent
+from core.sessions.content import ImageContent, TextContent, ToolCallContent
 from core.settings import load_settings
 from core.tools import Roots, ToolError, ToolOutput, ToolRegistry, builtin_tools, checked_arguments
 from core.tools.builtin import COMMAND_OUTPUT_CAP, READ_LINES

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fake_provider import Reply, ToolCall
 
-from core.content import ImageContent
+from core.sessions.content import ImageContent
 from core.settings import McpServer
 from core.tools import Roots, ToolRegistry, builtin_tools, wire_name
 from storage import SqliteStore

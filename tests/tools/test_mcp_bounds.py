@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from fake_provider import Reply, ToolCall
 
-from core.content import TextContent
+from core.sessions.content import TextContent
 from core.settings import McpServer, ToolSettings
 from core.tools import Roots, ToolRegistry, builtin_tools
 from core.tools.arg_check import CHECK_SECONDS

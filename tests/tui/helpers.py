@@ -11,9 +11,9 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerState
 
-from tui.app import TangentsApp
 from tui.cli import build_parser
-from tui.launch import build_app, prepare_launch
+from tui.modes.app import TangentsApp
+from tui.modes.launch import build_app, prepare_launch
 
 SIZE = (100, 32)
 

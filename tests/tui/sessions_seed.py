@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from core.content import TextContent
-from core.entries import Entry
-from core.messages import Message
 from core.paths import default_db_path
-from core.persistence import SessionInfo
+from core.sessions.content import TextContent
+from core.sessions.entries import Entry
+from core.sessions.messages import Message
+from core.sessions.persistence import SessionInfo
 from storage import SqliteStore
 
 MODEL = "anthropic/claude-sonnet-4-5"

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tui.screenshots import SCENES, drive, open_scene
+from tests.screenshots import SCENES, drive, open_scene
 
 NARROW = (80, 24)
 
 
 @pytest.fixture
 def narrow(tmp_path: Path):
-    """A scene of ``tui.screenshots`` at 80x24, with extra keys pressed."""
+    """A scene of ``tests.screenshots`` at 80x24, with extra keys pressed."""
     stores = []
 
     def open_(name: str, keys: tuple[str, ...] | None = None):

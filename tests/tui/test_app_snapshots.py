@@ -1,4 +1,4 @@
-"""What the app looks like: SVG snapshots of the scenes in ``tui.screenshots``
+"""What the app looks like: SVG snapshots of the scenes in ``tests.screenshots``
 (the README's pictures) and of a real failed request.
 
 Update after a deliberate change with ``pytest tests/tui/test_app_snapshots.py --snapshot-update``
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from fake_provider import Fail
 
+from tests.screenshots import SCENES, drive, open_scene, steady_cursor
 from tests.tui.helpers import send
 from tui.cli import build_parser
-from tui.launch import build_app, prepare_launch
-from tui.screenshots import SCENES, drive, open_scene, steady_cursor
+from tui.modes.launch import build_app, prepare_launch
 
 
 @pytest.fixture

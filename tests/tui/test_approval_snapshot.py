@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from core.content import ToolCallContent
+from core.sessions.content import ToolCallContent
+from tests.screenshots import steady_cursor
 from tui.cli import build_parser
-from tui.launch import build_app, prepare_launch
+from tui.modes.launch import build_app, prepare_launch
 from tui.screens.approval import ApprovalScreen
-from tui.screenshots import steady_cursor
 
 
 def test_approval_dialog_with_a_write_file_diff(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.content import FileContent
+from core.sessions.content import FileContent
 from tests.attachments.samples import pdf_bytes, wav_bytes, write
 from tests.tui.helpers import app_of, notifications, running, screen_text, send
 from tui.widgets.prompt_input import PromptInput

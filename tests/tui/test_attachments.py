@@ -9,8 +9,8 @@ import pytest
 from PIL import Image
 from textual import events
 
-from core.attachments import AttachmentError, load_image, pasted_image_path
-from core.content import ImageContent
+from core.sessions.attachments import AttachmentError, load_image, pasted_image_path
+from core.sessions.content import ImageContent
 from tests.tui.helpers import app_of, notifications, running, send, settle
 from tui.widgets.prompt_input import PromptInput
 

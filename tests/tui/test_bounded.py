@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.content import TextContent, ThinkingContent
-from core.messages import Message
+from core.sessions.content import TextContent, ThinkingContent
+from core.sessions.messages import Message
 from tui.widgets._bounded import bounded, bounded_message
 
 

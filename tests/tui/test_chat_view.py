@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Markdown
 
-from core.content import TextContent, ThinkingContent, ToolCallContent
-from core.messages import Message
+from core.sessions.content import TextContent, ThinkingContent, ToolCallContent
+from core.sessions.messages import Message
 from tests.tui.snapshot_apps.chat_data import (
     EntryMaker,
     assistant,
@@ -411,7 +411,7 @@ async def test_thinking_and_signature_blocks_render_from_entries() -> None:
 async def test_a_user_message_of_text_alone_is_one_widget_until_it_has_alternatives() -> None:
     """The row paints its own text (one widget a row, not two); when the bar of
     its alternatives comes, the text moves into a line below the bar, shown once."""
-    from core.content import ImageContent
+    from core.sessions.content import ImageContent
     from tui.widgets._context import BranchInfo
     from tui.widgets.branch_bar import BranchBar
 

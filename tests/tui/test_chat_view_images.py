@@ -8,8 +8,8 @@ import pytest
 from PIL import Image
 from textual_image.widget import HalfcellImage
 
-from core.content import ImageContent, ToolCallContent
-from core.persistence import Blob
+from core.sessions.content import ImageContent, ToolCallContent
+from core.sessions.persistence import Blob
 from tests.tui.snapshot_apps.chat_data import (
     BlobShelf,
     EntryMaker,

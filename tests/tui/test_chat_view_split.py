@@ -7,8 +7,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.content import ToolCallContent
-from core.entries import Compaction, Entry
+from core.sessions.content import ToolCallContent
+from core.sessions.entries import Compaction, Entry
 from tests.strategies import conversation_paths
 from tests.tui.snapshot_apps.chat_data import (
     EntryMaker,

@@ -13,9 +13,7 @@ from textual.widgets import Input, Markdown, Static
 from textual.widgets._markdown import MarkdownParagraph
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
-from core.checkpoint import STOPPED
-from core.content import TextContent, ThinkingContent, ToolCallContent
-from core.messages import Message, Usage
+from core.chat.checkpoint import STOPPED
 from core.providers.base import (
     Done,
     ErrorEvent,
@@ -26,6 +24,8 @@ from core.providers.base import (
     UsageEvent,
 )
 from core.providers.pacing import ui_first
+from core.sessions.content import TextContent, ThinkingContent, ToolCallContent
+from core.sessions.messages import Message, Usage
 from tests.tui.snapshot_apps.chat_data import (
     EntryMaker,
     assistant,

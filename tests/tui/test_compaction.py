@@ -8,8 +8,8 @@ from pathlib import Path
 
 from fake_provider import Fail, Reply, Stall
 
-from core.context import SUMMARY_PREFIX
-from core.entries import Compaction
+from core.sessions.context import SUMMARY_PREFIX
+from core.sessions.entries import Compaction
 from tests.context_texts import split_summaries
 from tests.tui.helpers import (
     app_of,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from fake_provider import Reply
 
+from tests.screenshots import steady_cursor
 from tests.tui.helpers import send, settle
 from tui.cli import build_parser
-from tui.launch import build_app, prepare_launch
-from tui.screenshots import steady_cursor
+from tui.modes.launch import build_app, prepare_launch
 from tui.widgets.markers import CompactionMarker
 
 SUMMARY = """## Goal

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.content import TextContent
-from core.messages import Message
-from core.session import Session
+from core.sessions.content import TextContent
+from core.sessions.messages import Message
+from core.sessions.session import Session
 from storage import SqliteStore
 from tests.tui.helpers import app_of, running, screen_text
 from tui.widgets.prompt_input import PromptInput

@@ -14,7 +14,7 @@ from storage import SqliteStore
 from tests.formats.sample import sample_session
 from tests.tui.helpers import notifications, running, screen_text, send, settle
 from tests.tui.sessions_seed import seed
-from tui.screens.chat import ChatScreen
+from tui.chat.chat_screen import ChatScreen
 from tui.screens.info import InfoScreen
 
 

@@ -13,16 +13,16 @@ from fake_provider import Fail, Reply
 
 from tests.tui.helpers import app_of, running, screen_text, settle, type_text
 from tui import keymap
-from tui.app import TangentsApp
-from tui.bootstrap import UsageError
+from tui.chat.chat_screen import ChatScreen
+from tui.chat.commands import ActionCommands
+from tui.chat.help_screen import HelpScreen
 from tui.cli import build_parser, main
-from tui.commands import ActionCommands
-from tui.launch import prepare_launch
+from tui.modes.app import TangentsApp
+from tui.modes.bootstrap import UsageError
+from tui.modes.launch import prepare_launch
 from tui.screens.approval import ApprovalScreen
-from tui.screens.chat import ChatScreen
 from tui.screens.compare import CompareScreen
 from tui.screens.dialogs import Confirm
-from tui.screens.help import HelpScreen
 from tui.screens.model_picker import ModelPicker
 from tui.screens.sessions import SessionPicker
 from tui.screens.tree import TreeScreen

@@ -184,17 +184,17 @@ async def test_a_reply_finished_before_its_first_append_made_blocks_shows_the_te
 async def test_a_typed_key_is_painted_as_soon_as_its_widget_has_handled_it(monkeypatch) -> None:
     """Its echo does not wait for the screen's next update (and a layout pass
     due for a streaming reply that the update would do first)."""
-    import tui.app
+    import tui.modes.app
 
     painted: list[tuple[object, str, bool]] = []
-    paint_now = tui.app.paint_now
+    paint_now = tui.modes.app.paint_now
 
     def recorded(widget) -> bool:
         done = paint_now(widget)
         painted.append((widget, getattr(widget, "text", ""), done))
         return done
 
-    monkeypatch.setattr(tui.app, "paint_now", recorded)
+    monkeypatch.setattr(tui.modes.app, "paint_now", recorded)
     async with running() as pilot:
         prompt = pilot.app.screen.query_one(PromptInput)
         pilot.app.post_message(events.Key("x", "x"))

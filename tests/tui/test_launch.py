@@ -15,10 +15,10 @@ from fake_provider import Reply, Stall
 from textual import events
 from textual.pilot import Pilot
 
-from core.content import TextContent
-from core.entries import ModelChange
-from core.messages import Message, user_text
-from core.session import Session
+from core.sessions.content import TextContent
+from core.sessions.entries import ModelChange
+from core.sessions.messages import Message, user_text
+from core.sessions.session import Session
 from tests.tui.helpers import (
     SIZE,
     app_of,
@@ -30,10 +30,10 @@ from tests.tui.helpers import (
     type_text,
     wait_for,
 )
-from tui.bootstrap import open_store
+from tui.chat import chat_screen as chat_screen
 from tui.cli import build_parser, main
-from tui.launch import build_app, prepare_launch, resume_command
-from tui.screens import chat as chat_screen
+from tui.modes.bootstrap import open_store
+from tui.modes.launch import build_app, prepare_launch, resume_command
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.user_message import UserMessage
 
@@ -164,7 +164,7 @@ def test_the_app_runs_with_quick_handovers_between_threads(monkeypatch) -> None:
     let go of the interpreter: it does within a millisecond while the app runs."""
     import sys
 
-    import tui.launch
+    import tui.modes.launch
 
     during: list[float] = []
 
@@ -173,9 +173,9 @@ def test_the_app_runs_with_quick_handovers_between_threads(monkeypatch) -> None:
         return 0
 
     before = sys.getswitchinterval()
-    monkeypatch.setattr(tui.launch, "_run", app_run)
+    monkeypatch.setattr(tui.modes.launch, "_run", app_run)
     assert main(["--model", "demo"]) == 0
-    assert during == [tui.launch.SWITCH_SECONDS] and tui.launch.SWITCH_SECONDS < before
+    assert during == [tui.modes.launch.SWITCH_SECONDS] and tui.modes.launch.SWITCH_SECONDS < before
     assert sys.getswitchinterval() == before
 
 
@@ -234,8 +234,8 @@ from tests.tui.helpers import running, settle
 async def main():
     async with running([]) as pilot:
         await settle(pilot)
-        unused = ("core.comparison", "core.fanout", "core.word_diff", "tui.screens.compare",
-                  "tui.screens.model_picker", "tui.screens.help", "PIL", "textual_image")
+        unused = ("core.branching.comparison", "core.chat.fanout", "core.branching.word_diff", "tui.screens.compare",
+                  "tui.screens.model_picker", "tui.chat.help_screen", "PIL", "textual_image")
         print("LOADED", sorted(m for m in unused if m in sys.modules))
 
 asyncio.run(main())
@@ -249,7 +249,7 @@ async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -
     full collections during the session walk only what it made since."""
     import gc
 
-    from tui.widgets import _gc
+    from tui.internals import gc_policy as _gc
 
     gc.unfreeze()
     _gc._frozen = False
@@ -276,7 +276,7 @@ def test_a_short_reply_makes_no_young_collection_of_its_own(monkeypatch) -> None
     every render (a short reply's one render collected for 1.8 ms)."""
     import gc
 
-    from tui.widgets import _gc
+    from tui.internals import gc_policy as _gc
 
     collect = gc.collect
     made: list[int] = []
@@ -303,7 +303,7 @@ def test_collection_is_paused_from_the_start_until_the_chat_views_modules_are_in
     first reply): none runs until the chat view's modules are in."""
     import gc
 
-    from tui.widgets import _gc
+    from tui.internals import gc_policy as _gc
 
     monkeypatch.setattr(_gc, "_frozen", True)  # this test process is not frozen
     assert gc.isenabled()
@@ -327,7 +327,7 @@ def test_the_launch_checks_import_none_of_the_chat_views_widgets() -> None:
     code = """
 import sys
 from tui.cli import build_parser
-from tui.launch import prepare_launch
+from tui.modes.launch import prepare_launch
 
 prepare_launch(build_parser().parse_args([]))
 print("LOADED", sorted(m for m in sys.modules if m.startswith(("tui.widgets.", "textual.widgets._markdown"))))
@@ -563,8 +563,8 @@ import asyncio, importlib, sys, threading
 from types import SimpleNamespace
 from tests.tui.helpers import running
 from tui.cli import build_parser
-from tui.launch import build_app, prepare_launch
-from tui.screens import chat
+from tui.modes.launch import build_app, prepare_launch
+from tui.chat import chat_screen as chat
 
 release = threading.Event()
 chat.importlib = SimpleNamespace(import_module=lambda name: (release.wait(30), importlib.import_module(name))[1])

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from fake_local_server import LocalServer
 
-from core.entries import Compaction
 from core.providers import registry
+from core.sessions.entries import Compaction
 from tests.fake_provider import FakeProvider
 from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, wait_for
 from tui.widgets.footer import StatusFooter

@@ -274,17 +274,17 @@ async def test_link_patterns_are_warmed_in_a_thread_when_nothing_was_asked(
     was asked for (its request and first words would share the interpreter)."""
     import threading
 
-    import tui.app
+    import tui.modes.app
 
     warmed: list[str] = []
-    monkeypatch.setattr(tui.app, "LINKS_WARM_AFTER", 0.01)
+    monkeypatch.setattr(tui.modes.app, "LINKS_WARM_AFTER", 0.01)
     monkeypatch.setattr(
-        tui.app, "warm_link_patterns", lambda: warmed.append(threading.current_thread().name)
+        tui.modes.app, "warm_link_patterns", lambda: warmed.append(threading.current_thread().name)
     )
     async with running() as pilot:
         await wait_for(lambda: warmed == ["warm-links"], pilot)
     warmed.clear()
-    monkeypatch.setattr(tui.app, "LINKS_WARM_AFTER", 60)
+    monkeypatch.setattr(tui.modes.app, "LINKS_WARM_AFTER", 60)
     async with running() as pilot:
         await send(pilot, "hello")
         pilot.app._warm_link_patterns()  # type: ignore[attr-defined]

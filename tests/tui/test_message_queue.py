@@ -3,9 +3,9 @@ together as one, an edit of a sent message on its own."""
 
 from __future__ import annotations
 
-from core.entries import Entry
-from core.messages import user_text
-from tui.message_queue import MessageQueue, Queued
+from core.sessions.entries import Entry
+from core.sessions.messages import user_text
+from tui.chat.message_queue import MessageQueue, Queued
 
 
 def edit_of(text: str) -> Entry:

@@ -20,9 +20,9 @@ from rich.console import Console
 
 from tests.branching.chat_steps import chat, focus, write_config
 from tests.tui.helpers import running, settle, type_text, wait_for
-from tui.screens.chat import ChatScreen
+from tui.chat.chat_screen import ChatScreen
+from tui.internals import textual_private as private
 from tui.screens.tree import TreeScreen, TreeView
-from tui.widgets import _textual_private as private
 
 
 def _render(app) -> str:

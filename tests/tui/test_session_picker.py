@@ -12,7 +12,8 @@ import pytest
 from textual.widgets import Input
 
 from core.formats.export import EXPORT_FORMATS
-from core.persistence import SessionInfo, SessionMatch, SessionSummary
+from core.sessions.persistence import SessionInfo, SessionMatch, SessionSummary
+from tests.screenshots import steady_cursor
 from tests.tui.helpers import (
     app_of,
     notifications,
@@ -24,15 +25,14 @@ from tests.tui.helpers import (
     wait_for,
 )
 from tests.tui.sessions_seed import seed
-from tui.bootstrap import UsageError
+from tui.chat.chat_screen import ChatScreen
 from tui.cli import build_parser
-from tui.launch import build_app, prepare_launch
-from tui.screens.chat import ChatScreen
+from tui.modes.bootstrap import UsageError
+from tui.modes.launch import build_app, prepare_launch
 from tui.screens.dialogs import Confirm, TextPrompt
 from tui.screens.sessions import SessionPicker
-from tui.screenshots import steady_cursor
-from tui.session_rows import age, detail_line, title_line
 from tui.widgets.session_list import SessionList
+from tui.widgets.session_rows import age, detail_line, title_line
 
 OLD, MID, NEW = (
     "2025-01-01T10:00:00.000000Z",

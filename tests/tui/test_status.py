@@ -9,7 +9,7 @@ from pathlib import Path
 from fake_provider import Reply
 
 from tests.tui.helpers import app_of, running, screen_text, send, settle, type_text, wait_for
-from tui.screens.chat import ChatScreen
+from tui.chat.chat_screen import ChatScreen
 from tui.screens.model_picker import ModelPicker
 from tui.widgets.footer import StatusFooter, context_text, format_cost, format_tokens
 

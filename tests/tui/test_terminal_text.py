@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Markdown
 
-from core.content import ToolCallContent
+from core.sessions.content import ToolCallContent
 from tests.tui.snapshot_apps.chat_data import (
     EntryMaker,
     assistant,

@@ -1,4 +1,4 @@
-"""The Textual internals the app relies on (tui/widgets/_textual_private.py) are
+"""The Textual internals the app relies on (tui/internals/textual_private.py) are
 there, and an unknown Textual release is refused loudly, not discovered as
 a scroll that jumps."""
 
@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Markdown, TextArea
 from textual.widgets.markdown import MarkdownBlock
 
-from tui.widgets import _textual_private as private
+from tui.internals import textual_private as private
 
 
 def test_the_installed_textual_is_a_known_release() -> None:
@@ -29,7 +29,7 @@ def test_the_installed_textual_is_a_known_release() -> None:
 
 
 def test_an_unknown_release_is_refused_with_what_to_check() -> None:
-    with pytest.raises(RuntimeError, match=r"Textual 9\.0\.0 .*tui\.widgets\._textual_private"):
+    with pytest.raises(RuntimeError, match=r"Textual 9\.0\.0 .*tui\.internals\.textual_private"):
         private.check_version("9.0.0")
 
 
@@ -633,7 +633,7 @@ def _in_a_fresh_process(code: str, **env: str) -> str:
 _REPORT_PATCHES = """
 from textual.widget import Widget
 from textual._styles_cache import StylesCache
-from tui.widgets import _textual_private as private
+from tui.internals import textual_private as private
 {setup}
 done = private.patch_textual(private.patches_wanted())
 swapped = Widget._size_updated is not private._textual_size_updated or (
@@ -669,7 +669,7 @@ def test_the_version_is_read_without_package_metadata() -> None:
 def test_with_the_switch_off_the_garbage_collector_is_left_alone() -> None:
     code = """
 import gc
-from tui.widgets import _gc
+from tui.internals import gc_policy as _gc
 threshold = gc.get_threshold()
 _gc.take_charge(False)
 _gc.pause_for_start_up()
@@ -691,7 +691,7 @@ def test_the_switch_names_patches_to_keep_or_leave_out() -> None:
 
 
 def test_the_config_turns_the_patches_off_and_the_environment_wins() -> None:
-    code = "from tui.widgets import _textual_private as p; print(sorted(p.patches_wanted(False)))"
+    code = "from tui.internals import textual_private as p; print(sorted(p.patches_wanted(False)))"
     assert _in_a_fresh_process(code, TANGENTS_TEXTUAL_PATCHES="") == "[]"
     assert _in_a_fresh_process(code, TANGENTS_TEXTUAL_PATCHES="1") == str(
         sorted(private.PATCH_NAMES)

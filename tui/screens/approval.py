@@ -18,8 +18,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from core.content import ToolCallContent
 from core.sanitize import strip_control
+from core.sessions.content import ToolCallContent
 from core.tools.base import Approval, Tool
 from tui import keymap
 from tui.widgets.tool_call_card import json_content

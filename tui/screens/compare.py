@@ -1,14 +1,14 @@
 """The compare screen: 2-4 alternatives side by side, keep the best.
 
 Each column has a header (``model · tokens · cost · seconds``, from
-:class:`core.comparison.ColumnStats`) and the text of its alternative, which
+:class:`core.branching.comparison.ColumnStats`) and the text of its alternative, which
 scrolls on its own. ``d`` highlights the words where the texts differ
-(:func:`core.word_diff.word_diff`, computed in a thread); Enter keeps the
+(:func:`core.branching.word_diff.word_diff`, computed in a thread); Enter keeps the
 focused column (the screen dismisses with a :class:`Kept`, and the chat moves
 the position there, as ◀ ▶ does); ``l`` labels it.
 
 It opens on saved alternatives (:meth:`CompareScreen.__init__` with a
-:class:`~core.comparison.Comparison`) or live, during a fan-out
+:class:`~core.branching.comparison.Comparison`) or live, during a fan-out
 (:meth:`CompareScreen.live`): the columns fill from the fan-out's events
 (:meth:`feed`) and Esc stops every stream before it closes the screen.
 
@@ -32,11 +32,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from core.comparison import ColumnStats, Comparison, column_stats, column_text
-from core.events import ColumnEvent, ColumnFinished, ColumnWaiting, Event
+from core.branching.comparison import ColumnStats, Comparison, column_stats, column_text
+from core.branching.word_diff import Span, word_diff
+from core.chat.events import ColumnEvent, ColumnFinished, ColumnWaiting, Event
 from core.providers.base import TextDelta, ThinkingDelta
 from core.sanitize import strip_control
-from core.word_diff import Span, word_diff
 from tui import keymap
 
 PIECE_CHARS = 2000

@@ -25,12 +25,12 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from core.persistence import SessionMatch
-from core.session import Session, SessionError
+from core.sessions.persistence import SessionMatch
+from core.sessions.session import Session, SessionError
 from tui import keymap
 from tui.screens.dialogs import Confirm, TextPrompt
-from tui.session_rows import one_line
 from tui.widgets.session_list import SessionList, utc_now
+from tui.widgets.session_rows import one_line
 
 DEBOUNCE = 0.12
 """Seconds after the last key before a search runs."""

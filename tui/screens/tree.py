@@ -2,7 +2,7 @@
 
 One cheap widget draws the rows (:class:`TreeView`, a ScrollView on the line
 API): only the visible lines are rendered, so a 10,000-entry session opens as
-fast as a short one. Rows come from :meth:`core.tree.SessionTree.rows`; the
+fast as a short one. Rows come from :meth:`core.branching.tree.SessionTree.rows`; the
 current path is marked, labels shown, long linear runs folded (Enter on a fold
 row unfolds it). Typing filters by text; ``tab``/``ctrl+f`` cycles all / user
 messages / labelled. Enter dismisses with the chosen entry id, Esc with None.
@@ -25,7 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Input, Static
 
-from core.tree import ROW_FILTERS, RowFilter, SessionTree, TreeRow
+from core.branching.tree import ROW_FILTERS, RowFilter, SessionTree, TreeRow
 from tui import keymap
 
 FILTER_NAMES: dict[str, str] = {
@@ -268,7 +268,7 @@ class TreeScreen(ModalScreen[str | None]):
 
     def _compare(self, first: str, second: str) -> bool:
         """Open the two marked branches side by side; False (and why) when they cannot be."""
-        from core.comparison import ComparisonError, anchor_text, of_branches
+        from core.branching.comparison import ComparisonError, anchor_text, of_branches
         from tui.screens.compare import CompareScreen, Kept
 
         try:

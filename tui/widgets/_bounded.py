@@ -10,8 +10,8 @@ export) keeps the whole text.
 
 from __future__ import annotations
 
-from core.content import TextContent
-from core.messages import Message
+from core.sessions.content import TextContent
+from core.sessions.messages import Message
 from tui.widgets._text import human_size
 
 SHOWN_CHARS = 100_000

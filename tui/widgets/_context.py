@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from core.persistence import Blob
+from core.sessions.persistence import Blob
 from tui import keymap
 
 BlobLoader = Callable[[str], Awaitable["Blob | None"]]

@@ -16,11 +16,11 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from core.content import ToolResultContent
-from core.entries import Compaction, Entry
-from core.messages import Message
+from core.branching.tree import shared_length
+from core.sessions.content import ToolResultContent
+from core.sessions.entries import Compaction, Entry
+from core.sessions.messages import Message
 from core.tools.outcome import ToolOutcome, saved_outcomes
-from core.tree import shared_length
 
 
 @dataclass

@@ -14,15 +14,15 @@ from textual.message import Message as TextualMessage
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
-from core.content import (
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.entries import Entry
-from core.messages import Message, Usage
+from core.sessions.entries import Entry
+from core.sessions.messages import Message, Usage
 from core.tools.outcome import ToolOutcome
 from tui.widgets._bounded import bounded_message
 from tui.widgets._context import ViewContext

@@ -12,7 +12,7 @@ itself: each layout pass (``arrange``) notes the first row in view and, when
 rows above it were mounted, unmounted or resized, moves the scroll offset (and
 any running scroll animation) by as much as that row moved, in the same pass,
 so nothing on screen jumps. The Textual internals this needs are in
-:mod:`tui.widgets._textual_private`.
+:mod:`tui.internals.textual_private`.
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker
 
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
-from core.messages import Message
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.messages import Message
 from core.tools.outcome import saved_outcomes
 from tui import keymap
+from tui.internals.textual_private import anchored, following, mark_anchored, shift_scroll
 from tui.widgets._context import (
     BlobLoader,
     BranchInfoLookup,
@@ -43,7 +44,6 @@ from tui.widgets._context import (
     ViewContext,
 )
 from tui.widgets._text import human_count, one_line
-from tui.widgets._textual_private import anchored, following, mark_anchored, shift_scroll
 from tui.widgets._transcript import Transcript
 from tui.widgets._window import (
     Span,

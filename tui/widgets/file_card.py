@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from core.content import FileContent
+from core.sessions.content import FileContent
 from tui.widgets._text import one_line, plain
 
 

@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from core.content import ImageContent
+from core.sessions.content import ImageContent
 from tui.terminal_answers import textual_image_widgets
 from tui.widgets._context import ViewContext
 from tui.widgets._text import clean, plain

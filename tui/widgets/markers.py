@@ -13,8 +13,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 
-from core.entries import BranchSummary, Compaction, Entry, ModelChange
-from core.messages import Message
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.messages import Message
 from tui.widgets._context import ViewContext
 from tui.widgets._text import clean, clip_lines, human_count, one_line
 from tui.widgets.message_widget import MessageWidget

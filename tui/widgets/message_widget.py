@@ -7,7 +7,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from core.entries import Entry
+from core.sessions.entries import Entry
 from tui.widgets._context import ViewContext
 from tui.widgets.branch_bar import BranchBar
 

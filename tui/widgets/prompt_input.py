@@ -14,8 +14,8 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from core.attachments import pasted_image_path
 from core.sanitize import strip_control
+from core.sessions.attachments import pasted_image_path
 from tui import keymap
 
 LARGE_PASTE_CHARS = 10_000

@@ -15,10 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker
 
-from core.agent import ToolActivity
-from core.content import ImageContent, TextContent, ThinkingContent, ToolCallContent
-from core.entries import Entry
-from core.messages import Usage
+from core.chat.agent import ToolActivity
 from core.providers.base import (
     Done,
     ErrorEvent,
@@ -30,10 +27,13 @@ from core.providers.base import (
 )
 from core.providers.pacing import ui_first
 from core.sanitize import StreamCleaner
-from tui.widgets import _gc
+from core.sessions.content import ImageContent, TextContent, ThinkingContent, ToolCallContent
+from core.sessions.entries import Entry
+from core.sessions.messages import Usage
+from tui.internals import gc_policy as _gc
+from tui.internals.textual_private import lay_out_now
 from tui.widgets._context import ViewContext
 from tui.widgets._text import one_line
-from tui.widgets._textual_private import lay_out_now
 from tui.widgets.assistant_message import (
     AssistantMessage,
     content_runs,

@@ -34,6 +34,13 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 from core.providers.pacing import ui_first
+from tui.internals.textual_private import (
+    append_markdown,
+    layout_count,
+    lone_paragraph,
+    markdown_blocks,
+    set_markdown_source,
+)
 from tui.widgets._markdown_split import (
     SEGMENT_CHARS,
     Cut,
@@ -42,13 +49,6 @@ from tui.widgets._markdown_split import (
     split_markdown,
 )
 from tui.widgets._text import clean
-from tui.widgets._textual_private import (
-    append_markdown,
-    layout_count,
-    lone_paragraph,
-    markdown_blocks,
-    set_markdown_source,
-)
 
 SHOWN_TAIL_CHARS = 4_000
 """How much of a write's end is always rendered: about a screen of text. A

@@ -15,8 +15,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from core.persistence import SessionMatch
-from tui.session_rows import counts, detail_line, one_line, title_line
+from core.sessions.persistence import SessionMatch
+from tui.widgets.session_rows import counts, detail_line, one_line, title_line
 
 ROW_HEIGHT = 2
 

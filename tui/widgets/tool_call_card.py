@@ -21,14 +21,14 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from core.content import ImageContent, ToolCallContent, ToolResultContent
+from core.sessions.content import ImageContent, ToolCallContent, ToolResultContent
 from core.tools.outcome import ToolOutcome
 from tui.widgets._context import ViewContext
 from tui.widgets._text import clean, clip_lines, human_count, one_line, plain
 from tui.widgets.image_view import ImageView
 
 if TYPE_CHECKING:
-    from core.agent import ToolActivity
+    from core.chat.agent import ToolActivity
 
 ARGUMENT_LINES = 4
 """Argument lines shown while collapsed."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
-from core.messages import Message
+from core.sessions.messages import Message
 from core.tools.outcome import saved_outcomes
 from tui.widgets.message_widget import MessageWidget
 from tui.widgets.tool_call_card import ToolCallCard

@@ -6,9 +6,9 @@ from textual.app import ComposeResult, RenderResult
 from textual.content import Content
 from textual.widgets import Static
 
-from core.content import FileContent, ImageContent, TextContent
-from core.entries import Entry
-from core.messages import Message
+from core.sessions.content import FileContent, ImageContent, TextContent
+from core.sessions.entries import Entry
+from core.sessions.messages import Message
 from tui.widgets._bounded import bounded
 from tui.widgets._text import clean, plain
 from tui.widgets.file_card import FileCard

@@ -15,9 +15,9 @@ from textual.pilot import Pilot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from core.content import ToolCallContent  # noqa: E402
-from core.messages import Usage  # noqa: E402
 from core.providers.base import TextDelta  # noqa: E402
+from core.sessions.content import ToolCallContent  # noqa: E402
+from core.sessions.messages import Usage  # noqa: E402
 from tests.tui.snapshot_apps.chat_data import (  # noqa: E402
     BlobShelf,
     EntryMaker,

@@ -5,16 +5,23 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Sequence
 
-from core.content import (
+from core.sessions.content import (
     ImageContent,
     TextContent,
     ThinkingContent,
     ToolCallContent,
     ToolResultContent,
 )
-from core.entries import BranchSummary, Compaction, Entry, ModelChange, Payload, entry_type_of
-from core.messages import Message, Usage
-from core.persistence import Blob
+from core.sessions.entries import (
+    BranchSummary,
+    Compaction,
+    Entry,
+    ModelChange,
+    Payload,
+    entry_type_of,
+)
+from core.sessions.messages import Message, Usage
+from core.sessions.persistence import Blob
 
 SESSION_ID = "session-0001"
 

@@ -1,0 +1,331 @@
+"""One assistant turn: context -> provider stream -> saved message.
+
+Shared by every front end through :mod:`core.chat.conversation`. The caller sees
+every event (:mod:`core.chat.events`) through ``emit``; the finished (or aborted, or failed) assistant message is always
+appended to the session, so what was streamed is never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from core.chat.checkpoint import ReplyCheckpoint
+from core.chat.events import CompactionEnded, CompactionStarted, Emit, Silence, Waiting, ignore
+from core.chat.target import resolve_target
+from core.providers.base import ChatRequest, ProviderError, ToolSpec
+from core.sessions.context import Context, estimated_tokens, system_prompt
+from core.sessions.entries import Entry
+from core.sessions.messages import Message
+from core.sessions.session import Session
+from core.settings import Settings
+
+if TYPE_CHECKING:
+    from core.compaction.plan import Budget
+
+
+@dataclass
+class TurnResult:
+    entry: Entry | None
+    """None only with ``defer_tool_calls`` when the reply has tool calls: the
+    caller appends ``pending`` together with the results (core.chat.agent)."""
+    error: ProviderError | None
+    context: Context
+    pending: Message | None = None
+    pending_id: str | None = None
+    """The id ``pending`` must be appended with (its checkpoints' id)."""
+    compactions: tuple[Entry, ...] = ()
+    """Compaction entries this turn appended (automatic, or after a context overflow)."""
+    notes: tuple[str, ...] = ()
+    """For the user: turns left out to fit the window, a compaction that failed."""
+
+    @property
+    def message(self) -> Message:
+        if self.entry is None:
+            assert self.pending is not None
+            return self.pending
+        payload = self.entry.payload
+        assert isinstance(payload, Message)  # a turn saves messages only
+        return payload
+
+
+async def run_turn(
+    session: Session,
+    settings: Settings,
+    *,
+    model: str,
+    thinking: str = "off",
+    api_base: str | None = None,
+    emit: Emit = ignore,
+    tools: Sequence[ToolSpec] = (),
+    defer_tool_calls: bool = False,
+) -> TurnResult:
+    """Stream one reply to the session's path and append it.
+
+    Cancellation (the user pressed Esc) appends what arrived, marked ``aborted``,
+    then re-raises. The stream is bounded by the settings' time limits
+    (:mod:`core.providers.limits`): one that runs out ends the reply, saved,
+    with a ``timeout`` error naming it; each second of silence is emitted as
+    :class:`~core.chat.events.Silence`.
+
+    ``tools`` are offered to the model. With ``defer_tool_calls`` a finished
+    reply holding tool calls is not appended but returned as ``pending``, so the
+    caller can save it in one transaction with the calls' results; an aborted
+    one is saved with an error result for each call it started.
+
+    Compaction: first automatically when the context is over window -
+    reserve_tokens (``CompactionStarted("auto")``); and when the provider still
+    says the context is too long, once more (``CompactionStarted("overflow")``)
+    before one retry. Each ends with :class:`~core.chat.events.CompactionEnded`.
+    """
+    turn = _Turn(session, settings, model, thinking, api_base, emit, _overhead(session, tools))
+    prelude = await _compact_if_needed(turn)
+    result = await _ask(turn, prelude, tools, defer_tool_calls)
+    if result is None:  # compacted after an overflow: once more
+        result = await _ask(turn, prelude, tools, defer_tool_calls, retry=True)
+    assert result is not None
+    return result
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """What every step of one turn needs."""
+
+    session: Session
+    settings: Settings
+    model: str
+    thinking: str
+    api_base: str | None
+    emit: Emit
+    overhead: int
+    """Tokens of the window the system prompt and the tool definitions take."""
+
+    def on_wait(self, seconds: float, error: ProviderError) -> None:
+        self.emit(Waiting(seconds, error))
+
+    def on_silence(self, seconds: float, started: bool) -> None:
+        self.emit(Silence(seconds, started))
+
+    def on_compact(self, trigger: str) -> None:
+        self.emit(CompactionStarted(trigger))
+
+
+async def _ask(
+    turn: _Turn,
+    prelude: _Prelude,
+    tools: Sequence[ToolSpec],
+    defer_tool_calls: bool,
+    retry: bool = False,
+) -> TurnResult | None:
+    """One request and its saved reply; None when the context overflowed and
+    was compacted, so the caller asks once more (``retry``)."""
+    from core.providers.assemble import MessageBuilder
+    from core.providers.limits import bounded
+    from core.providers.registry import get_provider
+    from core.providers.retry import stream_with_retry
+
+    session, settings = turn.session, turn.settings
+    context = session.context(
+        turn.model,
+        default_thinking=turn.thinking,
+        image_budget=settings.image_budget,
+        token_budget=prelude.token_budget,
+    )
+    target = resolve_target(context.model, settings, turn.api_base)
+    images = {}
+    for sha in context.image_shas + context.file_shas:
+        blob = await session.store.get_blob(sha)
+        if blob is not None:
+            images[sha] = blob.data
+    request = ChatRequest(
+        model=target.model,
+        messages=context.messages,
+        system=context.system,
+        thinking=context.thinking,
+        api_base=target.api_base,
+        api_key=target.api_key,
+        images=images,
+        tools=tuple(tools),
+        near_window=3 * estimated_tokens(context.messages)
+        >= prelude.window,  # both net of overhead
+    )
+    provider = get_provider(target.model)
+    builder = MessageBuilder(model=context.model, provider=provider.name)
+    checkpoint = ReplyCheckpoint(session)
+    reply_id = checkpoint.entry_id
+    try:
+        attempts = stream_with_retry(
+            provider, request, max_attempts=settings.retries + 1, on_wait=turn.on_wait
+        )
+        async for event in bounded(attempts, settings.stream_limits, turn.on_silence):
+            builder.add(event)
+            turn.emit(event)
+            if checkpoint.due(builder):
+                await checkpoint.save(builder)
+    except asyncio.CancelledError:
+        message = builder.finish_aborted()
+        if defer_tool_calls and message.tool_calls:
+            from core.tools.base import unrun_results
+
+            results = unrun_results(message.tool_calls, "not run: the user stopped the reply")
+            await asyncio.shield(session.append_many([message, results], first_id=reply_id))
+        else:
+            await asyncio.shield(session.append(message, entry_id=reply_id))
+        raise
+    if _overflowed(builder, settings):
+        if retry:  # this was the retry after compacting
+            _say_still_too_long(builder)
+        elif await _compact_after_overflow(turn, builder, prelude):
+            return None
+    message = builder.finish()
+    compactions, notes = tuple(prelude.compactions), tuple(prelude.notes) + context.notes
+    if defer_tool_calls and message.tool_calls:
+        return TurnResult(None, builder.error, context, message, reply_id, compactions, notes)
+    entry = await session.append(message, entry_id=reply_id)
+    return TurnResult(entry, builder.error, context, compactions=compactions, notes=notes)
+
+
+# --- what is sent -----------------------------------------------------------
+
+
+def next_context(
+    session: Session,
+    settings: Settings,
+    *,
+    model: str,
+    thinking: str = "off",
+    tools: Sequence[ToolSpec] = (),
+) -> Context:
+    """What the next request on the session's path sends, built as a turn
+    builds it (after any compaction it makes): the ``openai`` export."""
+    _, limits = request_budget(session, settings, model, thinking, _overhead(session, tools))
+    return session.context(
+        model,
+        default_thinking=thinking,
+        image_budget=settings.image_budget,
+        token_budget=limits.threshold,
+    )
+
+
+def request_budget(
+    session: Session, settings: Settings, model: str, thinking: str, overhead: int
+) -> tuple[str, Budget]:
+    """The path's model and the limits of its window for a request whose
+    system prompt and tools take ``overhead`` tokens."""
+    from core.compaction.run import budget
+
+    path_model = session.model(model, thinking)[0]
+    return path_model, budget(path_model, settings, overhead)
+
+
+# --- compaction around a turn ------------------------------------------------
+
+
+def _overhead(session: Session, tools: Sequence[ToolSpec]) -> int:
+    """What every request carries besides the messages, in estimated tokens
+    (~4 characters a token, as the messages are estimated)."""
+    system = system_prompt(session.path) or ""
+    specs = json.dumps([[t.name, t.description, t.parameters] for t in tools])
+    return (len(system) + (len(specs) if tools else 0)) // 4
+
+
+@dataclass
+class _Prelude:
+    """What happened before the request: compactions, notes, the token budget."""
+
+    model: str
+    token_budget: int
+    window: int
+    compactions: list[Entry] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+async def _compact_if_needed(turn: _Turn) -> _Prelude:
+    """Automatic compaction when the context is over window - reserve. A failed
+    compaction does not stop the turn: the context builder's safety net drops
+    the oldest turns instead, and a note says so."""
+    from core.compaction.run import CompactionError, maybe_compact
+
+    session, settings = turn.session, turn.settings
+    path_model, limits = request_budget(session, settings, turn.model, turn.thinking, turn.overhead)
+    prelude = _Prelude(path_model, limits.threshold, limits.window)
+    started: list[str] = []
+    entry = None
+
+    def on_compact(trigger: str) -> None:
+        started.append(trigger)
+        turn.on_compact(trigger)
+
+    try:
+        entry = await maybe_compact(
+            session,
+            settings,
+            model=path_model,
+            api_base=turn.api_base,
+            on_compact=on_compact,
+            on_wait=turn.on_wait,
+            overhead=turn.overhead,
+        )
+    except CompactionError as error:
+        prelude.notes.append(f"automatic compaction failed: {error}")
+    else:
+        if entry is not None:
+            prelude.compactions.append(entry)
+    finally:
+        if started:
+            turn.emit(CompactionEnded("auto", entry))
+    return prelude
+
+
+def _overflowed(builder, settings: Settings) -> bool:
+    """The provider said the context is too long, before any reply began."""
+    error = builder.error
+    return (
+        error is not None
+        and error.kind == "context_overflow"
+        and not builder.has_content
+        and settings.compaction.enabled
+    )
+
+
+async def _compact_after_overflow(turn: _Turn, builder, prelude: _Prelude) -> bool:
+    """Compact once after a context overflow; True when a retry makes sense.
+    When compacting fails, the builder's error says so."""
+    from core.compaction.run import CompactionError, compact
+
+    first: ProviderError = builder.error
+    turn.on_compact("overflow")
+    entry = None
+    try:
+        entry = await compact(
+            turn.session,
+            turn.settings,
+            model=prelude.model,
+            api_base=turn.api_base,
+            trigger="overflow",
+            on_wait=turn.on_wait,
+            overhead=turn.overhead,
+        )
+    except CompactionError as error:
+        builder.error = ProviderError(
+            "context_overflow",
+            f"{first.detail}; compacting the conversation failed too: {error}",
+            status=first.status,
+        )
+        return False
+    finally:
+        turn.emit(CompactionEnded("overflow", entry))
+    prelude.compactions.append(entry)
+    return True
+
+
+def _say_still_too_long(builder) -> None:
+    error: ProviderError = builder.error
+    builder.error = ProviderError(
+        "context_overflow",
+        f"still too long after compacting the conversation: {error.detail}",
+        status=error.status,
+    )

@@ -1,0 +1,79 @@
+"""Attaching files to a message: recognise a pasted path, read and check
+the file within fixed bounds, and turn it into a blob.
+
+The bounds and the probing are :mod:`core.sessions.images`'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from core.sessions.content import FileContent, ImageContent
+from core.sessions.images import MAX_BYTES, ImageError, image_blob, image_content, too_large
+from core.sessions.persistence import Blob
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+
+
+class AttachmentError(Exception):
+    """The file cannot be attached; the message says why, naming the file."""
+
+
+@dataclass(frozen=True)
+class Attachment:
+    name: str
+    blob: Blob
+
+    @property
+    def content(self) -> ImageContent | FileContent:
+        if self.blob.media_type.startswith("image/"):
+            return image_content(self.blob)
+        return FileContent(self.blob.media_type, self.blob.sha256, self.name, len(self.blob.data))
+
+    @property
+    def label(self) -> str:
+        if not self.blob.media_type.startswith("image/"):
+            return f"{self.name} ({self.blob.media_type}, {len(self.blob.data) / 1048576:.1f} MB)"
+        return f"{self.name} ({self.blob.media_type} {self.blob.width}×{self.blob.height})"
+
+
+def pasted_image_path(text: str) -> Path | None:
+    """The existing image file a paste names (as terminals paste dropped files:
+    quoted, ``file://`` URLs, backslash-escaped spaces), or None."""
+    text = text.strip()
+    if not text or "\n" in text or len(text) > 4096:
+        return None
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1]
+    if text.startswith("file://"):
+        text = unquote(urlparse(text).path)
+    text = text.replace("\\ ", " ")
+    path = Path(text).expanduser()
+    if path.suffix.lower() not in IMAGE_SUFFIXES:
+        return None
+    try:
+        return path if path.is_file() else None
+    except OSError:
+        return None
+
+
+def load_image(path: Path) -> Attachment:
+    """Read and check an image file. Blocking: run it in a thread."""
+    name = path.name or str(path)
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            raise AttachmentError(f"{name}: not a file")
+        if size > MAX_BYTES:
+            raise AttachmentError(str(too_large(name, size)))
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise AttachmentError(f"{name}: no such file") from None
+    except OSError as error:
+        raise AttachmentError(f"{name}: cannot read it ({error.strerror or error})") from None
+    try:
+        return Attachment(name, image_blob(data, name))
+    except ImageError as error:
+        raise AttachmentError(str(error)) from None

@@ -1,0 +1,213 @@
+"""The context builder's safety net (DESIGN.md, "The path and the context",
+step 6): make the messages fit the token budget without leaving anything out
+silently.
+
+Messages too big for what is left of the window are sent shortened: the
+middle of their longest text is replaced by a marker saying how many words
+were left out, so the model still sees each one's start and end. The newest
+message (the user's question, or the tool results the model asked for) is
+shortened only when shortening everything else was not enough. Only when
+even that cannot fit (many small messages, images) are the oldest whole turns
+left out. Either way a note says what was done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from core.sessions.content import Block, TextContent, ToolResultContent
+from core.sessions.messages import Message
+
+KEEP_AT_LEAST = 64
+"""Estimated tokens of a shortened message's text that are always kept (head and tail)."""
+Estimate = Callable[[Message], int]
+_KINDS = {"assistant": "reply", "user": "message", "tool_result": "tool result"}
+
+
+@dataclass(frozen=True)
+class Fitted:
+    messages: list[Message]
+    shortened: tuple[tuple[Message, Message, int], ...] = ()
+    """Each shortened message: as it was, as it is sent, and the words left out of it."""
+    left_out: tuple[Message, ...] = ()
+    """Messages of the oldest turns left out whole (as they were)."""
+
+    @property
+    def dropped(self) -> int:
+        return len(self.left_out)
+
+    def notes(self) -> list[str]:
+        notes: list[str] = []
+        if self.shortened:
+            described = "; ".join(_describe(m, words) for m, _, words in self.shortened[:3])
+            more = f"; and {len(self.shortened) - 3} more" if len(self.shortened) > 3 else ""
+            notes.append(
+                f"{len(self.shortened)} message(s) sent shortened to fit the context window "
+                f"(the middle left out, marked): {described}{more}"
+            )
+        if self.dropped:
+            notes.append(
+                f"{self.dropped} oldest message(s) were left out to fit the context window"
+            )
+        return notes
+
+
+def fit_budget(
+    messages: list[Message], budget: int, estimate: Estimate, protected: int = 0
+) -> Fitted:
+    """Messages whose ``estimate`` sums to at most ``budget`` when that can be
+    done. The first ``protected`` messages (a compaction's summary) are never
+    left out, though they may be shortened."""
+    if sum(estimate(m) for m in messages) <= budget:
+        return Fitted(messages)
+    newest = len(messages) - 1
+    fitted = _shorten(messages, budget, estimate, frozenset({newest}))
+    if sum(estimate(m) for m in fitted.messages) > budget:
+        fitted = _shorten(messages, budget, estimate, frozenset())
+    if sum(estimate(m) for m in fitted.messages) <= budget:
+        return fitted
+    kept, dropped = _drop_oldest_turns(fitted.messages, budget, estimate, protected)
+    sent = {id(m) for m in kept}
+    shortened = tuple(s for s in fitted.shortened if id(s[1]) in sent)
+    left_out = tuple(messages[protected : protected + dropped])
+    return Fitted(kept, shortened, left_out)
+
+
+def _shorten(
+    messages: list[Message], budget: int, estimate: Estimate, keep_whole: frozenset[int]
+) -> Fitted:
+    """Shorten the longest texts down to a common size, the largest size at which
+    everything fits (or :data:`KEEP_AT_LEAST`, when nothing larger does)."""
+    sizes = [
+        0 if index in keep_whole else _text_tokens(message)
+        for index, message in enumerate(messages)
+    ]
+    largest = max(sizes, default=0)
+    if largest <= KEEP_AT_LEAST:
+        return Fitted(messages)
+
+    def at(cap: int) -> Fitted:
+        out: list[Message] = []
+        shortened: list[tuple[Message, Message, int]] = []
+        for message, size in zip(messages, sizes, strict=True):
+            if size > cap:
+                short, words = _shorten_message(message, size - cap)
+                if words:
+                    out.append(short)
+                    shortened.append((message, short, words))
+                    continue
+            out.append(message)
+        return Fitted(out, tuple(shortened))
+
+    low, high = KEEP_AT_LEAST, largest  # fits at `low` (or nothing does); `high` does not
+    best = at(low)
+    if sum(estimate(m) for m in best.messages) > budget:
+        return best
+    while high - low > 1:
+        middle = (low + high) // 2
+        candidate = at(middle)
+        if sum(estimate(m) for m in candidate.messages) <= budget:
+            low, best = middle, candidate
+        else:
+            high = middle
+    return best
+
+
+def _text_tokens(message: Message) -> int:
+    """The estimated tokens of the message's longest text (what can be shortened)."""
+    return max((len(text) for text in _texts(message)), default=0) // 4
+
+
+def _texts(message: Message) -> list[str]:
+    texts: list[str] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            texts.append(block.text)
+        elif isinstance(block, ToolResultContent):
+            texts += [c.text for c in block.content if isinstance(c, TextContent)]
+    return texts
+
+
+def _shorten_message(message: Message, tokens: int) -> tuple[Message, int]:
+    """The message with about ``tokens`` estimated tokens taken from the middle
+    of its longest text, and the number of words left out (0: nothing was)."""
+    longest = max(_texts(message), key=len)
+    kind = _KINDS.get(message.role, "message")
+    short, words = shorten_text(longest, len(longest) - 4 * tokens, kind)
+    if not words:
+        return message, 0
+    done = False
+
+    def swap(block: TextContent) -> TextContent:
+        nonlocal done
+        if not done and block.text is longest:
+            done = True
+            return TextContent(short)
+        return block
+
+    blocks: list[Block] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            blocks.append(swap(block))
+        elif isinstance(block, ToolResultContent):
+            inner = tuple(swap(c) if isinstance(c, TextContent) else c for c in block.content)
+            blocks.append(ToolResultContent(block.tool_call_id, inner, block.is_error))
+        else:
+            blocks.append(block)
+    return message.with_(content=tuple(blocks)), words
+
+
+def shorten_text(text: str, keep_chars: int, kind: str) -> tuple[str, int]:
+    """``text`` with its middle replaced by a marker so that about ``keep_chars``
+    characters of it are kept, cut between words; and the words left out."""
+    keep_chars = max(4 * KEEP_AT_LEAST, keep_chars)
+    if keep_chars >= len(text):
+        return text, 0
+    head_end = text.rfind(" ", 0, keep_chars // 2)
+    head_end = head_end if head_end > 0 else keep_chars // 2
+    tail_start = text.find(" ", len(text) - keep_chars // 2)
+    tail_start = tail_start + 1 if tail_start >= head_end else len(text) - keep_chars // 2
+    middle = text[head_end:tail_start]
+    words = len(middle.split())
+    if not words:
+        return text, 0
+    # Text with few spaces (a hash, base64, a minified file) is counted in characters.
+    unit, count = ("words", words) if len(middle) < 20 * words else ("characters", len(middle))
+    marker = f"[… {count:,} {unit} of this {kind} left out to fit the context window …]"
+    return f"{text[:head_end].rstrip()}\n\n{marker}\n\n{text[tail_start:].lstrip()}", words
+
+
+def shortened_note(role: str, words: int) -> str:
+    """What a shortened message's row says."""
+    kind = _KINDS.get(role, "message")
+    return f"sent shortened: {words:,} words from the middle of this {kind} left out to fit the context window"
+
+
+def _describe(message: Message, words: int) -> str:
+    first = " ".join(message.text.split()[:4])
+    first = first if len(first) <= 40 else first[:39] + "…"
+    kind = _KINDS.get(message.role, "message")
+    return f'{kind} "{first}…" ({words:,} words left out)'
+
+
+def _drop_oldest_turns(
+    messages: list[Message], budget: int, estimate: Estimate, protected: int
+) -> tuple[list[Message], int]:
+    """Leave out the oldest whole turns (a turn starts at a user message) until
+    the estimate fits, never the ``protected`` first messages nor the last turn."""
+    sizes = [estimate(m) for m in messages]
+    total = sum(sizes)
+    start = protected
+    while total > budget:
+        # The next turn boundary after `start`: a user message (never a tool
+        # result), so a call never loses its result.
+        nxt = start + 1
+        while nxt < len(messages) and messages[nxt].role != "user":
+            nxt += 1
+        if nxt >= len(messages):
+            break  # only the last turn is left: send it even if too large
+        total -= sum(sizes[start:nxt])
+        start = nxt
+    dropped = start - protected
+    return messages[:protected] + messages[start:], dropped

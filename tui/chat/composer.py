@@ -1,0 +1,252 @@
+"""Where the next message is written: the input, the images attached to it,
+the slash command hints, and the hand-over to $EDITOR.
+
+The chat screen reads the finished message from :class:`PromptInput.Submitted`
+(which bubbles up through here) and takes the attachments with
+:meth:`Composer.take_attachments`; what could not be sent comes back with
+:meth:`Composer.restore`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static, TextArea
+
+from core.sanitize import strip_control
+from core.sessions.attachments import Attachment, AttachmentError, load_image
+from core.sessions.entries import Entry
+from core.sessions.file_attachments import load_attachment
+from core.settings import Settings
+from tui import keymap
+from tui.chat import slash
+from tui.chat.editor import EditorError, edit_text
+from tui.widgets.prompt_input import PromptInput
+
+
+class Composer(Vertical):
+    DEFAULT_CSS = """
+    Composer {
+        height: auto;
+        & > #attachments {
+            height: auto;
+            padding: 0 1;
+            color: $text-accent;
+        }
+        & > #composer-note {
+            height: 1;
+            padding: 0 1;
+            color: $text-accent;
+        }
+        & > #slash-hint {
+            height: auto;
+            max-height: 8;
+            padding: 0 2;
+            background: $boost;
+        }
+    }
+    """
+
+    def __init__(
+        self, settings: Settings, current_model: Callable[[], str], *, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self.settings = settings
+        self.current_model = current_model
+        self.attachments: list[Attachment] = []
+        self.note: str | None = None
+        self.model_names: list[str] = []
+        """Completions for ``/model``, loaded the first time it is typed."""
+        self.editing: Entry | None = None
+        """The user message being edited: what is sent next is its alternative,
+        whatever happens to the text meanwhile, until :meth:`cancel_edit`."""
+        self._draft_before_edit = ""
+        self._attachments_before_edit: list[Attachment] = []
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="composer-note", markup=False)
+        yield Static(id="attachments")
+        yield Static(id="slash-hint")
+        yield PromptInput(suggester=lambda text: slash.suggest(text, self.model_names), id="prompt")
+
+    def on_mount(self) -> None:
+        self._show_attachments()
+        self.set_note(None)
+        self.query_one("#slash-hint").display = False
+        send, newline = (keymap.first_key(i, self.settings.keymap) for i in ("send", "newline"))
+        self.prompt.placeholder = f"Message ({send} sends, {newline} newline, / for commands)"
+
+    def set_note(self, note: str | None) -> None:
+        """One line above the input saying what the next message does (editing, continuing from...)."""
+        if note == self.note and self.is_mounted:
+            return  # an update lays the whole screen out again
+        self.note = note
+        line = self.query_one("#composer-note", Static)
+        line.display = bool(note)
+        line.update(Content(strip_control(note or "")))
+
+    # --- editing a sent message ------------------------------------------------
+
+    def start_edit(self, entry: Entry, number: int, attachments: Sequence[Attachment]) -> None:
+        """Put message ``number`` of the path (``entry``) in the input to be edited;
+        the draft that was there comes back if the edit is cancelled."""
+        if self.editing is None:
+            self._draft_before_edit = self.prompt.draft
+            self._attachments_before_edit = self.attachments
+        self.editing = entry
+        self.attachments = list(attachments)
+        self._show_attachments()
+        self.prompt.set_draft(entry.message.text if entry.message is not None else "")
+        self.set_note(
+            f"✎ editing message {number} · esc cancels · enter sends it as an alternative"
+        )
+        self.prompt.focus()
+
+    @property
+    def edit_changed(self) -> bool:
+        """Is a message being edited, its text changed and not sent yet?"""
+        editing = self.editing
+        if editing is None:
+            return False
+        original = editing.message.text if editing.message is not None else ""
+        return self.prompt.draft != original
+
+    def take_edit(self) -> Entry | None:
+        """The message being edited, handed to the send, which leaves edit mode;
+        the draft from before the edit comes back to the (sent, so empty) input."""
+        editing = self.editing
+        if editing is not None:
+            self._end_edit()
+        return editing
+
+    def cancel_edit(self) -> bool:
+        """Leave edit mode, the draft from before it back; False when not editing."""
+        if self.editing is None:
+            return False
+        self._end_edit()
+        return True
+
+    def _end_edit(self) -> None:
+        """Out of edit mode, with the draft and attachments set aside when it began."""
+        self.editing = None
+        self.set_note(None)
+        self.prompt.set_draft(self._draft_before_edit)
+        self.attachments, self._attachments_before_edit = self._attachments_before_edit, []
+        self._draft_before_edit = ""
+        self._show_attachments()
+
+    # --- attachments ---------------------------------------------------------
+
+    def take_attachments(self) -> list[Attachment]:
+        taken, self.attachments = self.attachments, []
+        self._show_attachments()
+        return taken
+
+    def restore(self, draft: str, attachments: Sequence[Attachment] = ()) -> None:
+        """Put back a message that could not be sent, ahead of anything new."""
+        self.prompt.restore(draft)
+        self.attachments = [*attachments, *self.attachments]
+        self._show_attachments()
+
+    def detach(self) -> None:
+        self.attachments = []
+        self._show_attachments()
+
+    def _show_attachments(self) -> None:
+        bar = self.query_one("#attachments", Static)
+        bar.display = bool(self.attachments)
+        if self.attachments:
+            labels = "  ".join(f"📎 {strip_control(a.label)}" for a in self.attachments)
+            bar.update(Content.assemble(labels, ("   /detach to remove", "$text-muted")))
+
+    @on(PromptInput.ImagePathPasted)
+    def _image_pasted(self, event: PromptInput.ImagePathPasted) -> None:
+        event.stop()
+        self.attach(event.path, paste=event.text)
+
+    @work(group="attach", exit_on_error=False)
+    async def attach(
+        self,
+        path: Path,
+        *,
+        paste: str | None = None,
+        restore: str | None = None,
+        refuse: Callable[[Attachment], str | None] | None = None,
+    ) -> None:
+        """Attach a file (image, audio, PDF) in the background; ``refuse`` says
+        why the model cannot take it, if so. On failure nothing is lost: a
+        pasted path goes into the draft as text, an /attach command comes back.
+        A paste is recognised by an image's suffix, so it is read as an image."""
+        load = load_image if paste is not None else load_attachment
+        try:
+            attachment = await asyncio.to_thread(load, path)
+            refused = refuse(attachment) if refuse is not None else None
+            if refused is not None:
+                raise AttachmentError(refused)
+        except AttachmentError as error:
+            self.notify(f"Not attached: {error}", severity="error")
+            if paste is not None:
+                self.prompt.insert_text(paste)
+            elif restore is not None:
+                self.prompt.restore(restore)
+            return
+        if any(a.blob.sha256 == attachment.blob.sha256 for a in self.attachments):
+            self.notify(f"{attachment.name} is already attached")
+            return
+        self.attachments.append(attachment)
+        self._show_attachments()
+
+    # --- slash command hints ---------------------------------------------------
+
+    @on(TextArea.Changed, "#prompt")
+    def _draft_changed(self, event: TextArea.Changed) -> None:
+        event.stop()  # handled here; nothing above listens (two hops at every key)
+        text = self.prompt.text
+        hint = self.query_one("#slash-hint", Static)
+        commands = slash.matching(text)
+        hint.display = bool(commands)
+        if commands:
+            hint.update(
+                Content("\n").join(
+                    Content.assemble(
+                        (f"/{c.name} {c.args}".rstrip(), "bold"),
+                        "  ",
+                        (c.description, "$text-muted"),
+                    )
+                    for c in commands
+                )
+            )
+        if text.lstrip().lower().startswith("/model ") and not self.model_names:
+            self._load_model_names()
+
+    @work(thread=True, exclusive=True, group="models", exit_on_error=False)
+    def _load_model_names(self) -> None:
+        from tui.models import known_models
+
+        models = known_models(self.settings, [self.current_model()])
+        self.app.call_from_thread(setattr, self, "model_names", models)
+
+    # --- $EDITOR -------------------------------------------------------------------
+
+    @on(PromptInput.EditorRequested)
+    def _edit_draft(self, event: PromptInput.EditorRequested) -> None:
+        event.stop()
+        try:
+            edited = edit_text(self.app, self.prompt.draft)
+        except EditorError as error:
+            self.notify(str(error), severity="warning")
+            return
+        if edited is None:
+            self.notify("The editor exited with an error: the draft is unchanged.")
+            return
+        self.prompt.set_draft(edited.rstrip("\n"))

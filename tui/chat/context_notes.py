@@ -1,0 +1,30 @@
+"""What the chat screen says, on the rows, about messages the model does not
+see whole: sent shortened, or left out to fit its context window.
+
+Worked out from what the next request would send
+(:meth:`core.chat.conversation.Conversation.next_context`), after every turn,
+compaction and move, so a row says it for as long as it is true, and a
+resumed session says it at once; a toast was missed and forgotten.
+"""
+
+from __future__ import annotations
+
+from core.chat.conversation import Conversation
+
+
+class ContextNotes:
+    """The notes by entry id, and the lookup the chat view's rows ask."""
+
+    def __init__(self, conversation: Conversation) -> None:
+        self.conversation = conversation
+        self._notes: dict[str, str] = {}
+
+    def note(self, entry_id: str) -> str | None:
+        return self._notes.get(entry_id)
+
+    def update(self) -> bool:
+        """Work the notes out again; True when they changed."""
+        notes = self.conversation.next_context().left_out
+        changed = notes != self._notes
+        self._notes = notes
+        return changed

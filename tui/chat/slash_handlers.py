@@ -1,0 +1,195 @@
+"""What each slash command does in the chat: its handler.
+
+Every entry of :data:`tui.chat.slash.COMMANDS` carries one of these: a function of
+the chat (through the small :class:`Chat` interface), the command's argument
+and the whole draft, returning False when the command could not be done (the
+draft goes back to the input).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from core.sessions.session import SessionError
+from core.sessions.sniff import kind_of
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from core.chat.conversation import Conversation
+    from core.sessions.attachments import Attachment
+    from core.sessions.session import Session
+    from tui.chat.branching import BranchController
+    from tui.chat.compare_actions import CompareActions
+    from tui.chat.composer import Composer
+
+
+class Chat(Protocol):
+    """What the commands use of the chat screen."""
+
+    conversation: Conversation
+    branches: BranchController
+    compare: CompareActions
+
+    @property
+    def app(self) -> App: ...
+    @property
+    def session(self) -> Session: ...
+    @property
+    def composer(self) -> Composer: ...
+    def notify(self, message: str, *, severity: str = ...) -> None: ...
+    def refresh_title(self) -> None: ...
+    def set_model(self, model: str | None) -> None: ...
+    def action_pick_model(self) -> None: ...
+    def action_sessions(self, query: str = "") -> None: ...
+    def action_new_session(self) -> None: ...
+    def start_compact(self, focus: str | None) -> bool: ...
+
+
+Handler = Callable[[Chat, str, str], Awaitable[bool]]
+
+
+async def model(chat: Chat, arg: str, text: str) -> bool:
+    if arg:
+        chat.set_model(arg)
+        chat.notify(f"The next message goes to {arg}")
+    else:
+        chat.action_pick_model()
+    return True
+
+
+async def system(chat: Chat, arg: str, text: str) -> bool:
+    if arg:
+        chat.conversation.pending_system = arg
+        chat.notify("System prompt set: it applies from the next message.")
+    else:
+        chat.notify(f"System prompt: {chat.conversation.system or '(none)'}")
+    return True
+
+
+async def attach(chat: Chat, arg: str, text: str) -> bool:
+    """Attach a file the model can take (/attach, or its old name /image)."""
+    if not arg:
+        chat.notify(f"Usage: {text.split()[0]} PATH", severity="warning")
+        return False
+    chat.composer.attach(Path(arg).expanduser(), restore=text, refuse=lambda a: _refusal(chat, a))
+    return True
+
+
+def _refusal(chat: Chat, attachment: Attachment) -> str | None:
+    from core.providers.capabilities import refusal
+
+    conversation = chat.conversation
+    return refusal(conversation.model, [kind_of(attachment.blob.media_type)], conversation.settings)
+
+
+async def detach(chat: Chat, arg: str, text: str) -> bool:
+    chat.composer.detach()
+    return True
+
+
+async def title(chat: Chat, arg: str, text: str) -> bool:
+    if not arg:
+        chat.notify(f"Title: {chat.session.title or '(untitled)'}")
+        return True
+    try:
+        await chat.session.set_title(arg)
+    except SessionError as error:
+        chat.notify(str(error), severity="warning")
+        return False
+    chat.refresh_title()
+    chat.notify(f"Renamed to: {chat.session.title}")
+    return True
+
+
+async def compact(chat: Chat, arg: str, text: str) -> bool:
+    return chat.start_compact(arg or None)
+
+
+async def sessions(chat: Chat, arg: str, text: str) -> bool:
+    chat.action_sessions(arg)
+    return True
+
+
+async def new(chat: Chat, arg: str, text: str) -> bool:
+    chat.action_new_session()
+    return True
+
+
+async def export(chat: Chat, arg: str, text: str) -> bool:
+    """``/export FORMAT [PATH]``; without a path, a new file in the working directory."""
+    from core.formats.export import EXPORT_FORMATS, default_file_name, export_text, free_path
+
+    format, _, target = arg.partition(" ")
+    if format not in EXPORT_FORMATS:
+        chat.notify(f"Usage: /export {'|'.join(EXPORT_FORMATS)} [PATH]", severity="warning")
+        return False
+    store = chat.session.store
+    info = await store.get_session(chat.session.id)
+    if info is None:
+        chat.notify("Nothing to export yet: send a message first.", severity="warning")
+        return True
+    path = (
+        Path(target.strip()).expanduser()
+        if target.strip()
+        else free_path(Path.cwd(), default_file_name(info, format))
+    )
+    try:
+        exported = await export_text(store, info, format)
+        await asyncio.to_thread(path.write_text, exported, encoding="utf-8")
+    except OSError as error:
+        chat.notify(f"Could not export to {path}: {error.strerror or error}", severity="error")
+        return False
+    chat.notify(f"Exported this session ({format}) to {path.absolute()}")
+    return True
+
+
+async def info(chat: Chat, arg: str, text: str) -> bool:
+    """``/info``: the session's overview in a dialog."""
+    from core.formats.overview import load_overview
+    from tui.screens.info import InfoScreen
+
+    store = chat.session.store
+    session_info = await store.get_session(chat.session.id)
+    if session_info is None:
+        chat.notify("Nothing here yet: send a message first.", severity="warning")
+        return True
+    chat.app.push_screen(InfoScreen(await load_overview(store, session_info)))
+    return True
+
+
+async def tree(chat: Chat, arg: str, text: str) -> bool:
+    chat.branches.action_open_tree()
+    return True
+
+
+async def compare(chat: Chat, arg: str, text: str) -> bool:
+    return await chat.compare.command(arg)
+
+
+async def fork(chat: Chat, arg: str, text: str) -> bool:
+    """``/fork`` the whole path; ``/fork K N`` only its first K and last N messages."""
+    parts = arg.split()
+    if len(parts) not in (0, 2) or not all(p.isdigit() for p in parts):
+        chat.notify("Usage: /fork [FIRST_K LAST_N]", severity="warning")
+        return False
+    leaf = chat.session.leaf_id
+    if leaf is None:
+        chat.notify("Nothing to fork yet.", severity="warning")
+        return False
+    first_k, last_n = (int(parts[0]), int(parts[1])) if parts else (None, None)
+    chat.branches.fork(leaf, first_k, last_n)
+    return True
+
+
+async def help(chat: Chat, arg: str, text: str) -> bool:
+    chat.app.action_help()  # type: ignore[attr-defined]
+    return True
+
+
+async def quit(chat: Chat, arg: str, text: str) -> bool:
+    chat.app.exit()
+    return True
