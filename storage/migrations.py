@@ -178,6 +178,14 @@ def m006_sync_base(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE sync_base (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
+def m007_drafts(conn: sqlite3.Connection) -> None:
+    # What the user typed and has not sent, per session ('' for a session not
+    # saved yet): a register replaced in place, never synced.
+    conn.execute(
+        "CREATE TABLE drafts (session_key TEXT PRIMARY KEY, text TEXT NOT NULL, saved_at TEXT NOT NULL)"
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[str, Migration]] = [
@@ -187,6 +195,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m004_learned_windows", m004_learned_windows),
     ("m005_partial_replies", m005_partial_replies),
     ("m006_sync_base", m006_sync_base),
+    ("m007_drafts", m007_drafts),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

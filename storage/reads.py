@@ -177,6 +177,11 @@ def learned_window(conn: sqlite3.Connection, endpoint: str, model: str) -> Learn
     return LearnedWindow(endpoint, model, row[0], row[1], row[2]) if row else None
 
 
+def draft(conn: sqlite3.Connection, session_key: str) -> str:
+    row = conn.execute("SELECT text FROM drafts WHERE session_key = ?", (session_key,)).fetchone()
+    return row[0] if row else ""
+
+
 def get_blob(conn: sqlite3.Connection, sha256: str) -> Blob | None:
     row = conn.execute(
         "SELECT sha256, media_type, width, height, bytes FROM blobs WHERE sha256 = ?", (sha256,)

@@ -190,3 +190,9 @@ class SqliteStore:
 
     async def save_learned_window(self, learned: LearnedWindow) -> None:
         await self._write(writes.save_learned_window, learned)
+
+    async def draft(self, session_key: str) -> str:
+        return await self._run(reads.draft, session_key)
+
+    async def save_draft(self, session_key: str, text: str) -> None:
+        await self._write(writes.save_draft, session_key, text)

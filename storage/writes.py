@@ -126,6 +126,7 @@ def delete_session(conn: sqlite3.Connection, session_id: str) -> None:
         (session_id,),
     )
     conn.execute("DELETE FROM sessions_fts WHERE session_id = ?", (session_id,))
+    conn.execute("DELETE FROM drafts WHERE session_key = ?", (session_id,))
     conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
     conn.executemany(
         "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM entry_blobs WHERE sha256 = ?1)",
@@ -255,3 +256,16 @@ def save_learned_window(conn: sqlite3.Connection, learned: LearnedWindow) -> Non
         " tokens = excluded.tokens, source = excluded.source, learned_at = excluded.learned_at",
         (learned.endpoint, learned.model, learned.tokens, learned.source, learned.learned_at),
     )
+
+
+def save_draft(conn: sqlite3.Connection, session_key: str, text: str) -> None:
+    """The unsent text of a session ('' for one not saved yet); empty: none."""
+    if text:
+        conn.execute(
+            "INSERT INTO drafts (session_key, text, saved_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (session_key) DO UPDATE SET text = excluded.text,"
+            " saved_at = excluded.saved_at",
+            (session_key, text, now_iso()),
+        )
+    else:
+        conn.execute("DELETE FROM drafts WHERE session_key = ?", (session_key,))

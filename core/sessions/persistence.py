@@ -218,6 +218,13 @@ class SessionStore(Protocol):
     async def save_learned_window(self, learned: LearnedWindow) -> None:
         """Remember (or replace) what an endpoint said about a model's window."""
 
+    async def draft(self, session_key: str) -> str:
+        """What was typed and not sent in a session (its id; '' for a new session
+        not saved yet); empty when nothing was."""
+
+    async def save_draft(self, session_key: str, text: str) -> None:
+        """Keep (or, empty, forget) a session's unsent text."""
+
     async def sync_snapshot(self) -> LocalSnapshot:
         """Every session's registers and entry ids, and the base the last sync saved."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 from fake_provider import Reply
@@ -108,3 +109,31 @@ def test_the_launch_probe_leaves_the_pane_title_alone(tmux, app_env) -> None:
     tmux.keys("C-q")
     tmux.wait_for("EXITED-0")
     assert "Gi=" not in tmux.pane_title()
+
+
+def test_a_draft_typed_then_quit_is_kept_and_comes_back(tmux, app_env) -> None:
+    """Issue #33: a draft was lost without a word on quit and did not come back
+    when the session was resumed. Quit at once after typing (before the
+    debounced save): the exit writes it, says so, and ``-c`` brings it back."""
+    tmux.start([tangents_program(), "--model", "demo"], app_env)
+    tmux.wait_for(READY)
+    tmux.type("hello")
+    tmux.wait_for("hello")
+    tmux.keys("Enter")
+    deadline = time.monotonic() + 30
+    while not sessions(app_env):  # the message is saved: the session is
+        assert time.monotonic() < deadline, tmux.screen()
+        time.sleep(0.1)
+    tmux.type("half a thought")
+    tmux.wait_for("half a thought")
+    tmux.keys("C-q")
+    screen = tmux.wait_for("EXITED-0")
+    assert "Your unsent draft is kept with the session." in screen
+    tmux.kill()
+    again = type(tmux)()
+    try:
+        again.start([tangents_program(), "-c"], app_env)
+        again.wait_for("draft is back")
+        assert "half a thought" in again.screen()
+    finally:
+        again.kill()

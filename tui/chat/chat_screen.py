@@ -52,6 +52,7 @@ from tui.chat.commands import ActionCommands
 from tui.chat.compare_actions import CompareActions
 from tui.chat.composer import Composer
 from tui.chat.context_notes import ContextNotes
+from tui.chat.drafts import DraftKeeper
 from tui.chat.message_queue import MessageQueue, Queued
 from tui.internals import gc_policy as _gc
 from tui.internals.textual_private import update_now
@@ -103,6 +104,8 @@ class ChatScreen(Screen[None]):
         self.compare = CompareActions(self)
         self.context_notes = ContextNotes(conversation)
         """What the rows say about messages the model does not see whole."""
+        self.drafts = DraftKeeper(lambda: self.session)
+        """The input's unsent text, kept in the database (tui/chat/drafts.py)."""
 
     @property
     def session(self) -> Session:
@@ -140,10 +143,15 @@ class ChatScreen(Screen[None]):
         with Vertical(id="chat-slot"):
             yield Static(id="stand-in", markup=False)  # hidden: see _show_stand_in
         yield CompactionStatus(id="compaction-status")
-        yield Composer(self.conversation.settings, lambda: self.conversation.model)
+        yield Composer(
+            self.conversation.settings,
+            lambda: self.conversation.model,
+            on_draft=self.drafts.changed,
+        )
         yield StatusFooter(id="footer")
 
     def on_mount(self) -> None:
+        self.app.draft_keepers.append(self.drafts)  # type: ignore[attr-defined]
         self.conversation.subscribe(self._conversation_event)
         self._show_welcome()
         self.refresh_footer()
@@ -152,6 +160,7 @@ class ChatScreen(Screen[None]):
     def on_unmount(self) -> None:
         if self._binding is not None:
             self._binding.close()
+        asyncio.ensure_future(self.drafts.flush())  # another session shown, or quitting
 
     async def view_settled(self) -> None:
         """Wait until the chat view shows everything the conversation reported so far."""
@@ -192,9 +201,18 @@ class ChatScreen(Screen[None]):
             await totals  # before anything is sent: appends from now on add to it
         finally:
             self._loaded.set()
+        await self._restore_draft()
         self._refresh_context_notes()
         self.refresh_footer()
         self._lookup_window(self.conversation.model)
+
+    async def _restore_draft(self) -> None:
+        """The text left unsent in this session last time comes back to the input
+        (unless something was typed meanwhile)."""
+        text = await self.drafts.load()
+        if text and not self.prompt.text:
+            self.prompt.set_draft(text)
+            self.notify("Your unsent draft is back in the input.")
 
     # --- what is shown around the chat -----------------------------------
 
@@ -755,6 +773,11 @@ class ChatScreen(Screen[None]):
             self.run_worker(self._open_new_session(), group="new-session", exit_on_error=False)
 
     async def _open_new_session(self) -> None:
+        await self.drafts.flush()
+        if self.prompt.text.strip():
+            self.app.notify(
+                "The unsent draft stays with the previous session: it comes back when you open it."
+            )
         self.app.open_session(await Session.create(self.session.store, cwd=os.getcwd()))
 
     def _refuse_while_replying(self) -> bool:

@@ -54,11 +54,18 @@ class Composer(Vertical):
     """
 
     def __init__(
-        self, settings: Settings, current_model: Callable[[], str], *, id: str | None = None
+        self,
+        settings: Settings,
+        current_model: Callable[[], str],
+        *,
+        on_draft: Callable[[str], None] | None = None,
+        id: str | None = None,
     ) -> None:
+        """``on_draft(text)`` is told every change of the input's text."""
         super().__init__(id=id)
         self.settings = settings
         self.current_model = current_model
+        self.on_draft = on_draft
         self.attachments: list[Attachment] = []
         self.note: str | None = None
         self.model_names: list[str] = []
@@ -212,6 +219,8 @@ class Composer(Vertical):
     def _draft_changed(self, event: TextArea.Changed) -> None:
         event.stop()  # handled here; nothing above listens (two hops at every key)
         text = self.prompt.text
+        if self.on_draft is not None:
+            self.on_draft(text)
         hint = self.query_one("#slash-hint", Static)
         commands = slash.matching(text)
         hint.display = bool(commands)

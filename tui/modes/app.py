@@ -23,6 +23,7 @@ from core.sessions.session import Session
 from core.settings import write_state
 from tui import keymap
 from tui.chat.chat_screen import ChatScreen
+from tui.chat.drafts import DraftKeeper
 from tui.internals.textual_private import (
     give_result_callback,
     key_events,
@@ -63,6 +64,8 @@ class TangentsApp(App[None]):
         self.conversation = conversation
         self.make_conversation = make_conversation
         self.open_picker = open_picker
+        self.draft_keepers: list[DraftKeeper] = []
+        """Every chat screen's draft keeper: written once more after the app ends."""
         self._tools: ToolRegistry | None = None
 
     @property

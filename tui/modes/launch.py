@@ -141,8 +141,16 @@ async def _run(
     try:
         if probe is not None:
             probe.join()
-        await app.run_async()
+        try:
+            await app.run_async()
+        finally:  # whatever ended the app, what was typed and not sent is kept
+            for keeper in app.draft_keepers:
+                await keeper.flush()
+        unsent = app.draft_keepers[-1].text.strip() if app.draft_keepers else ""
         again = await resume_command(app.conversation.session, store, args.db)
+        if unsent:
+            where = "with the session" if again is not None else "for the next new session"
+            print(f"Your unsent draft is kept {where}.")
         if again is not None:
             print(f"Resume with: {again}")
         return app.return_code or 0
