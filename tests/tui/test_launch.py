@@ -159,6 +159,7 @@ def test_start_up_errors_are_one_line_and_exit_2(argv, expected, capsys) -> None
     assert gc.isenabled()  # collection, paused while the program starts, is back
 
 
+@pytest.mark.patched
 def test_the_app_runs_with_quick_handovers_between_threads(monkeypatch) -> None:
     """A key read and a frame written (two threads) wait for the app's thread to
     let go of the interpreter: it does within a millisecond while the app runs."""
@@ -270,6 +271,7 @@ async def test_what_the_app_loaded_is_left_out_of_later_collections(fake_args) -
     gc.unfreeze()
 
 
+@pytest.mark.patched
 def test_a_short_reply_makes_no_young_collection_of_its_own(monkeypatch) -> None:
     """While a reply streams, the young generations are collected after a render
     once as many objects were made as make an automatic collection: not after
@@ -295,6 +297,7 @@ def test_a_short_reply_makes_no_young_collection_of_its_own(monkeypatch) -> None
         _gc.restore_collections()
 
 
+@pytest.mark.patched
 def test_collection_is_paused_from_the_start_until_the_chat_views_modules_are_in(
     monkeypatch,
 ) -> None:
