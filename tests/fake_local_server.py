@@ -6,7 +6,9 @@ says it (vLLM's ``/v1/models`` ``max_model_len``, llama.cpp's ``/props``
 ``n_ctx``, LM Studio's ``/api/v0/models/NAME``, Ollama's ``/api/show`` and
 ``/api/ps``; llama-cpp-python says it nowhere), and refuses a prompt over it
 in that server's words: HTTP 400 with its text, or, for llama-cpp-python
-streaming, an event stream that just ends.
+streaming, an event stream that just ends. An answer that would outgrow the
+window is stopped where it fills it, with finish reason ``length``, as every
+one of these servers does (``cut_replies`` counts them).
 
 A prompt counts ``len(json.dumps(body)) // 4`` tokens, the figure the fake
 reports as its usage, so what Tangents is told and what is refused agree.
@@ -37,6 +39,8 @@ class LocalServer:
     """The paths of the questions about the model (``/props``, ``/v1/models``, ...)."""
     largest_prompt: int = 0
     refused: int = 0
+    cut_replies: int = 0
+    """Answers stopped because prompt and answer outgrew the window."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -71,6 +75,12 @@ class LocalServer:
         if self.kind == "ollama" and path == "/api/ps":
             return {"models": []}
         return None
+
+    # --- a window that fills while it answers ----------------------------------
+
+    def room(self, body: Any) -> int:
+        """Characters of answer the window has left after the prompt."""
+        return max(0, self.window - prompt_tokens(body)) * 4
 
     # --- refusing a prompt over the window ------------------------------------
 

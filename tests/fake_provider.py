@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import signal
@@ -838,6 +839,11 @@ class FakeProvider:
                 body=item.body.encode("utf-8", "surrogatepass"), content_type="text/event-stream"
             )
         reply = self._reply_for(item, wire, body)
+        if self.local is not None and len(reply.text) > self.local.room(body):
+            # the window fills while it answers: the server stops it, "length"
+            self.local.cut_replies += 1
+            text = reply.text[: self.local.room(body)]
+            reply = dataclasses.replace(reply, text=text, stop_reason="max_tokens")
         if isinstance(item, Drop) and item.after_chunks == 0:
             self._drop(request)
             return web.Response()

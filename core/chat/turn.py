@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from core.chat.checkpoint import ReplyCheckpoint
 from core.chat.events import CompactionEnded, CompactionStarted, Emit, Silence, Waiting, ignore
 from core.chat.target import resolve_target
+from core.chat.window_full import stopped_by_window, window_full
 from core.providers.base import ChatRequest, ProviderError, ToolSpec
 from core.sessions.context import Context, estimated_tokens, system_prompt
 from core.sessions.entries import Entry
@@ -181,11 +182,23 @@ async def _ask(
         elif await _compact_after_overflow(turn, builder, prelude):
             return None
     message = builder.finish()
+    if stopped_by_window(message, request.max_tokens, provider.name):
+        message = await _with_window_full(message, context.model, settings)
     compactions, notes = tuple(prelude.compactions), tuple(prelude.notes) + context.notes
     if defer_tool_calls and message.tool_calls:
         return TurnResult(None, builder.error, context, message, reply_id, compactions, notes)
     entry = await session.append(message, entry_id=reply_id)
     return TurnResult(entry, builder.error, context, compactions=compactions, notes=notes)
+
+
+async def _with_window_full(message: Message, model: str, settings: Settings) -> Message:
+    from core.tokens import context_window, known_context_window
+
+    known = await asyncio.to_thread(known_context_window, model, settings.context_windows)
+    if known is not None:
+        return window_full(message, known, guessed=False)
+    guess = await asyncio.to_thread(context_window, model, settings.context_windows)
+    return window_full(message, guess, guessed=True)
 
 
 # --- what is sent -----------------------------------------------------------

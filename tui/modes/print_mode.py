@@ -137,6 +137,9 @@ async def _run(
                 f"continue with -c (session {session.id})",
                 1,
             )
+        if result.message.stop_reason == "length":
+            why = result.message.error or "the answer reached the output token limit"
+            return fail(f"{why}; the answer is incomplete (session {session.id})", 1)
         if result.message.stop_reason == "interrupted":
             return fail(f"the answer was cut off; what arrived was saved (session {session.id})", 1)
         return 0

@@ -50,9 +50,18 @@ def usage_label(usage: Usage | None) -> str:
     return label
 
 
+CONTEXT_HINT = "compact (/compact) or shorten the message"
+"""What helps a context too long for the window: retrying it cannot."""
+
+
+def hint_for(error_kind: object, retry_hint: str) -> str:
+    """What to do about an error of ``error_kind``: retry, unless retrying cannot help."""
+    return CONTEXT_HINT if error_kind == "context_overflow" else retry_hint
+
+
 def status_of(message: Message, retry_hint: str) -> tuple[str, str] | None:
     """The line that says how a reply ended (and its CSS class), if it did not simply stop;
-    an error names how to retry it (``retry_hint``)."""
+    an error names what can help (``retry_hint``, or compacting for a full window)."""
     reason = message.stop_reason
     if reason == "aborted":
         return "■ stopped", "-stopped"
@@ -61,9 +70,13 @@ def status_of(message: Message, retry_hint: str) -> tuple[str, str] | None:
         return f"⚠ interrupted ({why})", "-interrupted"
     if reason == "error":
         error = one_line(message.error, 300) or "unknown error"
-        return f"✗ error: {error} · {retry_hint}", "-error"
-    if reason == "length":
-        return "… cut off at the output token limit", "-length"
+        return (
+            f"✗ error: {error} · {hint_for(message.meta.get('error_kind'), retry_hint)}",
+            "-error",
+        )
+    if reason == "length":  # the error, when there is one, says the window filled
+        why = one_line(message.error, 300) or "cut off at the output token limit"
+        return f"… {why}", "-length"
     return None
 
 

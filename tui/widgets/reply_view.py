@@ -37,6 +37,7 @@ from tui.widgets._text import one_line
 from tui.widgets.assistant_message import (
     AssistantMessage,
     content_runs,
+    hint_for,
     lone_paragraph_of,
     usage_label,
 )
@@ -495,7 +496,8 @@ class ReplyView(AssistantMessage):
 
     def _show_live_error(self, event: ErrorEvent) -> None:
         error = one_line(getattr(event.error, "message", str(event.error)), 300) or "unknown error"
-        self._set_status(f"✗ error: {error} · {self.context.retry_hint}", "-error")
+        hint = hint_for(getattr(event.error, "kind", None), self.context.retry_hint)
+        self._set_status(f"✗ error: {error} · {hint}", "-error")
 
     def _refresh_visibility(self) -> None:
         height = self.screen.size.height if self.is_attached else 0
