@@ -63,13 +63,21 @@ async def window_at_most(
     store: SessionStore, model: str, settings: Settings, api_base: str | None, refused: int
 ) -> LearnedWindow | None:
     """The model's server refused a request of ``refused`` tokens as too long:
-    its window is smaller. Remembered (source ``overflow``) when that is less
-    than the window assumed so far; None otherwise."""
+    its window is smaller. When the window was a guess (the server says it
+    nowhere), the server is asked to name it in a refusal
+    (:mod:`core.providers.window_probe`, source ``refusal``); else, or if it
+    does not, ``refused`` is taken (source ``overflow``). Remembered when that
+    is less than the window assumed so far; None otherwise."""
+    from core.providers.window_probe import ask_by_refusal
+
     if refused >= await asyncio.to_thread(context_window, model, settings.context_windows):
         return None
-    root = server_root(resolve_target(model, settings, api_base))
-    endpoint = savable_base_url(root) or ""
-    learned = LearnedWindow(endpoint, model, refused, "overflow", now_iso())
+    target = resolve_target(model, settings, api_base)
+    endpoint = savable_base_url(server_root(target)) or ""
+    guessed = known_context_window(model, settings.context_windows) is None
+    named = await ask_by_refusal(target, refused) if guessed else None
+    tokens, source = (named, "refusal") if named is not None else (refused, "overflow")
+    learned = LearnedWindow(endpoint, model, tokens, source, now_iso())
     if endpoint:
         await store.save_learned_window(learned)
     return learned

@@ -152,7 +152,7 @@ async def ask_window(root: str, name: str, timeout: float = ASK_TIMEOUT) -> tupl
     ``name`` at ``root``; None when none does in ``timeout`` seconds. Asked
     while the first request is prepared, with httpx (and the TLS trust store
     for https, read off the loop)."""
-    async with _client(root) as (client, failures):
+    async with client_for(root) as (client, failures):
 
         async def get(path: str, body: dict[str, Any] | None = None) -> Any:
             method = "GET" if body is None else "POST"
@@ -192,7 +192,7 @@ async def ask_window(root: str, name: str, timeout: float = ASK_TIMEOUT) -> tupl
 
 
 @asynccontextmanager
-async def _client(root: str) -> AsyncIterator[tuple[Any, tuple[type[Exception], ...]]]:
+async def client_for(root: str) -> AsyncIterator[tuple[Any, tuple[type[Exception], ...]]]:
     """A client for ``root`` (no proxy: the questions go to the server itself)
     and the exceptions a question fails with (a body that is not JSON too)."""
     httpx = await sdk.loaded("httpx")

@@ -149,8 +149,9 @@ async def test_overflow_in_each_servers_way_compacts_once_and_retries(
 
 async def test_a_server_that_says_nothing_is_learned_from_its_refusal(store: SqliteStore) -> None:
     """llama-cpp-python says its window nowhere: 8,192 is guessed; its first
-    refusal (a stream that just ends) teaches that the window is smaller than
-    the refused request, so later turns compact before it refuses again."""
+    refusal (a stream that just ends) sends one question it is sure to refuse,
+    not streamed and for one token, whose answer names the window; later turns
+    compact before it refuses again."""
     local = LocalServer("llama-cpp-python", 4_096)
     with FakeProvider(local=local) as server:
         conversation = await conversation_at(store, server)
@@ -160,12 +161,14 @@ async def test_a_server_that_says_nothing_is_learned_from_its_refusal(store: Sql
             result = await conversation.send(f"question {i}: " + WORDS * 8)
             assert result.turns[-1].error is None, result.turns[-1].error
     learned = [e for e in events if isinstance(e, WindowLearned)]
-    assert [(e.source, 4_096 <= e.tokens < 8_192) for e in learned] == [("overflow", True)]
+    assert [(e.source, e.tokens) for e in learned] == [("refusal", 4_096)]
     triggers = [e.trigger for e in events if isinstance(e, CompactionStarted)]
     assert triggers[0] == "overflow" and set(triggers[1:]) == {"auto"}, triggers
-    assert local.refused == 1
+    assert local.refused == 2, "the stream that ended, then the question"
+    probe = [r.body for r in server.requests if not r.body.get("stream")]
+    assert [p.get("max_tokens") for p in probe] == [1]
     saved = await store.learned_window(server.base_url, MODEL)
-    assert saved is not None and saved.source == "overflow"
+    assert saved is not None and (saved.source, saved.tokens) == ("refusal", 4_096)
 
 
 async def test_an_endless_answer_is_no_answer_and_is_read_only_in_part() -> None:
