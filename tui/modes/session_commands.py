@@ -106,6 +106,7 @@ async def _list(store, args: argparse.Namespace) -> int:
 async def _show(store, args: argparse.Namespace, settings: Settings) -> int:
     from core.chat.target import is_trusted
     from core.formats.overview import load_overview, overview_text
+    from tui.modes.session_windows import model_windows
 
     info = await store.get_session(args.id)
     if info is None:
@@ -113,10 +114,14 @@ async def _show(store, args: argparse.Namespace, settings: Settings) -> int:
     overview = await load_overview(store, info)
     untrusted = frozenset(url for url in overview.endpoints if not is_trusted(url, settings))
     overview = replace(overview, untrusted=untrusted)
+    endpoint = overview.endpoints[-1] if overview.endpoints else None
+    models = [m.model for m in overview.models]
+    windows = await model_windows(store, models, endpoint, settings)
     if args.json:
-        _print_json(overview.to_dict())
+        _print_json({**overview.to_dict(), "windows": [w.to_dict() for w in windows]})
     else:
-        sys.stdout.write(strip_control(overview_text(overview)))
+        text = overview_text(overview) + "".join(w.line() for w in windows)
+        sys.stdout.write(strip_control(text))
     return 0
 
 
