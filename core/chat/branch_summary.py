@@ -76,7 +76,8 @@ async def summarize_branch(
     model fails.
     """
     from core.chat.target import resolve_target
-    from core.compaction.plan import serialize_transcript
+    from core.compaction.plan import serialize_transcript, summary_max_tokens
+    from core.compaction.run import budget
     from core.tokens import context_window
 
     if tree is None:
@@ -93,7 +94,10 @@ async def summarize_branch(
         raise BranchSummaryError("the branch left behind holds no messages")
 
     window = context_window(model, settings.context_windows)
-    max_chars = max(MIN_TRANSCRIPT_CHARS, (window - SUMMARY_MAX_TOKENS - 1_000) * CHARS_PER_TOKEN)
+    keep = budget(model, settings).keep_recent_tokens
+    reply = summary_max_tokens(SUMMARY_MAX_TOKENS, window, keep, None)
+    least = min(MIN_TRANSCRIPT_CHARS, window * CHARS_PER_TOKEN // 4)  # a small window
+    max_chars = max(least, (window - reply - 1_000) * CHARS_PER_TOKEN)
     transcript = serialize_transcript(content, max_chars)
     target = resolve_target(model, settings, api_base)
     from core.compaction.plan import request_messages
@@ -102,7 +106,7 @@ async def summarize_branch(
         model=target.model,
         messages=request_messages(summary_prompt(transcript)),
         system=SYSTEM,
-        max_tokens=SUMMARY_MAX_TOKENS,
+        max_tokens=reply,
         api_base=target.api_base,
         api_key=target.api_key,
     )

@@ -69,6 +69,22 @@ def budget_for(window: int, settings: CompactionSettings) -> Budget:
     return Budget(window=window, reserve_tokens=reserve, keep_recent_tokens=keep)
 
 
+SUMMARY_WINDOW_FRACTION = 4
+"""A summary's answer is at most a quarter of the summarizing model's window."""
+MIN_SUMMARY_TOKENS = 256
+
+
+def summary_max_tokens(
+    wanted: int, window: int, keep_recent_tokens: int, max_output: int | None
+) -> int:
+    """``max_tokens`` of a summary request: ``wanted`` (a share of the reserve)
+    within what the model may write, raised to a useful minimum, then held to a
+    quarter of ``window`` and to the kept tail's budget, so that a summary
+    never fills the room it was written to free."""
+    tokens = max(MIN_SUMMARY_TOKENS, min(wanted, max_output) if max_output else wanted)
+    return max(1, min(tokens, window // SUMMARY_WINDOW_FRACTION, keep_recent_tokens))
+
+
 def should_compact(context_tokens: int, budget: Budget, settings: CompactionSettings) -> bool:
     return settings.enabled and context_tokens > budget.threshold
 

@@ -35,6 +35,8 @@ Trigger = Literal["manual", "auto", "overflow"]
 CHARS_PER_TOKEN = 4
 """The estimate used everywhere else, for fitting a transcript into the summarizing model's window."""
 MIN_TRANSCRIPT_CHARS = 8_000
+"""The least transcript a summary request carries, unless a quarter of the
+window is less (a small window cannot hold 8,000 characters beside the rest)."""
 
 
 class CompactionError(Exception):
@@ -198,26 +200,31 @@ async def _summarize(
 ) -> tuple[str, dict]:
     summary_model, target = _summary_target(model, settings, api_base)
     max_out = max_output_tokens(summary_model)
-    history_tokens = max(256, min(int(0.8 * limits.reserve_tokens), max_out)) if max_out else None
-    prefix_tokens = max(256, min(int(0.5 * limits.reserve_tokens), max_out)) if max_out else None
+    window = context_window(summary_model, settings.context_windows)
+
+    def reply_tokens(share: float) -> int:
+        wanted = int(share * limits.reserve_tokens)
+        return plan.summary_max_tokens(wanted, window, limits.keep_recent_tokens, max_out)
+
+    history_tokens, prefix_tokens = reply_tokens(0.8), reply_tokens(0.5)
     # The transcript gets what the summarizing model's window leaves after the
     # reply and the instructions (with the previous summary).
-    window = context_window(summary_model, settings.context_windows)
     instructions = len(prompts.SYSTEM) + len(
         plan.summary_prompt("", previous_summary=preparation.previous_summary, focus=focus)
     )
-    reply = history_tokens or limits.reserve_tokens
+    reply = history_tokens
     room = window - reply - instructions // CHARS_PER_TOKEN
-    max_chars = max(MIN_TRANSCRIPT_CHARS, room * CHARS_PER_TOKEN)
+    least = min(MIN_TRANSCRIPT_CHARS, window * CHARS_PER_TOKEN // 4)
+    max_chars = max(least, room * CHARS_PER_TOKEN)
     # When it takes several pieces, a later piece's prompt also carries the
     # summary of the pieces before it.
-    piece_chars = max(MIN_TRANSCRIPT_CHARS, (room - reply) * CHARS_PER_TOKEN)
+    piece_chars = max(least, (room - reply) * CHARS_PER_TOKEN)
 
     def pieces(entries: tuple[Entry, ...]) -> list[str]:
         whole = plan.transcript_chunks(entries, max_chars)
         return whole if len(whole) <= 1 else plan.transcript_chunks(entries, piece_chars)
 
-    def request(prompt: str, max_tokens: int | None) -> ChatRequest:
+    def request(prompt: str, max_tokens: int) -> ChatRequest:
         return ChatRequest(
             model=target.model,
             messages=plan.request_messages(prompt),
@@ -232,7 +239,7 @@ async def _summarize(
     # request goes in pieces, each updating the summary of those before it.
     usage: Usage | None = None
 
-    async def ask(prompt: str, max_tokens: int | None) -> str:
+    async def ask(prompt: str, max_tokens: int) -> str:
         nonlocal usage
         text, used = await _complete(request(prompt, max_tokens), summary_model, settings, on_wait)
         if used is not None:
