@@ -6,9 +6,10 @@ says it (vLLM's ``/v1/models`` ``max_model_len``, llama.cpp's ``/props``
 ``n_ctx``, LM Studio's ``/api/v0/models/NAME``, Ollama's ``/api/show`` and
 ``/api/ps``; llama-cpp-python says it nowhere), and refuses a prompt over it
 in that server's words: HTTP 400 with its text, or, for llama-cpp-python
-streaming, an event stream that just ends. An answer that would outgrow the
-window is stopped where it fills it, with finish reason ``length``, as every
-one of these servers does (``cut_replies`` counts them).
+streaming, an event stream that just ends. In llama-cpp-python's way, an
+answer that would outgrow the window is stopped where it fills it, with
+finish reason ``length`` (``cut_replies`` counts them); the other kinds let
+scripted answers through whole.
 
 A prompt counts ``len(json.dumps(body)) // 4`` tokens, the figure the fake
 reports as its usage, so what Tangents is told and what is refused agree.
@@ -78,8 +79,11 @@ class LocalServer:
 
     # --- a window that fills while it answers ----------------------------------
 
-    def room(self, body: Any) -> int:
-        """Characters of answer the window has left after the prompt."""
+    def room(self, body: Any) -> int | None:
+        """Characters of answer the window has left after the prompt (None:
+        not counted, for kinds other than llama-cpp-python)."""
+        if self.kind != "llama-cpp-python":
+            return None
         return max(0, self.window - prompt_tokens(body)) * 4
 
     # --- refusing a prompt over the window ------------------------------------

@@ -839,11 +839,12 @@ class FakeProvider:
                 body=item.body.encode("utf-8", "surrogatepass"), content_type="text/event-stream"
             )
         reply = self._reply_for(item, wire, body)
-        if self.local is not None and len(reply.text) > self.local.room(body):
+        room = self.local.room(body) if self.local is not None else None
+        if room is not None and len(reply.text) > room:
             # the window fills while it answers: the server stops it, "length"
+            assert self.local is not None
             self.local.cut_replies += 1
-            text = reply.text[: self.local.room(body)]
-            reply = dataclasses.replace(reply, text=text, stop_reason="max_tokens")
+            reply = dataclasses.replace(reply, text=reply.text[:room], stop_reason="max_tokens")
         if isinstance(item, Drop) and item.after_chunks == 0:
             self._drop(request)
             return web.Response()
