@@ -2,7 +2,8 @@
 to a stdout that a closed pipe cannot break, and the approval rule for tools.
 
 Text: the answer on stdout, tool activity on stderr as ``tool: ...`` lines,
-notices and retries on stderr as ``tangents: ...``. JSON (``--json``): one
+notices, retries and compactions on stderr as ``tangents: ...`` (one line
+when each starts and one when it ends). JSON (``--json``): one
 object per event on stdout (:func:`core.chat.events_json.event_json`), opened by
 ``{"type": "session", ...}``.
 """
@@ -12,16 +13,31 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
-from core.chat.events import Event, Notice, Silence, ToolChanged, Waiting
+from core.chat.events import (
+    CompactionEnded,
+    CompactionStarted,
+    Event,
+    Notice,
+    Silence,
+    ToolChanged,
+    Waiting,
+)
 from core.chat.events_json import event_json
 from core.providers.base import STREAM_EVENT_TYPES, TextDelta
 from core.sanitize import StreamCleaner, json_for_terminal, strip_control
+from core.sessions.entries import Compaction
 from core.tools.base import Approval, ApproveFn
 from core.tools.registry import ToolRegistry
 
 SILENCE_SAID = 10
 """Seconds without a word after which text print mode says so on stderr."""
+_COMPACTING_WHY = {
+    "auto": "the context is near the model's window",
+    "overflow": "the model said the context is too long",
+    "manual": "asked for",
+}
 
 
 class PipeSafeStdout:
@@ -55,6 +71,9 @@ class TextPrinter:
         self.new_turn = False
         self.said_silence = False
         """This silence was said already (one line each)."""
+        self.retrying = False
+        """A retry was announced and has not yet been heard from."""
+        self.compacting_since: float | None = None
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Silence):
@@ -64,11 +83,17 @@ class TextPrinter:
             return
         if isinstance(event, STREAM_EVENT_TYPES):
             self.said_silence = False
-        if isinstance(event, TextDelta) and event.text:
+            if self.retrying:
+                self.retrying = False
+                say("the retry went through")
+        if isinstance(event, (CompactionStarted, CompactionEnded)):
+            self._compaction(event)
+        elif isinstance(event, TextDelta) and event.text:
             self._write(self.cleaner.feed(event.text) if self.cleaner else event.text)
         elif isinstance(event, ToolChanged):
             self._tool(event)
         elif isinstance(event, Waiting):
+            self.retrying = True
             say(f"{event.error.message}; retrying in {event.seconds:.0f} s")
         elif isinstance(event, Notice):
             say(event.text)
@@ -81,6 +106,21 @@ class TextPrinter:
         self.new_turn = False
         self.out.write(text)
         self.wrote_newline = text.endswith("\n")
+
+    def _compaction(self, event: CompactionStarted | CompactionEnded) -> None:
+        if isinstance(event, CompactionStarted):
+            self.compacting_since = time.monotonic()
+            why = _COMPACTING_WHY.get(event.trigger, event.trigger)
+            say(f"compacting the conversation ({why})…")
+            return
+        took = time.monotonic() - (self.compacting_since or time.monotonic())
+        self.compacting_since = None
+        self.retrying = False  # a summary request's retry: this line says how it went
+        payload = event.entry.payload if event.entry is not None else None
+        if isinstance(payload, Compaction):
+            say(f"compacted: {payload.tokens_before:,} tokens summarized in {took:.0f} s")
+        else:
+            say("compaction failed or stopped; nothing was summarized")
 
     def _tool(self, event: ToolChanged) -> None:
         activity = event.activity
