@@ -9,7 +9,9 @@ in that server's words: HTTP 400 with its text, or, for llama-cpp-python
 streaming, an event stream that just ends. In llama-cpp-python's way, an
 answer that would outgrow the window is stopped where it fills it, with
 finish reason ``length`` (``cut_replies`` counts them); the other kinds let
-scripted answers through whole.
+scripted answers through whole. llama-cpp-python also sends no usage, and a
+request that arrives while another is answered cuts that one off
+(``interrupt_requests``, on by default; ``interrupted`` counts them).
 
 A prompt counts ``len(json.dumps(body)) // 4`` tokens, the figure the fake
 reports as its usage, so what Tangents is told and what is refused agree.
@@ -42,6 +44,8 @@ class LocalServer:
     refused: int = 0
     cut_replies: int = 0
     """Answers stopped because prompt and answer outgrew the window."""
+    interrupted: int = 0
+    """Answers cut off by a request that came while they ran."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -76,6 +80,19 @@ class LocalServer:
         if self.kind == "ollama" and path == "/api/ps":
             return {"models": []}
         return None
+
+    # --- llama-cpp-python's defaults -------------------------------------------
+
+    @property
+    def one_at_a_time(self) -> bool:
+        """A new request cuts off the one running (``interrupt_requests``)."""
+        return self.kind == "llama-cpp-python"
+
+    def without_usage(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` as this server reads it: llama-cpp-python ignores ``stream_options``."""
+        if self.kind != "llama-cpp-python":
+            return body
+        return {k: v for k, v in body.items() if k != "stream_options"}
 
     # --- a window that fills while it answers ----------------------------------
 

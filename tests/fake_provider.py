@@ -794,6 +794,10 @@ class FakeProvider:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         task = asyncio.current_task()
         assert task is not None
+        if self.local is not None and self.local.one_at_a_time:
+            for running in list(self._handlers):  # cut off, as interrupt_requests does
+                self.local.interrupted += 1
+                running.cancel()
         self._handlers.add(task)
         self.most_at_once = max(self.most_at_once, len(self._handlers))
         try:
@@ -827,6 +831,8 @@ class FakeProvider:
             return response
         if isinstance(refusal, tuple):
             return web.json_response(refusal[1], status=refusal[0])
+        if self.local is not None:
+            body = self.local.without_usage(body)
         item = self._next_item(body.get("model"))
         if isinstance(item, Fail):
             return self._fail(item, wire, request)
