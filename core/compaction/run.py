@@ -232,6 +232,8 @@ async def _summarize(
             max_tokens=max_tokens,
             api_base=target.api_base,
             api_key=target.api_key,
+            # a stream that ends before a word is then the window refusing it
+            near_window=3 * (len(prompt) + len(prompts.SYSTEM)) // CHARS_PER_TOKEN >= window,
         )
 
     # One request at a time: a single-slot local server cuts off (or queues) a

@@ -12,7 +12,7 @@ import pytest
 from fake_local_server import LocalServer
 
 from core.chat.branch_summary import summarize_branch
-from core.compaction.run import budget, compact
+from core.compaction.run import CompactionError, budget, compact
 from core.sessions.messages import user_text
 from core.sessions.session import Session
 from core.settings import Settings
@@ -68,3 +68,17 @@ async def test_a_branch_summary_fits_a_small_window(store: SqliteStore) -> None:
         )
         (asked,) = [r.body.get("max_tokens") for r in server.requests]
     assert asked is not None and asked <= 2_048 // 4
+
+
+async def test_a_summary_request_the_window_refuses_says_so_once(store: SqliteStore) -> None:
+    """The window was guessed too large: llama-cpp-python ends the summary's
+    stream without a word. That is the context, not a lost connection, and
+    asking again cannot help."""
+    settings = Settings(context_windows={MODEL: 8_192}, retries=3)
+    session = await chatted(store, 12, 60)
+    with FakeProvider(local=LocalServer("llama-cpp-python", 2_048)) as server:
+        with pytest.raises(CompactionError) as failed:
+            await compact(session, settings, model=MODEL, api_base=server.base_url + "/v1")
+        assert len(server.requests) == 1, "retried what retrying cannot fix"
+    assert "context window" in str(failed.value)
+    assert "could not reach" not in str(failed.value)
