@@ -126,6 +126,10 @@ def main() -> None:
     )
     print(f"turns left out / errors   {totals['left_out']} / {totals['errors']}")
     print(
+        f"answers cut by the window  {local.cut_replies};"
+        f" cut off by another request {local.interrupted}"
+    )
+    print(
         f"largest request           {local.largest_prompt:,} tokens"
         f" = {local.largest_prompt / args.window:.0%} of the window"
     )
