@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.keys import key_to_character
 
 Scope = Literal[
@@ -325,7 +325,7 @@ ACTIONS: tuple[Action, ...] = (
 BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
 
 
-def bindings(scope: Scope) -> list[Binding]:
+def bindings(scope: Scope) -> list[BindingType]:
     """The ``BINDINGS`` of one scope; ``show=False`` because our footer shows its own hints."""
     return [
         Binding(a.keys, a.action, a.description, show=False, priority=a.priority, id=a.id)

@@ -209,7 +209,8 @@ def questions_unasked() -> Iterator[None]:
     import textual_image._terminal as terminal
 
     capture = terminal.capture_terminal_response
-    terminal.capture_terminal_response = _NotAsked
+    # A class in place of the function: called the same way, it never answers.
+    terminal.capture_terminal_response = _NotAsked  # type: ignore[assignment]
     try:
         yield
     finally:

@@ -41,6 +41,7 @@ from tui import keymap
 from tui.chat.message_text import last_code_block, message_text
 from tui.widgets._context import BranchInfo
 from tui.widgets._text import one_line
+from tui.widgets.thinking_block import ThinkingBlock
 
 if TYPE_CHECKING:
     from tui.chat.chat_screen import ChatScreen
@@ -145,8 +146,11 @@ class BranchController:
 
     async def edit(self, entry: Entry) -> None:
         """Put a user message in the input; sending it makes an alternative of it."""
+        message = entry.message
+        if message is None:
+            return
         attachments: list[Attachment] = []
-        for number, image in enumerate(entry.message.images, 1):
+        for number, image in enumerate(message.images, 1):
             blob = await self.screen.session.store.get_blob(image.sha256)
             if blob is not None:
                 attachments.append(Attachment(f"image {number}", blob))
@@ -359,13 +363,18 @@ class BranchController:
     # --- the other actions ----------------------------------------------------------------
 
     def can_toggle_message_thinking(self) -> bool:
-        return self.focused_entry("assistant") is not None and bool(
-            self.screen.focused.query("ThinkingBlock")
+        focused = self.screen.focused
+        return (
+            self.focused_entry("assistant") is not None
+            and focused is not None
+            and bool(focused.query(ThinkingBlock))
         )
 
     def action_toggle_message_thinking(self) -> None:
-        for block in self.screen.focused.query("ThinkingBlock"):
-            block.action_toggle()
+        focused = self.screen.focused
+        if focused is not None:
+            for block in focused.query(ThinkingBlock):
+                block.action_expand_or_collapse()
 
     def action_retry_message(self) -> None:
         entry = self.focused_entry("assistant")
@@ -421,7 +430,11 @@ class BranchController:
             current or "",
             placeholder="a short name (empty removes the label)",
         )
-        self.screen.app.push_screen(prompt, lambda label: self._label(entry, label))
+
+        def label_chosen(label: str | None) -> None:
+            self._label(entry, label)
+
+        self.screen.app.push_screen(prompt, label_chosen)
 
     def _label(self, entry: Entry, label: str | None) -> Worker:
         return self.screen.run_worker(
@@ -475,7 +488,7 @@ class BranchController:
         forked = await self.screen.conversation.fork(entry_id, first_k, last_n)
         self.screen.notify(f"Forked into a new session ({len(forked.path)} entries).")
         self.screen.app.call_later(
-            self.screen.app.open_session, forked
+            self.screen.open_session, forked
         )  # not from this screen's worker: the screen goes
 
     def action_open_tree(self) -> None:

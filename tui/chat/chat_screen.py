@@ -18,7 +18,7 @@ import contextlib
 import importlib
 import os
 from functools import partial
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -76,6 +76,12 @@ if TYPE_CHECKING:
     from tui.screens.sessions import PickerResult
     from tui.widgets.assistant_message import AssistantMessage
     from tui.widgets.chat_view import ChatView
+
+
+class SessionOpener(Protocol):
+    """What the chat screen asks of the app it runs in (``TangentsApp``)."""
+
+    def open_session(self, session: Session) -> None: ...
 
 
 class ChatScreen(Screen[None]):
@@ -318,6 +324,7 @@ class ChatScreen(Screen[None]):
         edited = self.composer.editing
         if (
             edited is not None
+            and edited.message is not None
             and message.strip("\n") == edited.message.text
             and not self.composer.attachments
             and not edited.message.images
@@ -763,7 +770,7 @@ class ChatScreen(Screen[None]):
             except SessionError as error:
                 self.notify(str(error), severity="warning")
             else:
-                self.app.open_session(session)
+                self.open_session(session)
                 return
         if result.current_deleted:
             await self._open_new_session()
@@ -778,7 +785,12 @@ class ChatScreen(Screen[None]):
             self.app.notify(
                 "The unsent draft stays with the previous session: it comes back when you open it."
             )
-        self.app.open_session(await Session.create(self.session.store, cwd=os.getcwd()))
+        self.open_session(await Session.create(self.session.store, cwd=os.getcwd()))
+
+    def open_session(self, session: Session) -> None:
+        """Show ``session`` on a new chat screen in place of this one."""
+        # Textual types ``app`` as any App; this screen runs only in TangentsApp.
+        cast(SessionOpener, self.app).open_session(session)
 
     def _refuse_while_replying(self) -> bool:
         if self.replying:

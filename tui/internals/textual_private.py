@@ -189,7 +189,8 @@ def lay_out_once() -> None:
     keeps the second pass: following its bottom (an anchor) reads its size from
     the pass before. A scrollbar whose thumb the pass moved is painted in
     the pass's frame. Applies to every widget from then on (idempotent)."""
-    Widget._size_updated = _size_updated_once  # type: ignore[method-assign]
+    # A swap: its first parameter is named for what it is, not ``self``.
+    Widget._size_updated = _size_updated_once  # type: ignore[method-assign,assignment]
 
 
 _textual_render_widget = StylesCache.render_widget
@@ -238,9 +239,10 @@ def reuse_renders() -> None:
     update), which forgets the lines kept here; a link under the mouse is
     styled on every paint, so a widget with one is rendered as Textual does.
     Applies to every widget from then on (idempotent)."""
-    StylesCache.render_widget = _render_widget_again  # type: ignore[method-assign]
-    StylesCache.clear = _clear  # type: ignore[method-assign]
-    StylesCache.set_dirty = _set_dirty  # type: ignore[method-assign]
+    # A swap: its first parameter is named for what it is, not ``self``.
+    StylesCache.render_widget = _render_widget_again  # type: ignore[method-assign,assignment]
+    StylesCache.clear = _clear  # type: ignore[method-assign,assignment]
+    StylesCache.set_dirty = _set_dirty  # type: ignore[method-assign,assignment]
 
 
 _textual_reflow = Compositor.reflow
@@ -284,8 +286,9 @@ def keep_full_map() -> None:
     region (which, for one out of view, arranged the screen when the map was
     out of date) to mark all its lines dirty: its emptied line cache renders
     them all anyway. Applies from then on (idempotent)."""
-    Compositor.reflow = _reflow_keeping_map  # type: ignore[method-assign]
-    Widget._set_dirty = _set_widget_dirty  # type: ignore[method-assign]
+    # A swap: its first parameter is named for what it is, not ``self``.
+    Compositor.reflow = _reflow_keeping_map  # type: ignore[method-assign,assignment]
+    Widget._set_dirty = _set_widget_dirty  # type: ignore[method-assign,assignment]
 
 
 _textual_scrollbar_lines = ScrollBar.render_lines
@@ -305,7 +308,7 @@ def _scrollbar_lines(bar: ScrollBar, crop: Region) -> list[Strip]:
         return _textual_scrollbar_lines(bar, crop)
     width, height = bar.outer_size
     filters = tuple(bar.get_line_filters())
-    key = (crop, width, height, renderable.virtual_size, renderable.window_size)
+    key: tuple[object, ...] = (crop, width, height, renderable.virtual_size, renderable.window_size)
     key += (renderable.position, style, bar.visual_style, filters)
     last: tuple[object, list[Strip]] | None = bar.__dict__.get("_last_lines")
     if last is not None and last[0] == key:
@@ -342,7 +345,9 @@ def quick_scrollbars() -> None:
     Textual makes, its line filters applied (a test compares them); a
     horizontal scrollbar, a renderer or style of one's own or ANSI colours
     take Textual's way. Applies to every scrollbar from then on (idempotent)."""
-    ScrollBar.render_lines = _scrollbar_lines  # type: ignore[method-assign]
+    # A swap, its first parameter named for what it is (not ``self``); only
+    # scrollbars call it, so it takes a ScrollBar where Textual declares a Widget.
+    ScrollBar.render_lines = _scrollbar_lines  # type: ignore[method-assign,assignment]
 
 
 _textual_text_area_lines = TextArea.render_lines
@@ -372,7 +377,8 @@ def keep_text_area_theme() -> None:
     is applied to it again (focus, a class on it or an ancestor, the app's
     theme); so they are filled in again when one of those is not what it was.
     A test compares the lines with Textual's own after each such change."""
-    TextArea.render_lines = _text_area_lines  # type: ignore[method-assign]
+    # A swap: its first parameter is named for what it is, not ``self``.
+    TextArea.render_lines = _text_area_lines  # type: ignore[method-assign,assignment]
 
 
 _textual_on_timer_update = Screen._on_timer_update
@@ -393,7 +399,8 @@ def updates_after_keys(key_waiting: Callable[[], bool]) -> None:
         if not key_waiting():
             _textual_on_timer_update(screen)
 
-    Screen._on_timer_update = on_timer_update  # type: ignore[method-assign]
+    # A swap: its first parameter is named for what it is, not ``self``.
+    Screen._on_timer_update = on_timer_update  # type: ignore[method-assign,assignment]
 
 
 PATCH_NAMES = (

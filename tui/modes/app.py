@@ -140,13 +140,15 @@ class TangentsApp(App[None]):
         return super().post_message(message)
 
     async def on_event(self, event: events.Event) -> None:
-        typed = isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded
-        if typed and isinstance(self.screen, ChatScreen):
+        typed: events.Key | events.Paste | None = None
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            typed = event
+        if typed is not None and isinstance(self.screen, ChatScreen):
             # Decided here, before the key or paste goes to the focused widget, so
             # that a burst of keys (fast typing, a paste through tmux) lands in order.
-            self.screen.take_typing(event)
+            self.screen.take_typing(typed)
         await super().on_event(event)
-        if typed:
+        if typed is not None:
             # Queued behind the key at the widget it went to: runs once it is handled.
             target = self.focused or self.screen
             if not target.call_later(self._key_handled, target):
@@ -159,7 +161,7 @@ class TangentsApp(App[None]):
         shows the message sent too)."""
         ui_first.key_handled()
         with_message = isinstance(target, PromptInput) and target.echo_with_message
-        if with_message:
+        if with_message and isinstance(target, PromptInput):
             target.echo_with_message = False
         painted = not ui_first.key_unhandled and not with_message and paint_now(target)
         if painted or not target.call_after_refresh(ui_first.key_painted):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from core.formats import FormatError, ImportedSession, parse_import
 from core.formats.export import export_text
 from core.sanitize import json_for_terminal, strip_control
+from core.sessions.entries import Compaction
 from core.sessions.persistence import ConflictError
 from core.settings import Settings
 from tui.modes.bootstrap import (
@@ -341,6 +342,7 @@ async def _compact(store, args: argparse.Namespace, launch: Launch) -> int:
     except CompactionError as error:
         return fail(str(error), 1)
     payload = entry.payload
+    assert isinstance(payload, Compaction)  # what compact() writes
     print(
         f"Compacted {payload.tokens_before:,} tokens of session {session.id} into a summary "
         f"({len(payload.summary):,} characters, by {payload.details.get('model')}); "

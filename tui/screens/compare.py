@@ -383,7 +383,8 @@ class CompareScreen(Screen["Kept | None"]):
     def _show_diff(self) -> None:
         if self._spans is None:
             self._spans = word_diff([c.text for c in self.columns])
-        self.app.call_from_thread(self._paint_diff)
+        # mypy cannot solve Textual's ``T | Awaitable[T]`` for a coroutine function.
+        self.app.call_from_thread(self._paint_diff)  # type: ignore[arg-type]
 
     async def _paint_diff(self) -> None:
         if not self.diff or self._spans is None:

@@ -37,7 +37,7 @@ def kept_rows(lo: int, hi: int, mounted: tuple[int, int], shared: int) -> tuple[
     return (kept_lo, kept_hi) if kept_lo < kept_hi else None
 
 
-def far_above(spans: Sequence[Span | None], excess: int, top: int) -> int:
+def far_above(spans: Sequence[Span | None], excess: int, top: float) -> int:
     """How many of the first ``excess`` rows end above ``top`` (counted from the
     first; a row not laid out yet stops the count)."""
     count = 0
@@ -48,7 +48,7 @@ def far_above(spans: Sequence[Span | None], excess: int, top: int) -> int:
     return count
 
 
-def far_below(spans: Sequence[Span | None], excess: int, bottom: int) -> int:
+def far_below(spans: Sequence[Span | None], excess: int, bottom: float) -> int:
     """How many of the last ``excess`` rows start below ``bottom`` (counted from
     the last; a row not laid out yet stops the count)."""
     count = 0

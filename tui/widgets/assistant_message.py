@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from textual import events
 from textual.app import ComposeResult, RenderResult
 from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.geometry import Region, Size
 from textual.layout import DockArrangeResult
 from textual.message import Message as TextualMessage
@@ -223,7 +225,7 @@ class AssistantMessage(MessageWidget):
                 self._status = Static(markup=False, classes="message-status")
                 yield self._status
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self._show_header()
         self._show_status()
 
@@ -295,7 +297,8 @@ class AssistantMessage(MessageWidget):
         text = self._header_shown
         if 0 < text.cell_length <= width and "\n" not in text.plain:
             return 1
-        return text.get_height(self.styles, width)
+        # Textual reads the styles as a RulesMap here too (Widget.get_content_height).
+        return text.get_height(cast(RulesMap, self.styles), width)
 
     def render(self) -> RenderResult:
         if self._header is not None:
@@ -341,7 +344,8 @@ class AssistantMessage(MessageWidget):
     def _painted_height_at(self, width: int) -> int:
         known, header = self._painted_height, self._header_shown
         if known is None or known[0] != width or known[1] is not header:
-            height = self._render().get_height(self.styles, width)
+            styles = cast(RulesMap, self.styles)  # as in Widget.get_content_height
+            height = self._render().get_height(styles, width)
             known = self._painted_height = (width, header, height)
         return known[2]
 
@@ -424,7 +428,7 @@ class AssistantMessage(MessageWidget):
         for part in self.text_parts:
             part.update_visibility(top, bottom)
 
-    def _on_click(self, event: events.Click) -> None:
+    async def _on_click(self, event: events.Click) -> None:
         status = self._status
         if status is not None and event.widget is status and status.has_class("-error"):
             event.stop()

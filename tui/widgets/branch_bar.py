@@ -54,7 +54,7 @@ class BranchBar(Static):
     def on_mount(self) -> None:
         self.show(self.info)
 
-    def _on_click(self, event: events.Click) -> None:
+    async def _on_click(self, event: events.Click) -> None:
         width = len(arrows_text(self.info))
         if not width:
             return

@@ -95,8 +95,8 @@ class ChatView(VerticalScroll):
     """
 
     BINDINGS = [
-        Binding("home", "scroll_home", "First message", show=False, id="chat_first"),
-        Binding("end", "scroll_end", "Last message", show=False, id="chat_last"),
+        Binding("home", "first_message", "First message", show=False, id="chat_first"),
+        Binding("end", "last_message", "Last message", show=False, id="chat_last"),
     ]
 
     INITIAL_ROWS = 12
@@ -330,7 +330,7 @@ class ChatView(VerticalScroll):
         for block in self.query(ThinkingBlock):
             block.display = show_thinking
 
-    async def action_scroll_home(self) -> None:
+    async def action_first_message(self) -> None:
         if self._lo > 0 and self._reply is None:
             async with self._window_lock:
                 await self._replace_window(
@@ -340,7 +340,7 @@ class ChatView(VerticalScroll):
         self.scroll_home(animate=False)
         self._focus_edge(0)
 
-    async def action_scroll_end(self) -> None:
+    async def action_last_message(self) -> None:
         if self._hi < len(self._transcript):
             async with self._window_lock:
                 total = len(self._transcript)

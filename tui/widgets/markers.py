@@ -91,7 +91,9 @@ class SummaryMarker(MessageWidget):
     """
 
     BINDINGS = [
-        Binding("enter", "toggle", "Expand / collapse", id="chat_toggle_marker", show=False),
+        Binding(
+            "enter", "expand_or_collapse", "Expand / collapse", id="chat_toggle_marker", show=False
+        ),
     ]
 
     expanded: reactive[bool] = reactive(False)
@@ -138,12 +140,12 @@ class SummaryMarker(MessageWidget):
             self._summary = Markdown(self.summary, classes="marker-summary", open_links=False)
             await self.mount(self._summary)
 
-    def action_toggle(self) -> None:
+    def action_expand_or_collapse(self) -> None:
         self.expanded = not self.expanded
 
-    def _on_click(self, event: events.Click) -> None:
+    async def _on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_expand_or_collapse()
 
 
 class CompactionMarker(SummaryMarker):

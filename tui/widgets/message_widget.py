@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.content import Content
 from textual.widget import Widget
@@ -71,7 +72,7 @@ class MessageWidget(Widget, can_focus=True):
         """The id of the entry shown."""
         return self.entry.id if self.entry is not None else None
 
-    def _on_mount(self) -> None:
+    def _on_mount(self, event: events.Mount) -> None:
         self.show_branch_info()
         self.show_context_note()
 

@@ -161,7 +161,7 @@ class ReplyView(AssistantMessage):
         return ()  # the parts come with the events
 
     async def on_mount(self) -> None:
-        super().on_mount()
+        await super().on_mount()
         self._mount_started = True
         if self._finished:
             # Finished before it was mounted (the view was still moving to the end).
@@ -367,7 +367,7 @@ class ReplyView(AssistantMessage):
         taken, self._pending = self._pending, []
         return taken
 
-    async def _apply(self, events: list[StreamEvent]) -> None:
+    async def _apply(self, events: list[StreamEvent | ToolActivity]) -> None:
         """Render a batch of events: consecutive deltas of one kind are joined first."""
         content_arrived = False
         for kind, batch in _batches(events):

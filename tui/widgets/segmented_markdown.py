@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import cast
 
 from textual.app import ComposeResult, RenderResult
 from textual.await_complete import AwaitComplete
 from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
@@ -363,7 +365,8 @@ class SegmentedMarkdown(Widget):
         shown = self._lone_shown
         if shown is not None and self.children:
             # Segments being made: the painted paragraph is shown until they are.
-            return shown.get_height(self.styles, width)
+            # Textual reads the styles as a RulesMap here too (Widget.get_content_height).
+            return shown.get_height(cast(RulesMap, self.styles), width)
         return super().get_content_height(container, viewport, width)
 
     def _painted_if_lone(self, text: str) -> bool:

@@ -71,7 +71,7 @@ class SessionList(ScrollView, can_focus=False):
             at = order.index(select)
             wanted = [select, *order[at + 1 :], *reversed(order[:at])]
         else:
-            wanted = [select]
+            wanted = [select] if select is not None else []
         ids = {row.summary.info.id: i for i, row in enumerate(rows)}
         index = next((ids[i] for i in wanted if i in ids), 0)
         self.rows = rows

@@ -38,7 +38,13 @@ class ThinkingBlock(Widget, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("enter", "toggle", "Expand / collapse", id="chat_toggle_thinking", show=False),
+        Binding(
+            "enter",
+            "expand_or_collapse",
+            "Expand / collapse",
+            id="chat_toggle_thinking",
+            show=False,
+        ),
     ]
 
     expanded: reactive[bool] = reactive(False, layout=True)
@@ -91,12 +97,12 @@ class ThinkingBlock(Widget, can_focus=True):
     def watch_expanded(self, expanded: bool) -> None:
         self.set_class(not expanded, "-collapsed")
 
-    def action_toggle(self) -> None:
+    def action_expand_or_collapse(self) -> None:
         self.expanded = not self.expanded
 
-    def _on_click(self, event: events.Click) -> None:
+    async def _on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_expand_or_collapse()
 
     def render(self) -> RenderResult:
         arrow = "▾" if self.expanded else "▸"

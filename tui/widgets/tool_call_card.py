@@ -113,7 +113,9 @@ class ToolCallCard(Widget, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("enter", "toggle", "Expand / collapse", id="chat_toggle_tool", show=False),
+        Binding(
+            "enter", "expand_or_collapse", "Expand / collapse", id="chat_toggle_tool", show=False
+        ),
     ]
 
     expanded: reactive[bool] = reactive(False)
@@ -228,12 +230,12 @@ class ToolCallCard(Widget, can_focus=True):
         if self.is_mounted:
             self._refresh_content()
 
-    def action_toggle(self) -> None:
+    def action_expand_or_collapse(self) -> None:
         self.expanded = not self.expanded
 
-    def _on_click(self, event: events.Click) -> None:
+    async def _on_click(self, event: events.Click) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_expand_or_collapse()
 
     # --- rendering ----------------------------------------------------------
 
