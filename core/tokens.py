@@ -59,7 +59,7 @@ def _is_demo(model: str) -> bool:
 def context_window(model: str, overrides: Mapping[str, int] | None = None) -> int:
     """Input tokens ``model`` accepts: ``overrides`` (the ``context_windows``
     setting) first, then litellm's table; 32k for the demo; when unknown, a
-    guess (:func:`guessed_context_window`). Reads the table once (~30 ms),
+    guess (:func:`guessed_context_window`). Reads the table once (it is large),
     without importing litellm."""
     return known_context_window(model, overrides) or guessed_context_window(model)
 

@@ -2,8 +2,8 @@
 window, and whether any API key is set at all.
 
 The model table is litellm's bundled price map (``core.providers.cost``), read
-as JSON without importing litellm. Reading it costs ~30 ms, so it is only done
-in a thread worker after the first frame.
+as JSON without importing litellm. Reading it is slow enough to hold a frame,
+so it is only done in a thread worker after the first frame.
 """
 
 from __future__ import annotations

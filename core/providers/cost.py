@@ -2,12 +2,12 @@
 
 The map is the JSON file shipped in litellm's package, read directly (once):
 importing litellm takes seconds, far too long to price a reply. Parsing its
-3 MB of JSON takes ~20 ms of the first request's wait, so a copy is kept in
+3 MB of JSON would add to the first request's wait, so a copy is kept in
 Python's marshal format where Python keeps this package's bytecode, and for
 the same reason: it is made from installed files, once, and made again
 whenever litellm's file changes (:func:`_read_table`). The copy holds each
 model's entry encoded on its own, decoded when it is first asked for: reading
-it is ~0.7 ms, where decoding all 4,000 entries was ~6. With
+it is a small part of decoding all 4,000 entries. With
 ``LITELLM_LOCAL_MODEL_COST_MAP=True`` (set by :mod:`core.providers.sdk`)
 ``litellm.model_cost`` is that same file. Tiered prices (above 200k tokens,
 priority, batch) are not applied.

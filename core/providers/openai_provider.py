@@ -159,8 +159,8 @@ def _first_connection_modules() -> None:
 
 
 def _import_httpcore_without_h2() -> None:
-    """httpcore imports h2 (HTTP/2, with hpack's Huffman tables: ~25 ms of the
-    first request's wait) at its own import only to re-export its HTTP/2
+    """httpcore imports h2 (HTTP/2, with hpack's Huffman tables: a good part of
+    the first request's wait) at its own import only to re-export its HTTP/2
     connection class; its connections import that module themselves when one
     is asked for HTTP/2, which no request here is. So h2 is hidden while
     httpcore is imported (its import raises ImportError then), and stays
@@ -178,8 +178,8 @@ def prepare(httpx: Any) -> None:
     """In the import thread: one whole request to an in-memory transport, so
     that what httpx makes or imports on a first request (request building,
     the stream decoder, anyio) is done off the loop; and the model table and
-    the shared TLS context (the process's first reads OpenSSL's configuration:
-    ~2 ms). Its trust store is read by :meth:`OpenAIProvider.preload` when the
+    the shared TLS context (the process's first reads OpenSSL's configuration).
+    Its trust store is read by :meth:`OpenAIProvider.preload` when the
     endpoint is https (a local server's plain http needs none)."""
     import asyncio
 

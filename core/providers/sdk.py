@@ -96,7 +96,7 @@ def openai() -> ModuleType:
 def _without_httpx_cli() -> None:
     """Every SDK here imports httpx, and httpx imports its command line at its
     own import (``httpx._main``: click, rich's progress bars and syntax
-    highlighting, pygments' lexers; ~40 ms of the first request's wait) only
+    highlighting, pygments' lexers: much of the first request's wait) only
     to offer ``httpx.main``, which nothing here runs: a stand-in is
     registered in its place first."""
     if "httpx" not in sys.modules and "httpx._main" not in sys.modules:

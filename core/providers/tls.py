@@ -2,8 +2,8 @@
 when a connection needs it.
 
 httpx reads its CA bundle (certifi's, or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``)
-when a context is made: 25-40 ms, holding the GIL, so on a loop that is a
-frozen UI and in a thread it is the loop's time all the same. A request to a
+when a context is made, long enough to notice and holding the GIL, so on a
+loop that is a frozen UI and in a thread it is the loop's time all the same. A request to a
 plain-http server (llama.cpp, vLLM, LM Studio, Ollama on this machine) never
 needs it. So the shared context is made without it (:func:`context`, cheap)
 and reads it in :func:`load` (in a thread, ahead of the first https request:

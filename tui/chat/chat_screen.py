@@ -176,10 +176,10 @@ class ChatScreen(Screen[None]):
     @work(group="load", exit_on_error=False)
     async def _load_path(self) -> None:
         """Make and fill the chat view after the first frame. Its modules (Markdown
-        and every message widget, ~0.3 s on a busy machine) are imported in a
+        and every message widget, slow to import) are imported in a
         thread: keys typed meanwhile still echo. The session's totals, which a
         first message waits for too, are read meanwhile. The model's window is
-        looked up after: the price table it reads holds the GIL for 5-10 ms,
+        looked up after: the price table it reads holds the GIL for a while,
         which, as the import starts when the first message is sent, held that
         message's frame back."""
         totals = asyncio.ensure_future(self.conversation.load_totals())

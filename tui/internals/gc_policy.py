@@ -69,9 +69,9 @@ YOUNG_COLLECTION_EVERY = 10_000
 """Allocations (net) between two young collections, for the session after
 start-up. Python's 700 suits small programs; a screen update allocates
 thousands of short-lived objects, and at 700 a short exchange ran about eight
-young collections and, every ten exchanges or so, a full one (40-60 ms, a
-stutter). At 10,000 the collector's share of an exchange halved (8 to 4 ms,
-measured over 30 exchanges) and full collections came half as often."""
+young collections and, every ten exchanges or so, a full one (a visible
+stutter). At 10,000 the collector's share of an exchange halved and full
+collections came half as often."""
 
 _frozen = False
 _paused_for_start_up = False

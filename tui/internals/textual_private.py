@@ -182,8 +182,8 @@ def lay_out_once() -> None:
     a layout reactive, so each widget whose size changed (every one just
     mounted, every reply that grew) asks for a second pass over the whole
     screen, which finds everything where the first one put it: at each reply
-    that was half the screen updates' work (a pass and a repaint, 5-10 ms at
-    120x40). Widgets are placed by the pass that measured them; a scrollbar that
+    that was half the screen updates' work (a pass and a repaint). Widgets
+    are placed by the pass that measured them; a scrollbar that
     appears or goes asks for its own pass (``show_vertical_scrollbar`` is a
     layout reactive). Only a widget that scrolls and whose own size changed
     keeps the second pass: following its bottom (an anchor) reads its size from
@@ -233,7 +233,7 @@ def reuse_renders() -> None:
     Each time the screen is painted where a widget is (every widget in view
     when the chat scrolls by a line), Textual asks it for its lines again: its
     line cache has them, but finding its background, region and opacity and
-    applying the line filters took 50-70 µs a widget, a third of a short
+    applying the line filters, widget by widget, was much of a short
     exchange's painting. Every change to what a widget shows goes through its
     line cache (``clear`` or ``set_dirty``: a refresh, a new size, a style
     update), which forgets the lines kept here; a link under the mouse is
@@ -340,8 +340,8 @@ def quick_scrollbars() -> None:
 
     Textual paints a scrollbar through Rich's console, line by line through
     the widget's line cache; the chat's scrollbar changes at every exchange
-    (the content grows) and was repainted in full twice an exchange: 1.3 ms
-    each, the dearest widget on the screen. The lines made here are the ones
+    (the content grows) and was repainted in full twice an exchange, the
+    dearest widget on the screen. The lines made here are the ones
     Textual makes, its line filters applied (a test compares them); a
     horizontal scrollbar, a renderer or style of one's own or ANSI colours
     take Textual's way. Applies to every scrollbar from then on (idempotent)."""
@@ -388,8 +388,8 @@ def updates_after_keys(key_waiting: Callable[[], bool]) -> None:
     """Hold the screen's updates while ``key_waiting()``: a key read is on its
     way to its widget.
 
-    A streaming reply asks for a layout pass at nearly every frame (10-15 ms
-    at 20,000 words), and the screen's update timer would run it between a
+    A streaming reply asks for a layout pass at nearly every frame (dearer as
+    the reply grows), and the screen's update timer would run it between a
     key read and its handler (a few hops through message queues): the key's
     echo, painted as soon as it is handled (:func:`paint_now`), waited for
     it. A tick that finds a key waiting does nothing; Textual pauses the
@@ -455,7 +455,7 @@ def patched() -> frozenset[str]:
 def paint_now(widget: Widget) -> bool:
     """Paint ``widget`` at once, alone: a key's echo, not waiting for the screen
     update timer's next tick, nor for a layout pass due for other widgets (a
-    streaming reply's, 20-40 ms) that the next update would do first. False,
+    streaming reply's) that the next update would do first. False,
     and the next update paints it, when it cannot be: it is not a widget on the
     top screen, a batch is held, or a layout pass is due for it (it grew)."""
     if isinstance(widget, Screen) or not widget.is_attached:
@@ -526,7 +526,7 @@ def set_markdown_source(markdown: Markdown, source: str) -> None:
 
 
 _parsers = threading.local()
-"""Each thread's default parser: making one compiles its rules (0.5 ms), and a
+"""Each thread's default parser: making one compiles its rules, and a
 parser keeps state while it finds links, so no two threads share one."""
 
 
@@ -557,7 +557,8 @@ host, a file name with a country's domain, an email address)."""
 def warm_link_patterns() -> None:
     """Make the paragraph of :data:`LINKS_SAMPLE` in this thread: the parser's
     link finder compiles its patterns at the first text that may hold a link
-    (~30 ms, most of it at the first with a host name: ``notes.md`` is one),
+    (long enough to pause a stream, most of it at the first with a host name:
+    ``notes.md`` is one),
     into ``re``'s cache, which every thread's parser reads."""
     lone_paragraph(LINKS_SAMPLE)
 

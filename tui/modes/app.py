@@ -103,7 +103,7 @@ class TangentsApp(App[None]):
 
     def _warm_link_patterns(self) -> None:
         """Compile the Markdown parser's link patterns in a thread, not on this
-        one at the first reply that may hold a link (a 30 ms pause in its
+        one at the first reply that may hold a link (a pause in its
         stream). Not once a reply was asked for: its request and its first
         words would share the interpreter with the thread."""
         if any(isinstance(s, ChatScreen) and s.asked_anything for s in self.screen_stack):

@@ -40,7 +40,7 @@ SWITCH_SECONDS = 0.001
 waits for it (Python's default: 5 ms). A key read (the terminal's input
 thread) and a frame written (Textual's output thread) each wait for it once
 or twice; while a reply streams the app's thread is rarely idle, and a key's
-echo waited 15-25 ms for those handovers."""
+echo waited for those handovers."""
 
 
 def run_app(args: argparse.Namespace) -> int:

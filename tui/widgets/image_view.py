@@ -1,7 +1,7 @@
 """An image in the chat: a caption and the picture, or a note saying why not.
 
 Images are drawn by textual-image with what the terminal answered at launch
-(:mod:`tui.terminal_answers`). It and Pillow (40 ms of imports) load with the
+(:mod:`tui.terminal_answers`). It and Pillow (slow imports) load with the
 first image, in the thread that decodes it: not with the chat view, where a
 first message typed at launch and its request would wait for them.
 """

@@ -196,7 +196,7 @@ class ReplyView(AssistantMessage):
             return
         if not self.renders and not self._pending:
             # Held until the first render is painted: the row's mount and that
-            # render do not wait for a reader's slice (5 ms) at each of their hops.
+            # render do not wait for a reader's slice of the interpreter at each hop.
             self._readers_held.enter_context(ui_first.rendering())
         self._pending.append(event)
         if isinstance(event, Done):
@@ -325,7 +325,7 @@ class ReplyView(AssistantMessage):
         At the update timer's next tick it could be a frame or more later: the
         row's layout request reaches the screen through a message queue, and a
         tick that comes first paints nothing new. A short reply all in by then
-        is painted before it is saved (the finish lays out again: ~1.5 ms)."""
+        is painted before it is saved (the finish lays out again)."""
         if self.is_attached:  # not removed while it rendered (a branch switched)
             lay_out_now(self)
 
