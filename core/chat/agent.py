@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
-from typing import Literal
 
 from core.chat.events import Emit, Notice, ToolChanged, ignore
-from core.chat.turn import TurnResult, run_turn
+from core.chat.results import AgentResult, AgentStop, ToolActivity, ToolState, TurnResult
+from core.chat.turn import run_turn
 from core.providers.base import ToolSpec
 from core.sessions.content import TextContent, ToolCallContent, ToolResultContent
 from core.sessions.entries import Entry
@@ -39,7 +38,6 @@ from core.settings import Settings
 from core.tools.arg_check import check_arguments
 from core.tools.base import (
     ApproveFn,
-    Tool,
     ToolContext,
     ToolError,
     ToolOutput,
@@ -48,9 +46,6 @@ from core.tools.base import (
 )
 from core.tools.outcome import ToolOutcome, outcomes_meta
 from core.tools.registry import ToolRegistry
-
-ToolState = Literal["pending", "running", "done", "error", "denied"]
-AgentStop = Literal["answered", "step_limit", "call_limit", "error", "incomplete"]
 
 CANCELLED_RUNNING = "cancelled: the user stopped the turn while this call was running"
 CANCELLED_PENDING = "not run: the user stopped the turn before this call started"
@@ -61,69 +56,10 @@ _UNFINISHED_REPLY = {
 }
 
 
-@dataclass
-class ToolActivity:
-    """One tool call as a card shows it. The same object is passed to every callback
-    for a call, updated in place; ``call.id`` identifies it."""
-
-    call: ToolCallContent
-    tool: Tool | None
-    """None when the model named a tool that does not exist."""
-    name: str
-    """The name to show (``server.tool`` for MCP tools)."""
-    state: ToolState = "pending"
-    """pending (waiting its turn or for approval) -> running -> done | error;
-    or pending -> error (bad arguments, refused path) | denied."""
-    preview: str | None = None
-    """What the user was asked to approve (for write_file, a diff)."""
-    started_at: float | None = None
-    """``time.monotonic()`` when it started running."""
-    ended_at: float | None = None
-    result: ToolResultContent | None = None
-
-    @property
-    def elapsed(self) -> float | None:
-        """Seconds it ran (so far, while running); None if it never ran."""
-        if self.started_at is None:
-            return None
-        return (self.ended_at if self.ended_at is not None else time.monotonic()) - self.started_at
-
-    @property
-    def finished(self) -> bool:
-        return self.state in ("done", "error", "denied")
-
-
 def _outcome_of(activity: ToolActivity) -> ToolOutcome:
     state = activity.state if activity.state in ("done", "error", "denied") else "error"
     elapsed = activity.elapsed
     return ToolOutcome(state, round(elapsed, 3) if elapsed is not None else None)
-
-
-@dataclass
-class AgentResult:
-    turns: list[TurnResult]
-    """Every assistant turn, in order; each is saved (``entry`` set)."""
-    stop: AgentStop
-    """answered: the last turn has no tool calls; step_limit: max_tool_steps
-    rounds ran and the model still called tools (those calls got error results);
-    call_limit: the reply called more tools than ``tools.max_calls_per_reply``
-    (the calls over it got error results); error: the provider failed (``error``); incomplete: the reply was cut off
-    (output limit, dropped connection)."""
-    steps: int
-    """Tool rounds run."""
-    notices: list[str] = field(default_factory=list)
-
-    @property
-    def final(self) -> TurnResult:
-        return self.turns[-1]
-
-    @property
-    def message(self) -> Message:
-        return self.final.message
-
-    @property
-    def error(self):  # ProviderError | None
-        return self.final.error
 
 
 class _Calls:

@@ -52,8 +52,8 @@ from core.settings import Settings
 from core.usage import SessionTotals
 
 if TYPE_CHECKING:
-    from core.chat.agent import AgentResult
     from core.chat.fanout import FanOutResult
+    from core.chat.results import AgentResult
     from core.providers.base import ProviderError
     from core.tools.base import ApproveFn
     from core.tools.registry import ToolRegistry

@@ -39,7 +39,7 @@ from core.sessions.entries import Entry
 from core.sessions.messages import Message
 
 if TYPE_CHECKING:
-    from core.chat.agent import AgentResult, ToolActivity
+    from core.chat.results import AgentResult, ToolActivity
 
 
 @dataclass(frozen=True)

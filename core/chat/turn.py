@@ -15,42 +15,17 @@ from typing import TYPE_CHECKING
 
 from core.chat.checkpoint import ReplyCheckpoint
 from core.chat.events import CompactionEnded, CompactionStarted, Emit, Silence, Waiting, ignore
+from core.chat.results import TurnResult
 from core.chat.target import resolve_target
 from core.chat.window_full import stopped_by_window, window_full
 from core.providers.base import ChatRequest, ProviderError, ToolSpec
 from core.sessions.context import Context, estimated_tokens, system_prompt
 from core.sessions.entries import Entry
-from core.sessions.messages import Message
 from core.sessions.session import Session
 from core.settings import Settings
 
 if TYPE_CHECKING:
     from core.compaction.plan import Budget
-
-
-@dataclass
-class TurnResult:
-    entry: Entry | None
-    """None only with ``defer_tool_calls`` when the reply has tool calls: the
-    caller appends ``pending`` together with the results (core.chat.agent)."""
-    error: ProviderError | None
-    context: Context
-    pending: Message | None = None
-    pending_id: str | None = None
-    """The id ``pending`` must be appended with (its checkpoints' id)."""
-    compactions: tuple[Entry, ...] = ()
-    """Compaction entries this turn appended (automatic, or after a context overflow)."""
-    notes: tuple[str, ...] = ()
-    """For the user: turns left out to fit the window, a compaction that failed."""
-
-    @property
-    def message(self) -> Message:
-        if self.entry is None:
-            assert self.pending is not None
-            return self.pending
-        payload = self.entry.payload
-        assert isinstance(payload, Message)  # a turn saves messages only
-        return payload
 
 
 async def run_turn(

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from core.sessions.entries import Entry
 from core.sessions.messages import Usage
-
-if TYPE_CHECKING:
-    from core.sync.batch import LocalSnapshot, SyncBatch
 
 
 @dataclass(frozen=True)
@@ -224,12 +221,5 @@ class SessionStore(Protocol):
 
     async def save_draft(self, session_key: str, text: str) -> None:
         """Keep (or, empty, forget) a session's unsent text."""
-
-    async def sync_snapshot(self) -> LocalSnapshot:
-        """Every session's registers and entry ids, and the base the last sync saved."""
-
-    async def apply_sync(self, batch: SyncBatch) -> None:
-        """Apply what other devices wrote (entries keep their ids) and save the
-        new base, in one transaction."""
 
     async def close(self) -> None: ...

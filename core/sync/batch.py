@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from core.sessions.entries import Entry
-from core.sessions.persistence import Blob, SessionInfo
+from core.sessions.persistence import Blob, SessionInfo, SessionStore
 
 
 @dataclass(frozen=True)
@@ -40,3 +41,15 @@ class SyncBatch:
     leaves: dict[str, str | None] = field(default_factory=dict)
     deleted: list[str] = field(default_factory=list)
     base: dict[str, str] = field(default_factory=dict)
+
+
+class SyncStore(SessionStore, Protocol):
+    """A session store a sync runs over (here, not in :mod:`core.sessions`,
+    which knows nothing of syncs)."""
+
+    async def sync_snapshot(self) -> LocalSnapshot:
+        """Every session's registers and entry ids, and the base the last sync saved."""
+
+    async def apply_sync(self, batch: SyncBatch) -> None:
+        """Apply what other devices wrote (entries keep their ids) and save the
+        new base, in one transaction."""

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from core.sessions.entries import Entry
-from core.sessions.persistence import Blob, SessionInfo, SessionStore
+from core.sessions.persistence import Blob, SessionInfo
 from core.sync import folder as layout
-from core.sync.batch import LocalSession, LocalSnapshot, SyncBatch
+from core.sync.batch import LocalSession, LocalSnapshot, SyncBatch, SyncStore
 from core.sync.hlc import Clock, wall_ms
 from core.sync.journal import append_lines
 from core.sync.merge import FolderView
@@ -85,7 +85,7 @@ def read_folder(folder: Path, device: str) -> FolderView:
 
 
 async def sync_folder(
-    store: SessionStore, folder: Path, device: str, now: Callable[[], int] = wall_ms
+    store: SyncStore, folder: Path, device: str, now: Callable[[], int] = wall_ms
 ) -> SyncReport:
     view = read_folder(folder, device)
     snapshot = await store.sync_snapshot()
@@ -124,7 +124,7 @@ class _Outgoing:
 
 
 async def _send_session(
-    store: SessionStore,
+    store: SyncStore,
     folder: Path,
     view: FolderView,
     snapshot: LocalSnapshot,
@@ -185,7 +185,7 @@ def _identity(info: SessionInfo) -> dict[str, Any]:
 
 
 async def _receive(
-    store: SessionStore,
+    store: SyncStore,
     folder: Path,
     view: FolderView,
     snapshot: LocalSnapshot,

@@ -27,16 +27,12 @@ from core.providers.base import ToolSpec
 from core.sessions.content import ImageContent, TextContent, ToolCallContent, ToolResultContent
 from core.sessions.messages import Message
 from core.tools.env import EnvPolicy
+from core.tools.errors import ToolError
 from core.tools.schema_worker import readable_errors
 
 if TYPE_CHECKING:
     from core.sessions.persistence import SessionStore
     from core.tools.paths import Roots
-
-
-class ToolError(Exception):
-    """Raised by a tool (or while checking a call): the message is sent to the
-    model as an error result. It should say what went wrong and what to do."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.tools.base import ToolError
+from core.tools.errors import ToolError
 
 WIDEN_HINT = "the user can allow more directories with --extra-root DIR or the extra_roots setting"
 

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from fake_provider import FakeProvider
 
-from core.chat.agent import AgentResult, run_agent
+from core.chat.agent import run_agent
 from core.chat.events import Emit, Event, Notice, ToolChanged
+from core.chat.results import AgentResult
 from core.sessions.content import ToolCallContent
 from core.sessions.messages import Message, user_text
 from core.sessions.session import Session

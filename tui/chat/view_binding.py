@@ -38,8 +38,8 @@ from core.sessions.entries import Entry
 if TYPE_CHECKING:
     from textual.widget import Widget
 
-    from core.chat.agent import ToolActivity
     from core.chat.conversation import Conversation
+    from core.chat.results import ToolActivity
     from tui.widgets.chat_view import ChatView
     from tui.widgets.reply_view import ReplyView
 

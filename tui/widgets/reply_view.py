@@ -15,7 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker
 
-from core.chat.agent import ToolActivity
+from core.chat.results import ToolActivity
 from core.providers.base import (
     Done,
     ErrorEvent,

@@ -28,7 +28,7 @@ from tui.widgets._text import clean, clip_lines, human_count, one_line, plain
 from tui.widgets.image_view import ImageView
 
 if TYPE_CHECKING:
-    from core.chat.agent import ToolActivity
+    from core.chat.results import ToolActivity
 
 ARGUMENT_LINES = 4
 """Argument lines shown while collapsed."""
