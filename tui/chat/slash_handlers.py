@@ -23,24 +23,52 @@ if TYPE_CHECKING:
     from core.chat.conversation import Conversation
     from core.sessions.attachments import Attachment
     from core.sessions.session import Session
-    from tui.chat.branching import BranchController
-    from tui.chat.compare_actions import CompareActions
-    from tui.chat.composer import Composer
+
+
+class Branches(Protocol):
+    """What the commands use of the chat's branch actions."""
+
+    def action_open_tree(self) -> None: ...
+    def fork(
+        self, entry_id: str, first_k: int | None = ..., last_n: int | None = ...
+    ) -> object: ...
+
+
+class Comparing(Protocol):
+    """What the commands use of the chat's /compare actions."""
+
+    async def command(self, arg: str) -> bool: ...
+
+
+class Attaching(Protocol):
+    """What the commands use of the chat's composer."""
+
+    def attach(
+        self,
+        path: Path,
+        *,
+        restore: str | None = ...,
+        refuse: Callable[[Attachment], str | None] | None = ...,
+    ) -> object: ...
+    def detach(self) -> None: ...
 
 
 class Chat(Protocol):
-    """What the commands use of the chat screen."""
+    """What the commands use of the chat screen (the protocols above keep this
+    module below the chat screen's collaborators, which use it)."""
 
     conversation: Conversation
-    branches: BranchController
-    compare: CompareActions
 
+    @property
+    def branches(self) -> Branches: ...
+    @property
+    def compare(self) -> Comparing: ...
     @property
     def app(self) -> App: ...
     @property
     def session(self) -> Session: ...
     @property
-    def composer(self) -> Composer: ...
+    def composer(self) -> Attaching: ...
     def notify(self, message: str, *, severity: SeverityLevel = ...) -> None: ...
     def refresh_title(self) -> None: ...
     def set_model(self, model: str | None) -> None: ...
