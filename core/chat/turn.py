@@ -21,6 +21,7 @@ from core.chat.window_full import stopped_by_window, window_full
 from core.providers.base import ChatRequest, ProviderError, ToolSpec
 from core.sessions.context import Context, estimated_tokens, system_prompt
 from core.sessions.entries import Entry
+from core.sessions.messages import Message
 from core.sessions.session import Session
 from core.settings import Settings
 
