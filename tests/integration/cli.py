@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,15 @@ def tangents_command() -> list[str]:
 
 
 def run(
-    *args: str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 60
+    *args: str,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 60,
+    wrapper: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
+    """The real ``tangents`` with ``args``; ``wrapper`` goes before it."""
     return subprocess.run(
-        tangents_command() + list(args),
+        [*wrapper, *tangents_command(), *args],
         capture_output=True,
         text=True,
         input=input,

@@ -4,6 +4,7 @@ small limits, and reading what it saved (tests of issue 37)."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -21,7 +22,7 @@ def configure(home: Path, **limits: float) -> Path:
     return config
 
 
-def ask(home: Path, fake, model: str, *extra: str, **limits: float):
+def ask(home: Path, fake, model: str, *extra: str, wrapper: Sequence[str] = (), **limits: float):
     config = configure(home, **limits)
     env = anthropic_env(fake.base_url) if model == CLAUDE else openai_env()
     base = () if model == CLAUDE else ("--api-base", f"{fake.base_url}/v1")
@@ -38,6 +39,7 @@ def ask(home: Path, fake, model: str, *extra: str, **limits: float):
         "tell me",
         env=env,
         timeout=90,
+        wrapper=wrapper,
     )
 
 

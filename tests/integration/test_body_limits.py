@@ -5,7 +5,7 @@ database sound."""
 
 from __future__ import annotations
 
-import resource
+import sys
 
 import pytest
 from fake_provider import EndlessError, EndlessLine, GzipBomb
@@ -50,8 +50,10 @@ def test_an_error_body_at_a_byte_a_while_is_ended_by_the_first_token_limit(
 def test_a_gzip_bomb_error_body_is_bounded_after_decompression(tmp_path, fake_provider) -> None:
     """A gigabyte once decompressed: the program stays far below it."""
     fake_provider.script(GzipBomb(400))
-    result = ask(tmp_path, fake_provider, CLAUDE)
+    peak = tmp_path / "peak-kib"
+    wrapper = (sys.executable, "-m", "tests.integration.peak_rss", str(peak))
+    result = ask(tmp_path, fake_provider, CLAUDE, wrapper=wrapper)
     assert "HTTP 400" in one_line(result)
     assert saved_reply(tmp_path)["stop_reason"] == "error"
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak_kib = int(peak.read_text())
     assert peak_kib < 600 * 1024
