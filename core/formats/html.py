@@ -8,7 +8,7 @@ siblings) or another branch in the tree sidebar. Without scripts the page
 still shows the current branch.
 
 Nothing is loaded from anywhere: inline CSS (Pygments' colours for code),
-images as ``data:`` URLs, no fonts or scripts from the network (the page's
+images and audio players as ``data:`` URLs, a PDF as a ``data:`` download link, no fonts or scripts from the network (the page's
 Content-Security-Policy says so too). Every piece of session text is
 escaped: assistant text is rendered as Markdown with raw HTML off (so a
 reply holding ``<script>`` shows it), user text and tool output are shown as
@@ -27,6 +27,7 @@ from typing import Any
 
 from core.sanitize import strip_control
 from core.sessions.content import (
+    FileContent,
     ImageContent,
     TextContent,
     ThinkingContent,
@@ -41,6 +42,7 @@ SNIPPET = 48
 HINT_CHARS = 60
 """Longest argument shown beside a folded tool call's name."""
 _MEDIA_TYPE = re.compile(r"image/[a-z0-9.+-]+\Z")
+_AUDIO_TYPE = re.compile(r"audio/[a-z0-9.+-]+\Z")
 
 
 def to_html(
@@ -218,6 +220,8 @@ def _message(
             parts.append(_details(f"Result of {name}{state}", inner, kind))
         elif isinstance(block, ImageContent):
             parts.append(_image(block, blobs))
+        elif isinstance(block, FileContent):
+            parts.append(_file(block, blobs))
     if message.error:
         parts.append(f'<p class="error">{escape(message.error)}</p>')
     who = {
@@ -256,6 +260,28 @@ def _image(block: ImageContent, blobs: Mapping[str, Blob]) -> str:
         f'<img src="data:{blob.media_type};base64,{data}" width="{int(blob.width)}" '
         f'height="{int(blob.height)}" alt="{escape(block.describe(), quote=True)}">'
     )
+
+
+def _file(block: FileContent, blobs: Mapping[str, Blob]) -> str:
+    """Audio as a player, a PDF as a link that saves it under its name; both
+    carry their bytes as a ``data:`` URL."""
+    blob = blobs.get(block.sha256)
+    caption = escape(block.describe())
+    if blob is None:
+        return f'<p class="note">[{caption}: not in the database]</p>'
+    data = base64.b64encode(blob.data).decode("ascii")
+    if _AUDIO_TYPE.match(blob.media_type):
+        return (
+            f'<figure class="file"><audio controls preload="metadata" '
+            f'src="data:{blob.media_type};base64,{data}"></audio>'
+            f"<figcaption>{caption}</figcaption></figure>"
+        )
+    if blob.media_type == "application/pdf":
+        return (
+            f'<p class="file"><a download="{escape(block.name, quote=True)}" '
+            f'href="data:application/pdf;base64,{data}">{caption}</a></p>'
+        )
+    return f'<p class="note">[{caption}]</p>'
 
 
 # --- Markdown and code ------------------------------------------------------------
@@ -346,6 +372,8 @@ code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; 
 .md { overflow-wrap: anywhere; }
 .md table { border-collapse: collapse; display: block; overflow-x: auto; } .md td, .md th { border: 1px solid var(--line); padding: 2px 6px; }
 img { max-width: 100%; height: auto; image-rendering: auto; border: 1px solid var(--line); }
+figure.file { margin: 6px 0; } figure.file audio { display: block; max-width: 100%; }
+figure.file figcaption, p.file { font-size: 13px; color: var(--muted); }
 .note { color: var(--muted); font-style: italic; margin: 4px 0; }
 .error { color: #cc0000; }
 @media (max-width: 800px) { body { display: block; } nav { width: auto; height: auto;
@@ -420,7 +448,7 @@ _PAGE = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; media-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <meta name="generator" content="Tangents">
 <title>{title}</title>
 <style>{css}</style>

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from urllib.parse import quote
 
 from core.sessions.content import (
+    FileContent,
     ImageContent,
     TextContent,
     ThinkingContent,
@@ -109,7 +111,22 @@ def _message_markdown(message: Message) -> list[str]:
             )
         elif isinstance(block, ImageContent):
             parts.append(f"[image: {block.describe()}, sha256 {block.sha256[:12]}]")
+        elif isinstance(block, FileContent):
+            parts.append(_file_link(block))
     return parts
+
+
+_LINK_TEXT_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
+
+
+def _file_link(block: FileContent) -> str:
+    """An attached file as a link to its name beside the export, with its
+    type, size and hash (the bytes are in the JSON and HTML exports)."""
+    text = _LINK_TEXT_SPECIAL.sub(r"\\\1", " ".join(block.name.split()))
+    return (
+        f"📎 [{text}](<{quote(block.name, safe='')}>) "
+        f"({block.media_type}, {block.size:,} bytes, sha256 {block.sha256[:12]})"
+    )
 
 
 _HEADINGS = {
