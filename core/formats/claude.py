@@ -6,7 +6,8 @@ show it (see tests/fixtures/claude/README.md). One JSON object a line:
 - ``user`` / ``assistant`` lines carry ``uuid``, ``parentUuid`` (null at the
   start), ``isSidechain``, ``timestamp``, ``cwd`` and a ``message`` in the
   shape of Anthropic's Messages API: content a string or blocks ``text``,
-  ``image`` (a base64 ``source``), ``thinking`` (with its ``signature``),
+  ``image`` (a base64 ``source``), ``document`` (a PDF as a base64
+  ``source``, kept as an attachment), ``thinking`` (with its ``signature``),
   ``redacted_thinking``, ``tool_use`` and, in user lines, ``tool_result``.
   Claude Code writes one line per content block of a reply, each a child of
   the last, all with the reply's ``message.id``: such runs become one
@@ -41,6 +42,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from core.formats.attached import attached
 from core.formats.base import (
     FormatError,
     ImportedSession,
@@ -52,6 +54,7 @@ from core.formats.base import (
 from core.providers.cost import cost_for, prices_for
 from core.sessions.content import (
     Block,
+    FileContent,
     ImageContent,
     TextContent,
     ThinkingContent,
@@ -326,11 +329,11 @@ class _Importer:
 
     def user_blocks(
         self, line: _Line, content: Any
-    ) -> tuple[list[ToolResultContent], list[TextContent | ImageContent]]:
+    ) -> tuple[list[ToolResultContent], list[TextContent | ImageContent | FileContent]]:
         if isinstance(content, str):
             return [], [TextContent(content)] if content else []
         results: list[ToolResultContent] = []
-        blocks: list[TextContent | ImageContent] = []
+        blocks: list[TextContent | ImageContent | FileContent] = []
         for index, block in self.block_list(line, content):
             kind = block.get("type")
             where = f"content block {index + 1}"
@@ -338,6 +341,8 @@ class _Importer:
                 blocks.append(TextContent(self.string(block, "text", line, where)))
             elif kind == "image":
                 blocks.append(self.image(block, line, where))
+            elif kind == "document":
+                blocks.append(self.document(block, line, where))
             elif kind == "tool_result":
                 call_id = block.get("tool_use_id")
                 if not isinstance(call_id, str) or not call_id:
@@ -353,6 +358,10 @@ class _Importer:
                             parts.append(TextContent(self.string(part, "text", line, sub_where)))
                         elif part.get("type") == "image":
                             parts.append(self.image(part, line, sub_where))
+                        elif part.get("type") == "document":
+                            # A tool result holds text and images: the document
+                            # the tool read goes in the user message after it.
+                            blocks.append(self.document(part, line, sub_where))
                         else:
                             self.dropped_blocks[str(part.get("type"))] += 1
                 results.append(
@@ -389,6 +398,28 @@ class _Importer:
             raise FormatError(line.number, f"{where}: {error}") from None
         self.blobs.setdefault(blob.sha256, blob)
         return ImageContent(blob.media_type, blob.sha256, blob.width, blob.height)
+
+    def document(
+        self, block: dict[str, Any], line: _Line, where: str
+    ) -> TextContent | ImageContent | FileContent:
+        """A ``document`` block: base64 bytes (a PDF) kept as an attachment
+        named by its ``title``, plain text as text, a URL as a note."""
+        source = block.get("source")
+        if not isinstance(source, dict):
+            raise FormatError(line.number, f"{where}: a document needs a source")
+        title = block.get("title")
+        name = title if isinstance(title, str) and title else "document.pdf"
+        if source.get("type") == "text" and isinstance(source.get("data"), str):
+            return TextContent(source["data"])
+        if source.get("type") != "base64":
+            self.dropped_blocks["document (not base64)"] += 1
+            return TextContent(f"[document: {source.get('url') or source.get('type')}]")
+        try:
+            blob, content = attached(source.get("data"), name)
+        except ValueError as error:
+            raise FormatError(line.number, f"{where}: {error}") from None
+        self.blobs.setdefault(blob.sha256, blob)
+        return content
 
     @staticmethod
     def string(block: dict[str, Any], key: str, line: _Line, where: str) -> str:

@@ -19,7 +19,8 @@ like a request body) and chains them: ``system``/``developer``, ``user``,
 ``tool`` (each must answer an earlier tool call). A user message that is a
 compaction's or a branch's summary as exported becomes that entry again (and
 never the session's title). Data-URL images are stored; remote image URLs
-become a text note. Fields Tangents has no place for are kept in the
+become a text note; ``input_audio`` and ``file`` parts with their bytes are
+kept as attachments (a ``file_id`` alone becomes a note). Fields Tangents has no place for are kept in the
 message's ``meta["openai"]``.
 """
 
@@ -29,6 +30,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.formats.attached import attached, attached_data_url
 from core.formats.base import (
     FormatError,
     ImportedSession,
@@ -263,7 +265,7 @@ class _Reader:
     def content(
         self, content: Any, index: int, blobs: dict[str, Blob], *, images: bool
     ) -> list[Any]:
-        """The blocks of one message's ``content`` (text and images)."""
+        """The blocks of one message's ``content`` (text, images, audio, files)."""
         if content is None:
             return []
         if isinstance(content, str):
@@ -279,6 +281,12 @@ class _Reader:
                 blocks.append(TextContent(part["refusal"]))
             elif kind == "image_url":
                 blocks.append(self.image(part, index, number, blobs, images))
+            elif kind in ("input_audio", "file"):
+                if not images:
+                    raise self.fail(
+                        index, f"content part {number}: files are only supported in user messages"
+                    )
+                blocks.append(self.file(part, kind, index, number, blobs))
             else:
                 raise self.fail(index, f"content part {number}: unsupported type {kind!r}")
         return blocks
@@ -302,3 +310,29 @@ class _Reader:
             raise self.fail(index, f"content part {number}: {error}") from None
         blobs.setdefault(blob.sha256, blob)
         return ImageContent(blob.media_type, blob.sha256, blob.width, blob.height)
+
+    def file(
+        self, part: dict[str, Any], kind: str, index: int, number: int, blobs: dict[str, Blob]
+    ) -> Block:
+        """An ``input_audio`` part (base64 ``data`` and its ``format``) or a
+        ``file`` part (``file_data`` as a data URL, ``filename``); a file
+        known only by its ``file_id`` on the server becomes a note."""
+        inner = part.get(kind)
+        if not isinstance(inner, dict):
+            raise self.fail(index, f"content part {number}: {kind} must be an object")
+        try:
+            if kind == "input_audio":
+                audio_format = inner.get("format")
+                name = f"audio.{audio_format}" if isinstance(audio_format, str) else "audio"
+                blob, block = attached(inner.get("data"), name)
+            else:
+                filename = inner.get("filename")
+                name = filename if isinstance(filename, str) and filename else "file"
+                data = inner.get("file_data")
+                if not isinstance(data, str):
+                    return TextContent(f"[file: {inner.get('file_id') or name}]")
+                blob, block = attached_data_url(data, name)
+        except ValueError as error:
+            raise self.fail(index, f"content part {number}: {error}") from None
+        blobs.setdefault(blob.sha256, blob)
+        return block

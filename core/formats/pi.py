@@ -53,6 +53,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from core.formats.attached import attached
 from core.formats.base import (
     FormatError,
     ImportedSession,
@@ -64,6 +65,7 @@ from core.formats.base import (
 )
 from core.sessions.content import (
     Block,
+    FileContent,
     ImageContent,
     TextContent,
     ThinkingContent,
@@ -519,7 +521,8 @@ class _Importer:
         return replace(original, content=tuple(content), meta=meta)
 
     def tangents_message(self, data: dict[str, Any], record: _Record) -> Message:
-        """A message a Tangents export carried in a ``custom`` entry, with its images."""
+        """A message a Tangents export carried in a ``custom`` entry, with its
+        images and files."""
         content = data.get("data")
         if not isinstance(content, dict) or not isinstance(content.get("message"), dict):
             raise FormatError(record.line, "a tangents custom entry needs data.message")
@@ -539,7 +542,26 @@ class _Importer:
         missing = [i.sha256[:12] for i in message.images if i.sha256 not in self.blobs]
         if missing:
             raise FormatError(record.line, f"image {missing[0]} has no bytes in the file")
+        self.tangents_files(content.get("files") or {}, message, record)
         return message
+
+    def tangents_files(self, files: Any, message: Message, record: _Record) -> None:
+        """The bytes of the message's audio files and PDFs (``data.files``: sha256
+        to base64), each checked as an attached file is and matching its block."""
+        if not isinstance(files, dict):
+            raise FormatError(record.line, "data.files must map sha256 to base64")
+        for block in message.content:
+            if not isinstance(block, FileContent):
+                continue
+            if block.sha256 not in files:
+                raise FormatError(record.line, f"file {block.name!r} has no bytes in the file")
+            try:
+                blob, _ = attached(files[block.sha256], block.name)
+            except ValueError as error:
+                raise FormatError(record.line, f"data.files: {error}") from None
+            if blob.sha256 != block.sha256:
+                raise FormatError(record.line, f"file {block.name!r}: its bytes do not match")
+            self.blobs.setdefault(blob.sha256, blob)
 
     @staticmethod
     def model_name(provider: Any, model: Any) -> str | None:

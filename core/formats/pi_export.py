@@ -27,8 +27,9 @@ Entries map to pi's own:
   ``thinking_level_change`` pi reads (marked ``partOf`` the model change, so
   a Tangents import makes one entry of the two).
 - Messages pi has no place for (system prompts, notes shown but never sent,
-  a block pi's role does not allow) become ``custom`` entries of
-  ``customType: "tangents"`` that carry the Tangents message: pi keeps them
+  a block pi's role does not allow, such as an attached audio file or PDF)
+  become ``custom`` entries of ``customType: "tangents"`` that carry the
+  Tangents message and the bytes of its images and files: pi keeps them
   out of the model's context and a Tangents import restores them.
 
 Images whose bytes are not in the database become a text note.
@@ -49,6 +50,7 @@ from core.formats.pi import (
 )
 from core.sanitize import json_for_terminal
 from core.sessions.content import (
+    FileContent,
     ImageContent,
     TextContent,
     ThinkingContent,
@@ -224,9 +226,16 @@ def _entry_fields(
             for image in payload.images
             if image.sha256 in blobs
         }
+        files = {
+            block.sha256: base64.b64encode(blobs[block.sha256].data).decode("ascii")
+            for block in payload.content
+            if isinstance(block, FileContent) and block.sha256 in blobs
+        }
         data: dict[str, Any] = {"message": payload.to_dict()}
         if images:
             data["images"] = images
+        if files:
+            data["files"] = files
         return {"type": "custom", "customType": TANGENTS_CUSTOM_TYPE, "data": data}
     return {"type": "message", "message": message, TANGENTS_FIELDS: _tangents_fields(payload)}
 

@@ -248,7 +248,8 @@ def test_a_request_body_is_accepted_too() -> None:
         ),
         ({"role": "wizard", "content": "x"}, "unknown role 'wizard'"),
         ({"role": "function", "name": "f", "content": "x"}, "legacy function messages"),
-        ({"role": "user", "content": [{"type": "input_audio"}]}, "unsupported type 'input_audio'"),
+        ({"role": "user", "content": [{"type": "input_audio"}]}, "input_audio must be an object"),
+        ({"role": "user", "content": [{"type": "video_url"}]}, "unsupported type 'video_url'"),
         ({"role": "user", "content": 5}, "content must be"),
         (
             {
