@@ -348,7 +348,10 @@ def _spec(required: dict[str, Any], optional: dict[str, Any]) -> _Spec:
 _BLOCKS: dict[str, _Spec] = {
     "text": _spec({"text": str}, {}),
     "image": _spec({"media_type": str, "sha256": str, "width": int, "height": int}, {}),
-    "file": _spec({"media_type": str, "sha256": str, "name": str, "size": int}, {}),
+    "file": _spec(
+        {"media_type": str, "sha256": str, "name": str, "size": int},
+        {"seconds": _NUMBER, "pages": int},
+    ),
     "thinking": _spec({}, {"text": str, "signature": (str, None), "redacted": bool}),
     "tool_call": _spec({"id": str, "name": str}, {"arguments": dict, "raw_arguments": str}),
     "tool_result": _spec({"tool_call_id": str}, {"content": list, "is_error": bool}),

@@ -7,10 +7,12 @@ The bounds and the probing are :mod:`core.sessions.images`'.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from core.sessions.content import FileContent, ImageContent
+from core.sessions.file_facts import audio_seconds, pdf_pages
 from core.sessions.images import MAX_BYTES, ImageError, image_blob, image_content, too_large
 from core.sessions.persistence import Blob
 
@@ -26,16 +28,28 @@ class Attachment:
     name: str
     blob: Blob
 
-    @property
+    @cached_property
     def content(self) -> ImageContent | FileContent:
-        if self.blob.media_type.startswith("image/"):
-            return image_content(self.blob)
-        return FileContent(self.blob.media_type, self.blob.sha256, self.name, len(self.blob.data))
+        """The block the message holds; an audio file's duration and a PDF's
+        page count are read from its bytes once."""
+        blob = self.blob
+        if blob.media_type.startswith("image/"):
+            return image_content(blob)
+        audio = blob.media_type.startswith("audio/")
+        return FileContent(
+            blob.media_type,
+            blob.sha256,
+            self.name,
+            len(blob.data),
+            seconds=audio_seconds(blob.data) if audio else None,
+            pages=pdf_pages(blob.data) if blob.media_type == "application/pdf" else None,
+        )
 
     @property
     def label(self) -> str:
-        if not self.blob.media_type.startswith("image/"):
-            return f"{self.name} ({self.blob.media_type}, {len(self.blob.data) / 1048576:.1f} MB)"
+        content = self.content
+        if isinstance(content, FileContent):
+            return f"{self.name} ({content.describe().removeprefix(self.name + ', ')})"
         return f"{self.name} ({self.blob.media_type} {self.blob.width}×{self.blob.height})"
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from core.sessions.file_facts import duration_text
+
 
 @dataclass(frozen=True)
 class TextContent:
@@ -45,25 +47,38 @@ class ImageContent:
 @dataclass(frozen=True)
 class FileContent:
     """An attached file other than an image (audio, a PDF); the bytes live in
-    the blob table, keyed by ``sha256``. ``name`` is the file's name as given."""
+    the blob table, keyed by ``sha256``. ``name`` is the file's name as given;
+    ``seconds`` (audio) and ``pages`` (PDF) are known when its headers say."""
 
     media_type: str
     sha256: str
     name: str
     size: int
+    seconds: float | None = None
+    pages: int | None = None
     type: str = field(default="file", init=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "type": "file",
             "media_type": self.media_type,
             "sha256": self.sha256,
             "name": self.name,
             "size": self.size,
         }
+        if self.seconds is not None:
+            out["seconds"] = self.seconds
+        if self.pages is not None:
+            out["pages"] = self.pages
+        return out
 
     def describe(self) -> str:
-        return f"{self.name}, {self.media_type}, {self.size / 1048576:.1f} MB"
+        facts = [self.name, self.media_type, f"{self.size / 1048576:.1f} MB"]
+        if self.seconds is not None:
+            facts.append(duration_text(self.seconds))
+        if self.pages is not None:
+            facts.append(f"{self.pages} page" + ("" if self.pages == 1 else "s"))
+        return ", ".join(facts)
 
 
 @dataclass(frozen=True)
@@ -152,6 +167,8 @@ def block_from_dict(data: dict[str, Any]) -> Block:
             sha256=str(data["sha256"]),
             name=str(data["name"]),
             size=int(data["size"]),
+            seconds=float(data["seconds"]) if data.get("seconds") is not None else None,
+            pages=int(data["pages"]) if data.get("pages") is not None else None,
         )
     if kind == "thinking":
         return ThinkingContent(
