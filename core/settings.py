@@ -123,6 +123,10 @@ class Settings:
     """Default system prompt for new sessions."""
     api_base: str | None = None
     """Default base URL for an OpenAI-compatible endpoint."""
+    opener: str | None = None
+    """The command that opens an attached audio file or PDF from the transcript
+    (the file's path is added after it; ``TANGENTS_OPENER`` overrides); unset:
+    ``open`` on macOS, else ``xdg-open``."""
     image_budget: int = bounded(3, 0, 1000)
     """How many of the most recent images are sent as pixels."""
     retries: int = bounded(3, 0, 100)
@@ -191,6 +195,7 @@ _ENV_OVERRIDES = {
     "TANGENTS_THINKING": "thinking",
     "TANGENTS_API_BASE": "api_base",
     "TANGENTS_SYSTEM": "system",
+    "TANGENTS_OPENER": "opener",
 }
 
 

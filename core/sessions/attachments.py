@@ -13,10 +13,16 @@ from urllib.parse import unquote, urlparse
 
 from core.sessions.content import FileContent, ImageContent
 from core.sessions.file_facts import audio_seconds, pdf_pages
-from core.sessions.images import MAX_BYTES, ImageError, image_blob, image_content, too_large
+from core.sessions.images import image_content
 from core.sessions.persistence import Blob
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+PASTED_SUFFIXES = (
+    *(".png", ".jpg", ".jpeg", ".gif", ".webp"),
+    *(".mp3", ".wav", ".ogg", ".oga", ".opus", ".flac", ".m4a"),
+    ".pdf",
+)
+"""What a pasted path must end with to be taken as a file to attach rather
+than text (what is in the file then decides its kind)."""
 
 
 class AttachmentError(Exception):
@@ -53,8 +59,8 @@ class Attachment:
         return f"{self.name} ({self.blob.media_type} {self.blob.width}×{self.blob.height})"
 
 
-def pasted_image_path(text: str) -> Path | None:
-    """The existing image file a paste names (as terminals paste dropped files:
+def pasted_file_path(text: str) -> Path | None:
+    """The existing image, audio file or PDF a paste names (as terminals paste dropped files:
     quoted, ``file://`` URLs, backslash-escaped spaces), or None."""
     text = text.strip()
     if not text or "\n" in text or len(text) > 4096:
@@ -65,29 +71,9 @@ def pasted_image_path(text: str) -> Path | None:
         text = unquote(urlparse(text).path)
     text = text.replace("\\ ", " ")
     path = Path(text).expanduser()
-    if path.suffix.lower() not in IMAGE_SUFFIXES:
+    if path.suffix.lower() not in PASTED_SUFFIXES:
         return None
     try:
         return path if path.is_file() else None
     except OSError:
         return None
-
-
-def load_image(path: Path) -> Attachment:
-    """Read and check an image file. Blocking: run it in a thread."""
-    name = path.name or str(path)
-    try:
-        size = path.stat().st_size
-        if not path.is_file():
-            raise AttachmentError(f"{name}: not a file")
-        if size > MAX_BYTES:
-            raise AttachmentError(str(too_large(name, size)))
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise AttachmentError(f"{name}: no such file") from None
-    except OSError as error:
-        raise AttachmentError(f"{name}: cannot read it ({error.strerror or error})") from None
-    try:
-        return Attachment(name, image_blob(data, name))
-    except ImageError as error:
-        raise AttachmentError(str(error)) from None

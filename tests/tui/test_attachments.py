@@ -9,8 +9,9 @@ import pytest
 from PIL import Image
 from textual import events
 
-from core.sessions.attachments import AttachmentError, load_image, pasted_image_path
+from core.sessions.attachments import AttachmentError, pasted_file_path
 from core.sessions.content import ImageContent
+from core.sessions.file_attachments import load_attachment
 from tests.tui.helpers import app_of, notifications, running, send, settle
 from tui.widgets.prompt_input import PromptInput
 
@@ -56,7 +57,7 @@ async def test_paths_as_terminals_paste_dropped_files(png: Path, form: str) -> N
     text = {"quoted": f"'{png}'", "escaped": str(png).replace(" ", "\\ "), "url": png.as_uri()}[
         form
     ]
-    assert pasted_image_path(text) == png
+    assert pasted_file_path(text) == png
 
 
 async def test_image_command_attaches_and_detach_removes(png: Path) -> None:
@@ -79,14 +80,14 @@ async def test_a_pasted_path_that_is_not_an_image_is_pasted_as_text(tmp_path: Pa
     fake.write_text("just text, not a PNG")
     async with running([]) as pilot:
         await paste(pilot, str(fake))
-        assert any("not a readable PNG" in n for n in notifications(pilot))
+        assert any("not an image, audio file or PDF" in n for n in notifications(pilot))
         assert prompt_text(pilot) == str(fake), "nothing lost: the paste arrives as text"
         assert pilot.app.screen.composer.attachments == []
 
 
 async def test_a_file_over_20_mb_is_refused(tmp_path: Path) -> None:
     huge = tmp_path / "huge.png"
-    huge.touch()
+    huge.write_bytes(b"\x89PNG\r\n\x1a\n")  # a PNG by its first bytes, sparse after them
     os.truncate(huge, 21 * 1024 * 1024)
     async with running([]) as pilot:
         await paste(pilot, str(huge))
@@ -98,30 +99,30 @@ def test_too_many_pixels_is_refused_without_decoding(tmp_path: Path) -> None:
     path = tmp_path / "wide.png"
     Image.new("1", (10_000, 6_000)).save(path)  # 60 megapixels, a small file
     with pytest.raises(AttachmentError, match="too many pixels"):
-        load_image(path)
+        load_attachment(path)
 
 
 def test_a_truncated_image_is_refused(tmp_path: Path, png: Path) -> None:
     broken = tmp_path / "broken.png"
     broken.write_bytes(png.read_bytes()[:60])
     with pytest.raises(AttachmentError, match="not a readable PNG"):
-        load_image(broken)
+        load_attachment(broken)
 
 
 def test_unsupported_image_formats_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "pic.png"
     Image.new("RGB", (4, 4)).save(path, format="BMP")
-    with pytest.raises(AttachmentError, match="PNG, JPEG, GIF or WebP"):
-        load_image(path)
+    with pytest.raises(AttachmentError, match="PNG, JPEG, GIF, WebP"):
+        load_attachment(path)
 
 
 def test_text_that_is_not_a_single_existing_image_path_is_not_an_attachment(
     tmp_path: Path, png: Path
 ) -> None:
-    assert pasted_image_path("hello world") is None
-    assert pasted_image_path(f"{png}\n{png}") is None
-    assert pasted_image_path(str(tmp_path / "missing.png")) is None
+    assert pasted_file_path("hello world") is None
+    assert pasted_file_path(f"{png}\n{png}") is None
+    assert pasted_file_path(str(tmp_path / "missing.png")) is None
     other = tmp_path / "notes.txt"
     other.write_text("x")
-    assert pasted_image_path(str(other)) is None
+    assert pasted_file_path(str(other)) is None
     assert os.path.exists(png)

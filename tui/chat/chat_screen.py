@@ -198,6 +198,7 @@ class ChatScreen(Screen[None]):
             branch_info=self.branches.branch_info,
             context_note=self.context_notes.note,
             retry_key=keymap.first_key("retry", self.conversation.settings.keymap),
+            opener=self.conversation.settings.opener,
             id="chat",
         )
         try:

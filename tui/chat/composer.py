@@ -1,4 +1,4 @@
-"""Where the next message is written: the input, the images attached to it,
+"""Where the next message is written: the input, the files attached to it,
 the slash command hints, and the hand-over to $EDITOR.
 
 The chat screen reads the finished message from :class:`PromptInput.Submitted`
@@ -20,9 +20,10 @@ from textual.content import Content
 from textual.widgets import Static, TextArea
 
 from core.sanitize import strip_control
-from core.sessions.attachments import Attachment, AttachmentError, load_image
+from core.sessions.attachments import Attachment, AttachmentError
 from core.sessions.entries import Entry
 from core.sessions.file_attachments import load_attachment
+from core.sessions.sniff import kind_of
 from core.settings import Settings
 from tui import keymap
 from tui.chat import slash
@@ -176,10 +177,17 @@ class Composer(Vertical):
             labels = "  ".join(f"📎 {strip_control(a.label)}" for a in self.attachments)
             bar.update(Content.assemble(labels, ("   /detach to remove", "$text-muted")))
 
-    @on(PromptInput.ImagePathPasted)
-    def _image_pasted(self, event: PromptInput.ImagePathPasted) -> None:
+    @on(PromptInput.FilePathPasted)
+    def _file_pasted(self, event: PromptInput.FilePathPasted) -> None:
         event.stop()
-        self.attach(event.path, paste=event.text)
+        self.attach(event.path, paste=event.text, refuse=self._refusal)
+
+    def _refusal(self, attachment: Attachment) -> str | None:
+        """Why the current model cannot take the attachment's kind, if so."""
+        from core.providers.capabilities import refusal
+
+        kind = kind_of(attachment.blob.media_type)
+        return refusal(self.current_model(), [kind], self.settings)
 
     @work(group="attach", exit_on_error=False)
     async def attach(
@@ -193,10 +201,9 @@ class Composer(Vertical):
         """Attach a file (image, audio, PDF) in the background; ``refuse`` says
         why the model cannot take it, if so. On failure nothing is lost: a
         pasted path goes into the draft as text, an /attach command comes back.
-        A paste is recognised by an image's suffix, so it is read as an image."""
-        load = load_image if paste is not None else load_attachment
+        A paste is recognised by its suffix; its bytes decide its kind."""
         try:
-            attachment = await asyncio.to_thread(load, path)
+            attachment = await asyncio.to_thread(load_attachment, path)
             refused = refuse(attachment) if refuse is not None else None
             if refused is not None:
                 raise AttachmentError(refused)

@@ -42,6 +42,8 @@ class ViewContext:
     image_mode: ImageMode = "auto"
     branch_info: BranchInfoLookup | None = None
     context_note: ContextNoteLookup | None = None
+    opener: str | None = None
+    """The command that opens an attached file (None: the system's)."""
     retry_key: str = field(default_factory=lambda: keymap.first_key("retry"))
     """The key named in a failed reply's hint (the config's keymap applied)."""
 

@@ -132,6 +132,7 @@ class ChatView(VerticalScroll):
         branch_info: BranchInfoLookup | None = None,
         context_note: ContextNoteLookup | None = None,
         retry_key: str | None = None,
+        opener: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -143,6 +144,7 @@ class ChatView(VerticalScroll):
             branch_info: Alternatives and label of a message (``◀ 2/3 ▶``); ``None``: none shown.
             context_note: How the model sees a message not sent whole; ``None``: nothing said.
             retry_key: The key a failed reply's hint names (``None``: the default keymap's).
+            opener: The command that opens an attached file (``None``: the system's).
         """
         super().__init__(id=id, classes=classes)
         self.context = ViewContext(
@@ -151,6 +153,7 @@ class ChatView(VerticalScroll):
             branch_info=branch_info,
             context_note=context_note,
             retry_key=retry_key or keymap.first_key("retry"),
+            opener=opener,
         )
         self.set_reactive(ChatView.show_thinking, show_thinking)
         self._transcript = Transcript()

@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from core.sanitize import strip_control
-from core.sessions.attachments import pasted_image_path
+from core.sessions.attachments import pasted_file_path
 from tui import keymap
 
 LARGE_PASTE_CHARS = 10_000
@@ -49,8 +49,8 @@ class PromptInput(TextArea):
             self.prompt = prompt
             self.text = text
 
-    class ImagePathPasted(Message):
-        """A paste named an existing image file; ``text`` is what was pasted,
+    class FilePathPasted(Message):
+        """A paste named an existing image, audio file or PDF; ``text`` is what was pasted,
         to insert after all if the file cannot be attached."""
 
         def __init__(self, prompt: PromptInput, path: Path, text: str) -> None:
@@ -147,9 +147,9 @@ class PromptInput(TextArea):
         event.stop()
         if self.read_only:
             return
-        path = pasted_image_path(event.text)
+        path = pasted_file_path(event.text)
         if path is not None:
-            self.post_message(self.ImagePathPasted(self, path, event.text))
+            self.post_message(self.FilePathPasted(self, path, event.text))
             return
         self.insert_text(event.text)
 

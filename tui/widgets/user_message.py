@@ -79,7 +79,7 @@ class UserMessage(MessageWidget):
         for block in images:
             yield ImageView(block, self.context)
         for file in files:
-            yield FileCard(file)
+            yield FileCard(file, self.context)
 
     def render(self) -> RenderResult:
         return "" if self.children else self._content()
