@@ -92,7 +92,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(
                 Text(
                     f"{NEWLINE_KEYS}\n"
-                    "Paste the path of an image file to attach it.\n"
+                    "Paste or drop the path of an image, audio file or PDF to attach it.\n"
                     'Change any key in the [keymap] table of config.toml: action id = "keys" '
                     "(the id is after each action, dimmed)."
                 ),
