@@ -33,7 +33,8 @@ from core.sessions.persistence import (
     SessionMatch,
     SessionSummary,
 )
-from core.sync.batch import LocalSnapshot, SyncBatch
+from core.sync.batch import LocalSnapshot, RecentChanges, SyncBatch
+from core.sync.cursor import SyncCursor
 from core.values import BadValue
 from storage import partials, reads, sync, writes
 from storage.db import open_database, write
@@ -179,6 +180,12 @@ class SqliteStore:
 
     async def sync_snapshot(self) -> LocalSnapshot:
         return await self._run(sync.snapshot)
+
+    async def sync_cursor(self, folder: str) -> SyncCursor | None:
+        return await self._run(sync.cursor, folder)
+
+    async def sync_recent(self, entry_mark: int) -> RecentChanges:
+        return await self._run(sync.recent, entry_mark)
 
     async def apply_sync(self, batch: SyncBatch) -> None:
         await self._write(sync.apply, batch)

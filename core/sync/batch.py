@@ -8,6 +8,7 @@ from typing import Protocol
 
 from core.sessions.entries import Entry
 from core.sessions.persistence import Blob, SessionInfo, SessionStore
+from core.sync.cursor import SyncCursor
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,23 @@ class LocalSnapshot:
 
     sessions: dict[str, LocalSession]
     base: dict[str, str]
+    entry_mark: int = 0
+    """The highest entries rowid when the snapshot was read."""
+
+
+@dataclass(frozen=True)
+class RecentChanges:
+    """What a sync reads when the folder is as the last sync left it: every
+    session's registers (not its entry ids), the base, and the entries added
+    after the cursor's mark, in the order they were written."""
+
+    sessions: dict[str, LocalSession]
+    base: dict[str, str]
+    entries: list[Entry]
+    entry_mark: int
+    """The highest entries rowid now."""
+    mark_id: str | None
+    """The id of the entry at the cursor's mark now."""
 
 
 @dataclass
@@ -41,6 +59,11 @@ class SyncBatch:
     leaves: dict[str, str | None] = field(default_factory=dict)
     deleted: list[str] = field(default_factory=list)
     base: dict[str, str] = field(default_factory=dict)
+    cursor: SyncCursor | None = None
+    """What this sync read, saved with the changes; its ``entry_mark`` is the
+    snapshot's, and becomes the highest rowid after the received entries
+    unless the database gained entries meanwhile (then no cursor is saved,
+    and the next sync reads everything)."""
 
 
 class SyncStore(SessionStore, Protocol):
@@ -49,6 +72,12 @@ class SyncStore(SessionStore, Protocol):
 
     async def sync_snapshot(self) -> LocalSnapshot:
         """Every session's registers and entry ids, and the base the last sync saved."""
+
+    async def sync_cursor(self, folder: str) -> SyncCursor | None:
+        """What the last sync with ``folder`` had read (None: nothing yet)."""
+
+    async def sync_recent(self, entry_mark: int) -> RecentChanges:
+        """Registers, the base and the entries after ``entry_mark``."""
 
     async def apply_sync(self, batch: SyncBatch) -> None:
         """Apply what other devices wrote (entries keep their ids) and save the

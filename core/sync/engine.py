@@ -5,6 +5,10 @@ lacks (entries, their images, register changes since the last sync); then
 take what others wrote, in one database transaction. Journal lines are
 written before the database changes: a sync killed between the two sends
 the same changes again next time, and the union makes that harmless.
+
+When every file in the folder is as the last sync left it (see
+:mod:`core.sync.cursor`), no journal is read: the sync only sends what was
+added here since, and with nothing new it writes nothing at all.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from typing import Any
 from core.sessions.entries import Entry
 from core.sessions.persistence import Blob, SessionInfo
 from core.sync import folder as layout
-from core.sync.batch import LocalSession, LocalSnapshot, SyncBatch, SyncStore
-from core.sync.hlc import Clock, wall_ms
+from core.sync.batch import LocalSession, LocalSnapshot, RecentChanges, SyncBatch, SyncStore
+from core.sync.cursor import SyncCursor, folder_key, scan
+from core.sync.hlc import Clock, Stamp, wall_ms
 from core.sync.journal import append_lines
 from core.sync.merge import FolderView
 from core.sync.plan import descends, encode, image_hashes, key, parent_first
@@ -87,6 +92,17 @@ def read_folder(folder: Path, device: str) -> FolderView:
 async def sync_folder(
     store: SyncStore, folder: Path, device: str, now: Callable[[], int] = wall_ms
 ) -> SyncReport:
+    cursor = await store.sync_cursor(folder_key(folder))
+    if cursor is not None and cursor.journals == scan(folder):
+        recent = await store.sync_recent(cursor.entry_mark)
+        if recent.mark_id == cursor.mark_id:
+            return await _send_recent(store, folder, device, now, cursor, recent)
+    return await _sync_all(store, folder, device, now)
+
+
+async def _sync_all(
+    store: SyncStore, folder: Path, device: str, now: Callable[[], int]
+) -> SyncReport:
     view = read_folder(folder, device)
     snapshot = await store.sync_snapshot()
     clock = Clock(device, now)
@@ -96,24 +112,73 @@ async def sync_folder(
     outgoing = _Outgoing()
     for local in snapshot.sessions.values():
         await _send_session(store, folder, view, snapshot, local, clock, outgoing, report)
-    for name in snapshot.base:
-        kind, _, session_id = name.partition(" ")
-        if kind == "alive" and session_id not in snapshot.sessions and not view.dead(session_id):
-            outgoing.registers.append({"t": "deleted", "s": session_id, "at": str(clock.tick())})
+    _tombstones(snapshot.base, snapshot.sessions, view.dead, clock, outgoing)
     for line in outgoing.entries:
         view.add_entry_line(device, line)
     for line in outgoing.registers:
         view.add_register_line(device, line)
-    for blob in outgoing.blobs:
-        layout.write_blob(folder, device, blob)
-    append_lines(layout.own_journal(folder, device, layout.ENTRIES), outgoing.entries)
-    append_lines(layout.own_journal(folder, device, layout.REGISTERS), outgoing.registers)
+    _write(folder, device, outgoing)
     batch = await _receive(store, folder, view, snapshot, device, report)
-    if batch.base != snapshot.base or _changes(batch):
-        await store.apply_sync(batch)
+    settled = not (report.waiting or view.refused)
+    batch.cursor = SyncCursor(
+        folder_key(folder), scan(folder), snapshot.entry_mark, None, str(clock.last), settled
+    )
+    await store.apply_sync(batch)
     report.refused = list(view.refused)
     report.skipped = view.skipped
     return report
+
+
+async def _send_recent(
+    store: SyncStore,
+    folder: Path,
+    device: str,
+    now: Callable[[], int],
+    cursor: SyncCursor,
+    recent: RecentChanges,
+) -> SyncReport:
+    """A sync over a folder unchanged since the last: send the sessions,
+    entries (in the order written: parent first) and register changes made
+    here since; with none, touch nothing."""
+    clock = Clock(device, now)
+    if cursor.clock is not None:
+        clock.observe(Stamp.parse(cursor.clock))
+    report = SyncReport(device)
+    out = _Outgoing()
+    new: dict[str, list[Entry]] = {}
+    for entry in recent.entries:
+        new.setdefault(entry.session_id, []).append(entry)
+    for local in recent.sessions.values():
+        sid = local.info.id
+        if key("alive", sid) not in recent.base:
+            out.entries.append({"t": "session", "session": _identity(local.info)})
+        for entry in new.get(sid, ()):
+            out.entries.append({"t": "entry", "entry": entry.to_dict()})
+            await _add_blobs(store, folder, device, entry, out)
+            report.sent_entries += 1
+            report.sent_sessions.add(sid)
+        _register_lines(local, recent.base, clock, out, report)
+    _tombstones(recent.base, recent.sessions, lambda sid: False, clock, out)
+    if not (out.entries or out.registers):
+        return report
+    _write(folder, device, out)
+    base: dict[str, str] = {}
+    for local in recent.sessions.values():
+        info = local.info
+        final = _Final(
+            info.title, info.title_set_by_user, info.archived, info.leaf_id, dict(local.labels)
+        )
+        base.update(final.base(info.id))
+    saved = SyncCursor(folder_key(folder), scan(folder), recent.entry_mark, None, str(clock.last))
+    await store.apply_sync(SyncBatch(base=base, cursor=saved))
+    return report
+
+
+def _write(folder: Path, device: str, out: _Outgoing) -> None:
+    for blob in out.blobs:
+        layout.write_blob(folder, device, blob)
+    append_lines(layout.own_journal(folder, device, layout.ENTRIES), out.entries)
+    append_lines(layout.own_journal(folder, device, layout.REGISTERS), out.registers)
 
 
 @dataclass
@@ -143,30 +208,60 @@ async def _send_session(
         entries = [entry for entry in await store.entries(sid) if entry.id in wanted]
         for entry in parent_first(entries, view.entries):
             out.entries.append({"t": "entry", "entry": entry.to_dict()})
-            for sha in image_hashes(entry):
-                if layout.blob_path(folder, clock.device, sha).exists():
-                    continue
-                blob = await store.get_blob(sha)
-                if blob is not None and all(b.sha256 != sha for b in out.blobs):
-                    out.blobs.append(blob)
+            await _add_blobs(store, folder, clock.device, entry, out)
         report.sent_entries += len(entries)
         report.sent_sessions.add(sid)
+    _register_lines(local, snapshot.base, clock, out, report)
+
+
+async def _add_blobs(
+    store: SyncStore, folder: Path, device: str, entry: Entry, out: _Outgoing
+) -> None:
+    """The images ``entry`` shows that this device's folder lacks."""
+    for sha in image_hashes(entry):
+        if layout.blob_path(folder, device, sha).exists():
+            continue
+        blob = await store.get_blob(sha)
+        if blob is not None and all(b.sha256 != sha for b in out.blobs):
+            out.blobs.append(blob)
+
+
+def _register_lines(
+    local: LocalSession, base: dict[str, str], clock: Clock, out: _Outgoing, report: SyncReport
+) -> None:
+    """A line for each register changed here since the last sync (``base``)."""
+    info = local.info
+    sid = info.id
     current: dict[str, tuple[str, Any]] = {
         key("title", sid): ("title", {"title": info.title, "by_user": info.title_set_by_user}),
         key("archived", sid): ("archived", info.archived),
         key("leaf", sid): ("leaf", info.leaf_id),
     }
-    labelled = set(local.labels) | _base_labels(snapshot.base, sid)
+    labelled = set(local.labels) | _base_labels(base, sid)
     for entry_id in labelled:
         current[key("label", sid, entry_id)] = ("label", local.labels.get(entry_id))
     for name, (kind, value) in current.items():
-        if snapshot.base.get(name) == encode(value):
+        if base.get(name) == encode(value):
             continue
         line = {"t": kind, "s": sid, "v": value, "at": str(clock.tick())}
         if kind == "label":
             line["e"] = name.rsplit(" ", 1)[1]
         out.registers.append(line)
         report.sent_sessions.add(sid)
+
+
+def _tombstones(
+    base: dict[str, str],
+    sessions: dict[str, LocalSession],
+    dead: Callable[[str], bool],
+    clock: Clock,
+    out: _Outgoing,
+) -> None:
+    """A deletion line for each synced session deleted here since."""
+    for name in base:
+        kind, _, session_id = name.partition(" ")
+        if kind == "alive" and session_id not in sessions and not dead(session_id):
+            out.registers.append({"t": "deleted", "s": session_id, "at": str(clock.tick())})
 
 
 def _base_labels(base: dict[str, str], sid: str) -> set[str]:
@@ -359,15 +454,3 @@ def _register_changes(
     if final.archived != info.archived:
         batch.archived[sid] = final.archived
         report.received_sessions.add(sid)
-
-
-def _changes(batch: SyncBatch) -> bool:
-    return bool(
-        batch.new_sessions
-        or batch.entries
-        or batch.titles
-        or batch.archived
-        or batch.labels
-        or batch.leaves
-        or batch.deleted
-    )

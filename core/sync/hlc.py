@@ -51,6 +51,11 @@ class Clock:
     def device(self) -> str:
         return self._device
 
+    @property
+    def last(self) -> Stamp:
+        """The latest stamp observed or made."""
+        return self._last
+
     def observe(self, stamp: Stamp) -> None:
         if (stamp.ms, stamp.counter) > (self._last.ms, self._last.counter):
             self._last = Stamp(stamp.ms, stamp.counter, self._device)
