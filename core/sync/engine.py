@@ -110,8 +110,10 @@ async def _sync_all(
         clock.observe(view.latest)
     report = SyncReport(device)
     outgoing = _Outgoing()
+    base_labels = _base_labels(snapshot.base)
     for local in snapshot.sessions.values():
-        await _send_session(store, folder, view, snapshot, local, clock, outgoing, report)
+        await _send_session(store, folder, view, local, clock, outgoing, report)
+        _register_lines(local, snapshot.base, base_labels, clock, outgoing, report)
     _tombstones(snapshot.base, snapshot.sessions, view.dead, clock, outgoing)
     for line in outgoing.entries:
         view.add_entry_line(device, line)
@@ -145,6 +147,7 @@ async def _send_recent(
         clock.observe(Stamp.parse(cursor.clock))
     report = SyncReport(device)
     out = _Outgoing()
+    base_labels = _base_labels(recent.base)
     new: dict[str, list[Entry]] = {}
     for entry in recent.entries:
         new.setdefault(entry.session_id, []).append(entry)
@@ -157,18 +160,21 @@ async def _send_recent(
             await _add_blobs(store, folder, device, entry, out)
             report.sent_entries += 1
             report.sent_sessions.add(sid)
-        _register_lines(local, recent.base, clock, out, report)
+        _register_lines(local, recent.base, base_labels, clock, out, report)
     _tombstones(recent.base, recent.sessions, lambda sid: False, clock, out)
     if not (out.entries or out.registers):
         return report
     _write(folder, device, out)
-    base: dict[str, str] = {}
-    for local in recent.sessions.values():
-        info = local.info
-        final = _Final(
-            info.title, info.title_set_by_user, info.archived, info.leaf_id, dict(local.labels)
-        )
-        base.update(final.base(info.id))
+    # The base of every session written about becomes what it is here.
+    touched = report.sent_sessions | {line["s"] for line in out.registers}
+    base = {
+        name: value for name, value in recent.base.items() if name.split(" ", 2)[1] not in touched
+    }
+    for sid in touched & recent.sessions.keys():
+        info = recent.sessions[sid].info
+        labels: dict[str, str | None] = dict(recent.sessions[sid].labels)
+        final = _Final(info.title, info.title_set_by_user, info.archived, info.leaf_id, labels)
+        base.update(final.base(sid))
     saved = SyncCursor(folder_key(folder), scan(folder), recent.entry_mark, None, str(clock.last))
     await store.apply_sync(SyncBatch(base=base, cursor=saved))
     return report
@@ -192,12 +198,12 @@ async def _send_session(
     store: SyncStore,
     folder: Path,
     view: FolderView,
-    snapshot: LocalSnapshot,
     local: LocalSession,
     clock: Clock,
     out: _Outgoing,
     report: SyncReport,
 ) -> None:
+    """The session's identity line and the entries the folder lacks."""
     info = local.info
     sid = info.id
     if sid not in view.sessions:
@@ -211,7 +217,6 @@ async def _send_session(
             await _add_blobs(store, folder, clock.device, entry, out)
         report.sent_entries += len(entries)
         report.sent_sessions.add(sid)
-    _register_lines(local, snapshot.base, clock, out, report)
 
 
 async def _add_blobs(
@@ -227,7 +232,12 @@ async def _add_blobs(
 
 
 def _register_lines(
-    local: LocalSession, base: dict[str, str], clock: Clock, out: _Outgoing, report: SyncReport
+    local: LocalSession,
+    base: dict[str, str],
+    base_labels: dict[str, set[str]],
+    clock: Clock,
+    out: _Outgoing,
+    report: SyncReport,
 ) -> None:
     """A line for each register changed here since the last sync (``base``)."""
     info = local.info
@@ -237,7 +247,7 @@ def _register_lines(
         key("archived", sid): ("archived", info.archived),
         key("leaf", sid): ("leaf", info.leaf_id),
     }
-    labelled = set(local.labels) | _base_labels(base, sid)
+    labelled = set(local.labels) | base_labels.get(sid, set())
     for entry_id in labelled:
         current[key("label", sid, entry_id)] = ("label", local.labels.get(entry_id))
     for name, (kind, value) in current.items():
@@ -264,9 +274,15 @@ def _tombstones(
             out.registers.append({"t": "deleted", "s": session_id, "at": str(clock.tick())})
 
 
-def _base_labels(base: dict[str, str], sid: str) -> set[str]:
-    prefix = key("label", sid, "")
-    return {name[len(prefix) :] for name in base if name.startswith(prefix)}
+def _base_labels(base: dict[str, str]) -> dict[str, set[str]]:
+    """Session id -> the entries labelled in the base."""
+    labelled: dict[str, set[str]] = {}
+    for name in base:
+        kind, _, rest = name.partition(" ")
+        if kind == "label":
+            sid, _, entry_id = rest.partition(" ")
+            labelled.setdefault(sid, set()).add(entry_id)
+    return labelled
 
 
 def _identity(info: SessionInfo) -> dict[str, Any]:
