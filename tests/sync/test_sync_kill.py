@@ -11,6 +11,7 @@ import signal
 import sqlite3
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from core.sessions.entries import Entry
@@ -22,14 +23,14 @@ from storage.store import SqliteStore
 from tests.integration.cli import tangents_command
 from tests.sync.machines import Machine
 
-SESSIONS, DEPTH, KILLS = 120, 25, 12
+SESSIONS, SENDER_SESSIONS, DEPTH, KILLS = 120, 30, 25, 30
 
 
-async def fill(db: Path) -> int:
+async def fill(db: Path, sessions: int = SESSIONS) -> int:
     """Sessions written straight into a real database: enough for a sync to take a while."""
     store = await SqliteStore.open(db)
     try:
-        for number in range(SESSIONS):
+        for number in range(sessions):
             now = now_iso()
             info = SessionInfo(
                 id=uuid7(), title=f"session {number}", created_at=now, updated_at=now
@@ -43,11 +44,11 @@ async def fill(db: Path) -> int:
             )
     finally:
         await store.close()
-    return SESSIONS * DEPTH
+    return sessions * DEPTH
 
 
-def killed_sync(machine: Machine, delay: float) -> bool:
-    """Run a sync and SIGKILL it after ``delay`` seconds; whether it was still running."""
+def killed_sync(machine: Machine, moment: Callable[[], bool]) -> bool:
+    """Run a sync and SIGKILL it once ``moment()`` holds; whether it was still running."""
     process = subprocess.Popen(
         [*tangents_command(), "sync", "--folder", str(machine.folder)],
         env={**os.environ, "TANGENTS_HOME": str(machine.home)},
@@ -55,12 +56,38 @@ def killed_sync(machine: Machine, delay: float) -> bool:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    time.sleep(delay)  # a random moment to kill at, not a wait for anything
+    while process.poll() is None and not moment():
+        time.sleep(0.001)  # polling the condition, not waiting a fixed time
     running = process.poll() is None
     if running:
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     return running
+
+
+def journal_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*.jsonl"))
+
+
+def journals_grew(folder: Path, by: int) -> Callable[[], bool]:
+    """When the folder's journals have grown by ``by`` bytes."""
+    target = journal_bytes(folder) + by
+    return lambda: journal_bytes(folder) >= target
+
+
+def database_written(db: Path) -> Callable[[], bool]:
+    """When the database's write-ahead log changes: the sync is applying."""
+    wal = db.with_name(db.name + "-wal")
+
+    def state() -> tuple[int, int] | None:
+        try:
+            found = wal.stat()
+        except OSError:
+            return None
+        return found.st_size, found.st_mtime_ns
+
+    before = state()
+    return lambda: state() != before
 
 
 def integrity(db: Path) -> str:
@@ -79,22 +106,48 @@ def test_killed_syncs_lose_nothing(tmp_path: Path) -> None:
     a.ask("one exchange on a")  # the demo model, offline: a model change, a question, a reply
     b.ask("one exchange on b")
     total = asyncio.run(fill(a.db)) + 2 * 3
-    # How long a whole first sync takes here, on a copy: the kills land within it.
+    # How much a whole first sync writes, on a copy: journal kills land within it.
     probe = Machine.make(tmp_path, "probe", tmp_path / "probe-folder")
     shutil.copy(a.db, probe.db)
-    started = time.monotonic()
     probe.sync()
-    full = time.monotonic() - started
+    written = journal_bytes(probe.folder)
     rng = random.Random(34)
-    landed = 0
-    for _ in range(KILLS):
-        machine = rng.choice((a, b))
-        landed += killed_sync(machine, rng.uniform(0.05, full * 1.5))
-        assert integrity(machine.db) == "ok"
+    machines = [a, b]
+    # A machine with sessions of its own to send, and one receiving everything:
+    # each replaced by a new one when a sync of it completes.
+    sender: Machine | None = a
+    receiver: Machine | None = None
+    landed = rounds = 0
+    while landed < KILLS:
+        rounds += 1
+        assert rounds <= 3 * KILLS, f"only {landed} of {rounds} kills landed during a sync"
+        kind = rng.choice(("sending", "sending", "receiving", "receiving", "starting"))
+        if kind == "sending":
+            if sender is None:
+                sender = Machine.make(tmp_path, f"m{rounds}", folder)
+                total += asyncio.run(fill(sender.db, SENDER_SESSIONS))
+                machines.append(sender)
+            machine = sender
+            share = SENDER_SESSIONS / SESSIONS if machine is not a else 1
+            moment = journals_grew(folder, rng.randint(1, int(written * share)))
+        else:
+            if receiver is None:
+                receiver = Machine.make(tmp_path, f"m{rounds}", folder)
+                machines.append(receiver)
+            machine = receiver
+            moment = database_written(machine.db) if kind == "receiving" else lambda: True
+        if killed_sync(machine, moment):
+            landed += 1
+        elif machine is sender:
+            sender = None
+        elif machine is receiver:
+            receiver = None
+        if machine.db.exists():
+            assert integrity(machine.db) == "ok"
         read_folder(folder, "reader")  # every journal still reads
-    assert landed, "no kill landed during a sync"
-    for machine in (b, a, b):
+    for machine in (*machines, *machines):
         machine.sync()
-    assert integrity(a.db) == integrity(b.db) == "ok"
-    assert entry_count(a.db) == entry_count(b.db) == total
-    assert a.session_ids() == b.session_ids()
+    for machine in machines:
+        assert integrity(machine.db) == "ok"
+        assert entry_count(machine.db) == total
+        assert machine.session_ids() == a.session_ids()
