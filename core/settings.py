@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import tomllib
 from collections.abc import Callable, Iterable
@@ -113,6 +114,25 @@ class SyncSettings:
     OneDrive, a git work tree): ``tangents sync`` exchanges sessions through it."""
 
 
+AGENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
+"""What ``@Name`` can address: a letter, then letters, digits, ``_`` or ``-``."""
+
+
+@dataclass(frozen=True)
+class Agent:
+    """A named speaker of a round table (``[[agents]]``): addressed as ``@name``."""
+
+    name: str
+    model: str
+    """Any model, or an endpoint's ``NAME/model``."""
+    system: str | None = None
+    """Its own system prompt; the only one its requests carry."""
+    thinking: str = choice("off", THINKING_LEVELS)
+    color: str | None = None
+    note: str | None = None
+    note_depth: int = bounded(4, 0, 1000)
+
+
 @dataclass(frozen=True)
 class Settings:
     model: str | None = None
@@ -161,6 +181,10 @@ class Settings:
     """Model -> input tokens it accepts, for models litellm's table does not know
     (local and custom endpoints) or to compact earlier than the real window."""
     endpoints: tuple[Endpoint, ...] = ()
+    agents: tuple[Agent, ...] = ()
+    """The round table's speakers, in the order ``@all`` asks them."""
+    user_name: str | None = None
+    """Put as ``Name: `` before the user's messages when an agent is asked; unset: no prefix."""
     mcp_servers: tuple[McpServer, ...] = ()
     tools: ToolSettings = field(default_factory=ToolSettings)
     config_path: Path | None = None
@@ -218,12 +242,35 @@ def load_settings(
     )
     from_env = {attr: name for name, attr in _ENV_OVERRIDES.items() if attr in env}
     problems += [f"{from_env[p.key]}: {p.what}" if p.key in from_env else str(p) for p in found]
+    problems += [str(p) for p in agent_problems(settings.agents)]
     settings = replace(settings, config_path=path)
     if check is not None:
         problems += check(settings)
     if problems:
         raise ConfigError(path, problems)
     return apply_state(settings)
+
+
+def agent_problems(agents: Iterable[Agent]) -> list[Problem]:
+    """What the types cannot say: names ``@Name`` can address, each once
+    (names match case-insensitively), and ``all`` kept for every agent."""
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for index, agent in enumerate(agents):
+        where = f"agents[{index}].name"
+        if not AGENT_NAME.fullmatch(agent.name):
+            problems.append(
+                Problem(
+                    where,
+                    "must start with a letter and hold only letters, digits, _ or - (at most 32)",
+                )
+            )
+        elif agent.name.casefold() == "all":
+            problems.append(Problem(where, "'all' is taken: @all asks every agent"))
+        elif agent.name.casefold() in seen:
+            problems.append(Problem(where, f"{agent.name!r} is already the name of an agent"))
+        seen.add(agent.name.casefold())
+    return problems
 
 
 def _read(path: Path | None, required: bool) -> tuple[dict[str, Any], list[str]]:

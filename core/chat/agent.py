@@ -34,6 +34,7 @@ from core.sessions.content import TextContent, ToolCallContent, ToolResultConten
 from core.sessions.entries import Entry
 from core.sessions.messages import Message
 from core.sessions.session import Session
+from core.sessions.speakers import Speaker
 from core.settings import Settings
 from core.tools.arg_check import check_arguments
 from core.tools.base import (
@@ -206,6 +207,7 @@ async def run_agent(
     tools: ToolRegistry | None = None,
     approve: ApproveFn | None = None,
     emit: Emit = ignore,
+    speaker: Speaker | None = None,
 ) -> AgentResult:
     """Answer the session's path, running tools until the model is done (at most
     ``settings.max_tool_steps`` rounds).
@@ -239,6 +241,7 @@ async def run_agent(
             emit=emit,
             tools=specs,
             defer_tool_calls=tools is not None,
+            speaker=speaker,
         )
         turns.append(turn)
         for text in turn.notes:  # a failed automatic compaction, turns the safety net dropped

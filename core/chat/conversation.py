@@ -23,12 +23,15 @@ from typing import TYPE_CHECKING
 
 from core.branching.branch_totals import BranchTotals
 from core.branching.tree import SessionTree, shared_length
+from core.chat.addressing import addressed
 from core.chat.events import (
+    AgentAsked,
     ColumnFinished,
     CompactionEnded,
     CompactionStarted,
     EntriesSaved,
     Event,
+    Notice,
     PositionMoved,
     TurnEnded,
     Waiting,
@@ -45,10 +48,11 @@ from core.chat.window_learning import learn_window, window_at_most
 from core.sessions.attachments import Attachment
 from core.sessions.context import Context, system_prompt
 from core.sessions.entries import THINKING_LEVELS, Compaction, Entry
-from core.sessions.messages import user_text
+from core.sessions.messages import Message, user_text
 from core.sessions.persistence import LearnedWindow
 from core.sessions.session import Session
-from core.settings import Settings
+from core.sessions.speakers import Speaker
+from core.settings import Agent, Settings
 from core.usage import SessionTotals
 
 if TYPE_CHECKING:
@@ -267,9 +271,67 @@ class Conversation:
     # --- turns ------------------------------------------------------------------
 
     async def send(self, text: str, attachments: Sequence[Attachment] = ()) -> AgentResult:
-        """Save the user's message and answer it."""
+        """Save the user's message and answer it: each agent it addresses
+        (:func:`core.chat.addressing.addressed`) in turn, each after the previous
+        answered (a reply that failed ends the sequence), else the session's model.
+        Returns the last reply's result."""
+        asked = addressed(text, self.settings.agents)
+        if asked.note is not None:
+            self._publish(Notice(asked.note))
+        if asked.agents:
+            self.check_endpoint([agent.model for agent in asked.agents])
         await self.add_message(text, attachments)
-        return await self.reply()
+        return await self.answer_in_turn(asked.agents)
+
+    async def answer_in_turn(self, agents: Sequence[Agent]) -> AgentResult:
+        """Let ``agents`` answer the path one after the other (none: the
+        session's model); stops at the first reply that did not finish."""
+        if not agents:
+            return await self.reply()
+        for agent in agents:
+            result = await self.reply(agent)
+            if result.stop != "answered":
+                break
+        return result
+
+    async def round(self, rounds: int) -> AgentResult | None:
+        """``/round N``: the agents of the round table answer each other,
+        ``rounds`` times each in turn, one reply a turn (cancel it as any reply).
+        The agents are those the last user message addressed, else those that
+        answered since it; None when fewer than two."""
+        agents = self.round_agents()
+        if len(agents) < 2:
+            return None
+        result = None
+        for _ in range(rounds):
+            result = await self.answer_in_turn(agents)
+            if result.stop != "answered":
+                break
+        return result
+
+    def round_agents(self) -> tuple[Agent, ...]:
+        """Who a round lets speak (see :meth:`round`), in their order."""
+        path = self.session.path
+        last_user = next((i for i in range(len(path) - 1, -1, -1) if _is_question(path[i])), None)
+        if last_user is None:
+            return ()
+        message = path[last_user].message
+        assert message is not None
+        asked = addressed(message.text, self.settings.agents).agents
+        if asked:
+            return asked
+        spoke = [
+            e.message.agent
+            for e in path[last_user + 1 :]
+            if e.message is not None and e.message.agent is not None
+        ]
+        return tuple(a for name in dict.fromkeys(spoke) if (a := self.agent(name)) is not None)
+
+    def agent(self, name: str | None) -> Agent | None:
+        """The configured agent called ``name`` (case-insensitively), if any."""
+        if name is None:
+            return None
+        return next((a for a in self.settings.agents if a.name.casefold() == name.casefold()), None)
 
     async def add_message(self, text: str, attachments: Sequence[Attachment] = ()) -> list[Entry]:
         """Save the user's message (with any system/model change first) in one
@@ -286,23 +348,37 @@ class Conversation:
         self.pending_system = None
         return entries
 
-    async def reply(self) -> AgentResult:
+    async def reply(self, agent: Agent | None = None) -> AgentResult:
         """Answer the path as it is (the last message is the user's or a tool
-        result): stream the reply, run the tools it calls, and ask again until
-        the model is done. Cancelling saves what arrived, then re-raises."""
+        result, or another speaker's reply on a round table): stream the reply,
+        run the tools it calls, and ask again until the model is done.
+        ``agent`` answers with its own model, thinking level and system prompt,
+        hearing the others as named users (:mod:`core.sessions.speakers`); None:
+        the session's model. Cancelling saves what arrived, then re-raises."""
         from core.chat.agent import run_agent
 
-        self.check_endpoint()
-        await self.learn_window()
+        user_name = self.settings.user_name
+        if agent is None:
+            model, thinking, api_base = self.model, self.thinking, self.api_base
+            speaker = Speaker(None, user_name)
+            self.check_endpoint()
+            await self.learn_window()
+        else:
+            model, thinking = agent.model, agent.thinking
+            api_base = self.explicit_api_base or self.settings.api_base
+            speaker = Speaker(agent.name, user_name, agent.system)
+            self.check_endpoint([agent.model])
+            self._publish(AgentAsked(agent.name, agent.model))
         result = await run_agent(
             self.session,
             self.settings,
-            model=self.model,
-            thinking=self.thinking,
-            api_base=self.api_base,
+            model=model,
+            thinking=thinking,
+            api_base=api_base,
             tools=self.tools,
             approve=self.approve,
             emit=self._publish,
+            speaker=speaker,
         )
         await self._learn_from_overflows(result)
         self._publish(TurnEnded(result))
@@ -347,9 +423,19 @@ class Conversation:
     async def retry(self, entry_id: str | None = None) -> AgentResult | None:
         """Answer again: a new alternative of ``entry_id`` (a reply), else of the
         last reply on the path; None when there is no message to answer."""
+        replied = await self._reply_at(entry_id)
         if not await self.prepare_retry(entry_id):
             return None
-        return await self.reply()
+        return await self.reply(self.agent(replied.agent if replied is not None else None))
+
+    async def _reply_at(self, entry_id: str | None) -> Message | None:
+        """The reply a retry replaces: ``entry_id``'s, else the path's last if it is one."""
+        if entry_id is not None:
+            message = (await self.session.entry(entry_id)).message
+        else:
+            path = self.session.path
+            message = path[-1].message if path else None
+        return message if message is not None and message.role == "assistant" else None
 
     async def edit(
         self, entry: Entry, text: str, attachments: Sequence[Attachment] = ()

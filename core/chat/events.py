@@ -119,6 +119,14 @@ class PositionMoved:
 
 
 @dataclass(frozen=True)
+class AgentAsked:
+    """A round-table agent starts its reply (what streams next is its)."""
+
+    agent: str
+    model: str
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     result: AgentResult
 
@@ -187,6 +195,7 @@ Event = Union[
     ToolChanged,
     EntriesSaved,
     PositionMoved,
+    AgentAsked,
     TurnEnded,
     ColumnEvent,
     ColumnWaiting,

@@ -12,6 +12,7 @@ from typing import Any
 
 from core.branching.comparison import timing
 from core.chat.events import (
+    AgentAsked,
     ColumnEvent,
     ColumnFinished,
     ColumnWaiting,
@@ -90,10 +91,13 @@ def event_json(event: Event) -> dict[str, Any] | None:
             "leaf_id": event.leaf_id,
             "left_branch": event.left_branch,
         }
+    if isinstance(event, AgentAsked):
+        return {"type": "agent", "agent": event.agent, "model": event.model}
     if isinstance(event, TurnEnded):
         result = event.result
         return {
             "type": "turn_ended",
+            "agent": result.message.agent,
             "stop": result.stop,
             "tool_steps": result.steps,
             "entry_id": result.final.entry.id if result.final.entry is not None else None,
@@ -129,6 +133,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         data["role"] = message.role
         if message.role == "assistant":
             data["model"] = message.model
+            data["agent"] = message.agent
             data["stop_reason"] = message.stop_reason
             data["text"] = message.text
             if message.usage is not None:

@@ -23,6 +23,7 @@ from core.sessions.context import Context, estimated_tokens, system_prompt
 from core.sessions.entries import Entry
 from core.sessions.messages import Message
 from core.sessions.session import Session
+from core.sessions.speakers import Speaker
 from core.settings import Settings
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ async def run_turn(
     emit: Emit = ignore,
     tools: Sequence[ToolSpec] = (),
     defer_tool_calls: bool = False,
+    speaker: Speaker | None = None,
 ) -> TurnResult:
     """Stream one reply to the session's path and append it.
 
@@ -57,8 +59,14 @@ async def run_turn(
     reserve_tokens (``CompactionStarted("auto")``); and when the provider still
     says the context is too long, once more (``CompactionStarted("overflow")``)
     before one retry. Each ends with :class:`~core.chat.events.CompactionEnded`.
+
+    ``speaker`` is the round-table agent asked (:mod:`core.sessions.speakers`):
+    the request is built as it hears the path, and the reply saved as its own.
     """
-    turn = _Turn(session, settings, model, thinking, api_base, emit, _overhead(session, tools))
+    speaker = speaker or Speaker()
+    turn = _Turn(
+        session, settings, model, thinking, api_base, emit, _overhead(session, tools), speaker
+    )
     prelude = await _compact_if_needed(turn)
     result = await _ask(turn, prelude, tools, defer_tool_calls)
     if result is None:  # compacted after an overflow: once more
@@ -79,6 +87,7 @@ class _Turn:
     emit: Emit
     overhead: int
     """Tokens of the window the system prompt and the tool definitions take."""
+    speaker: Speaker
 
     def on_wait(self, seconds: float, error: ProviderError) -> None:
         self.emit(Waiting(seconds, error))
@@ -110,6 +119,7 @@ async def _ask(
         default_thinking=turn.thinking,
         image_budget=settings.image_budget,
         token_budget=prelude.token_budget,
+        speaker=turn.speaker,
     )
     target = resolve_target(context.model, settings, turn.api_base)
     images = {}
@@ -143,7 +153,7 @@ async def _ask(
             if checkpoint.due(builder):
                 await checkpoint.save(builder)
     except asyncio.CancelledError:
-        message = builder.finish_aborted()
+        message = builder.finish_aborted().with_(agent=turn.speaker.agent)
         if defer_tool_calls and message.tool_calls:
             from core.tools.base import unrun_results
 
@@ -157,7 +167,7 @@ async def _ask(
             _say_still_too_long(builder)
         elif await _compact_after_overflow(turn, builder, prelude):
             return None
-    message = builder.finish()
+    message = builder.finish().with_(agent=turn.speaker.agent)
     if stopped_by_window(message, request.max_tokens, provider.name):
         message = await _with_window_full(message, context.model, settings)
     compactions, notes = tuple(prelude.compactions), tuple(prelude.notes) + context.notes

@@ -27,6 +27,7 @@ from core.sessions.context_fit import Fitted, fit_budget, shortened_note
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.sessions.file_budget import apply_file_budget, file_shas, file_tokens
 from core.sessions.messages import Message
+from core.sessions.speakers import Hearing, Speaker
 
 SUMMARY_PREFIX = (
     "The conversation before this point was compacted. Summary of what happened so far:\n\n"
@@ -128,9 +129,19 @@ def build_context(
     image_budget: int = 3,
     vision: bool = True,
     token_budget: int | None = None,
+    speaker: Speaker | None = None,
 ) -> Context:
-    model, thinking = current_model(path, default_model, default_thinking)
-    messages = _visible_messages(path)
+    """``speaker`` names who is asked on a round table (see
+    :mod:`core.sessions.speakers`): an agent's model, thinking level and system
+    prompt are its own (``default_model``/``default_thinking``, ``speaker.system``),
+    whatever the path says."""
+    speaker = speaker or Speaker()
+    if speaker.agent is None:
+        model, thinking = current_model(path, default_model, default_thinking)
+        system = system_prompt(path)
+    else:
+        model, thinking, system = default_model, default_thinking, speaker.system
+    messages = _visible_messages(path, speaker)
     messages = _apply_provider_rules(messages, model)
     messages, image_shas = _apply_image_budget(messages, image_budget if vision else 0)
     messages, sent_files = apply_file_budget(messages, image_budget)
@@ -149,7 +160,7 @@ def build_context(
     messages = alternate(messages)
     return Context(
         messages=tuple(messages),
-        system=system_prompt(path),
+        system=system,
         model=model,
         thinking=thinking,
         notes=tuple(notes),
@@ -227,8 +238,9 @@ def latest_compaction(path: Sequence[Entry]) -> tuple[int, int] | None:
     return None
 
 
-def _visible_messages(path: Sequence[Entry]) -> list[Message]:
-    """Steps 2-3: compaction summary and kept tail, branch summaries, no custom/system."""
+def _visible_messages(path: Sequence[Entry], speaker: Speaker) -> list[Message]:
+    """Steps 2-3: compaction summary and kept tail, branch summaries, no
+    custom/system; each message as ``speaker`` hears it."""
     start = 0
     summary: Message | None = None
     found = latest_compaction(path)
@@ -240,6 +252,10 @@ def _visible_messages(path: Sequence[Entry]) -> list[Message]:
             role="user", content=(TextContent(SUMMARY_PREFIX + payload.summary + SUMMARY_END),)
         )
     out: list[Message] = [summary] if summary is not None else []
+    remap = speaker.agent is not None or any(
+        e.message is not None and e.message.agent for e in path[start:]
+    )
+    hearing = Hearing(speaker, remap)
     for index in range(start, len(path)):
         entry = path[index]
         if summary is not None and index == compaction_index:
@@ -247,7 +263,9 @@ def _visible_messages(path: Sequence[Entry]) -> list[Message]:
         payload = entry.payload
         if isinstance(payload, Message):
             if payload.role in ("user", "assistant", "tool_result"):
-                out.append(payload)
+                heard = hearing.hear(payload)
+                if heard is not None:
+                    out.append(heard)
         elif isinstance(payload, BranchSummary):
             text = BRANCH_PREFIX + payload.summary + BRANCH_END
             out.append(Message(role="user", content=(TextContent(text),)))

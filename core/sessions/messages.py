@@ -135,6 +135,9 @@ class Message:
     """For ``custom`` messages: what kind of note this is (shown, never sent)."""
     meta: dict[str, Any] = field(default_factory=dict)
     """Free-form extras that must survive a round trip (e.g. fields from imports)."""
+    agent: str | None = None
+    """For ``assistant`` messages: the round-table agent (``[[agents]]``) that
+    wrote it; None for the session's own model (and every older message)."""
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -197,6 +200,8 @@ class Message:
             data["custom_type"] = self.custom_type
         if self.meta:
             data["meta"] = self.meta
+        if self.agent is not None:
+            data["agent"] = self.agent
         return data
 
     @classmethod
@@ -220,8 +225,15 @@ class Message:
                 "error": data.get("error"),
                 "custom_type": data.get("custom_type"),
                 "meta": dict(data["meta"]) if "meta" in data else {},
+                "agent": _agent_name(data.get("agent")),
             },
         )
+
+
+def _agent_name(value: Any) -> str | None:
+    if value is None or (isinstance(value, str) and 0 < len(value) <= 64):
+        return value
+    raise ValueError("an agent name must be a short string")
 
 
 def user_text(text: str, images: tuple[ImageContent | FileContent, ...] = ()) -> Message:

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.chat.addressing import addressed
 from core.chat.conversation import Conversation
 from core.providers import http_clients
 from core.providers.keys import missing_key
@@ -94,9 +95,11 @@ async def _run(
             session, model=args.model, thinking=args.thinking, system=args.system
         )
         conversation.check_endpoint()  # before a key is looked for or anything written
-        no_key = missing_key(conversation.model, launch.settings, conversation.api_base)
-        if no_key is not None:
-            return fail(no_key, 2)  # before anything is written
+        asked = addressed(prompt, launch.settings.agents).agents
+        for model in [a.model for a in asked] or [conversation.model]:
+            no_key = missing_key(model, launch.settings, conversation.api_base)
+            if no_key is not None:
+                return fail(no_key, 2)  # before anything is written
         kinds = (kind_of(a.blob.media_type) for a in attachments)
         refused = refusal(conversation.model, kinds, launch.settings)
         if refused is not None:

@@ -1,7 +1,8 @@
 """What print mode writes: the conversation's events as text or as JSON lines,
 to a stdout that a closed pipe cannot break, and the approval rule for tools.
 
-Text: the answer on stdout, tool activity on stderr as ``tool: ...`` lines,
+Text: the answer on stdout (each round-table agent's under a line ``Name:``,
+answers apart by an empty line), tool activity on stderr as ``tool: ...`` lines,
 notices, retries and compactions on stderr as ``tangents: ...`` (one line
 when each starts and one when it ends). JSON (``--json``): one
 object per event on stdout (:func:`core.chat.events_json.event_json`), opened by
@@ -16,6 +17,7 @@ import sys
 import time
 
 from core.chat.events import (
+    AgentAsked,
     CompactionEnded,
     CompactionStarted,
     Event,
@@ -74,6 +76,8 @@ class TextPrinter:
         self.retrying = False
         """A retry was announced and has not yet been heard from."""
         self.compacting_since: float | None = None
+        self.answers = 0
+        """Round-table answers begun (each under its agent's name)."""
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Silence):
@@ -86,7 +90,9 @@ class TextPrinter:
             if self.retrying:
                 self.retrying = False
                 say("the retry went through")
-        if isinstance(event, (CompactionStarted, CompactionEnded)):
+        if isinstance(event, AgentAsked):
+            self._header(event.agent)
+        elif isinstance(event, (CompactionStarted, CompactionEnded)):
             self._compaction(event)
         elif isinstance(event, TextDelta) and event.text:
             self._write(self.cleaner.feed(event.text) if self.cleaner else event.text)
@@ -97,6 +103,16 @@ class TextPrinter:
             say(f"{event.error.message}; retrying in {event.seconds:.0f} s")
         elif isinstance(event, Notice):
             say(event.text)
+
+    def _header(self, agent: str) -> None:
+        """``Name:`` on a line of its own, after an empty line if an answer came before."""
+        self._write(self.cleaner.flush() if self.cleaner else "")
+        if self.answers:
+            self.out.write("\n" if self.wrote_newline else "\n\n")
+        self.answers += 1
+        self.out.write(f"{agent}:\n")
+        self.wrote_newline = True
+        self.new_turn = False
 
     def _write(self, text: str) -> None:
         if not text:
