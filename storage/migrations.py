@@ -186,6 +186,14 @@ def m007_drafts(conn: sqlite3.Connection) -> None:
     )
 
 
+def m008_agent_names(conn: sqlite3.Connection) -> None:
+    # The round-table agents that replied in a session, by first reply, one
+    # per line, kept in step by every append (the reply's own name is in its
+    # payload: "agent"); a session list shows them without reading entries.
+    # Older sessions have no agent reply: ''.
+    conn.execute("ALTER TABLE sessions ADD COLUMN agents TEXT NOT NULL DEFAULT ''")
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[str, Migration]] = [
@@ -196,6 +204,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m005_partial_replies", m005_partial_replies),
     ("m006_sync_base", m006_sync_base),
     ("m007_drafts", m007_drafts),
+    ("m008_agent_names", m008_agent_names),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

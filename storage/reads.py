@@ -72,7 +72,7 @@ def latest_session(conn: sqlite3.Connection) -> SessionInfo | None:
     return session_from_row(row) if row else None
 
 
-_SUMMARY_COLUMNS = f"{SESSION_COLUMNS}, message_count, branch_count, first_message, model"
+_SUMMARY_COLUMNS = f"{SESSION_COLUMNS}, message_count, branch_count, first_message, model, agents"
 
 
 def list_sessions(
@@ -97,6 +97,7 @@ def _summary(row: tuple) -> SessionSummary:
         branch_count=row[11],
         first_message=row[12],
         model=row[13],
+        agents=tuple(row[14].splitlines()),
     )
 
 

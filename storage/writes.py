@@ -170,6 +170,7 @@ def insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence[
     """
     messages = new_leaves = 0
     model = first_message = None
+    agents: list[str] = []
     for entry in entries:
         if entry.session_id != session_id:
             raise ValueError(
@@ -211,6 +212,8 @@ def insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence[
         messages += 1
         if message.role == "assistant" and message.model:
             model = message.model
+        if message.role == "assistant" and message.agent and message.agent not in agents:
+            agents.append(message.agent)
         if message.role == "user" and first_message is None and message.text.strip():
             first_message = message.text.strip()[:FIRST_MESSAGE_CHARS]
     if not entries:
@@ -222,6 +225,20 @@ def insert_entries(conn: sqlite3.Connection, session_id: str, entries: Sequence[
         " WHERE id = ?",
         (messages, new_leaves, model, first_message, session_id),
     )
+    if agents:
+        _add_agents(conn, session_id, agents)
+
+
+def _add_agents(conn: sqlite3.Connection, session_id: str, names: Sequence[str]) -> None:
+    """Add the agents not yet named in the session's ``agents`` (one a line)."""
+    row = conn.execute("SELECT agents FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    known = row[0].splitlines() if row and row[0] else []
+    added = [name for name in names if name not in known]
+    if added:
+        conn.execute(
+            "UPDATE sessions SET agents = ? WHERE id = ?",
+            ("\n".join(known + added), session_id),
+        )
 
 
 def index_title(conn: sqlite3.Connection, session_id: str) -> None:

@@ -64,6 +64,8 @@ class SessionSummary:
     branch_count: int = 1
     first_message: str = ""
     model: str | None = None
+    agents: tuple[str, ...] = ()
+    """The round-table agents that replied, in the order they first did."""
 
     @property
     def alternatives(self) -> int:

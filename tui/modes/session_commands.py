@@ -87,6 +87,7 @@ async def _list(store, args: argparse.Namespace) -> int:
                 "branch_count": s.branch_count,
                 "alternatives": s.alternatives,
                 "model": s.model,
+                "agents": list(s.agents),
                 "archived": s.info.archived,
             }
             for s in summaries
