@@ -242,7 +242,7 @@ def load_settings(
     )
     from_env = {attr: name for name, attr in _ENV_OVERRIDES.items() if attr in env}
     problems += [f"{from_env[p.key]}: {p.what}" if p.key in from_env else str(p) for p in found]
-    problems += [str(p) for p in agent_problems(settings.agents)]
+    problems += [str(p) for p in agent_problems(data.get("agents"))]
     settings = replace(settings, config_path=path)
     if check is not None:
         problems += check(settings)
@@ -251,25 +251,32 @@ def load_settings(
     return apply_state(settings)
 
 
-def agent_problems(agents: Iterable[Agent]) -> list[Problem]:
-    """What the types cannot say: names ``@Name`` can address, each once
-    (names match case-insensitively), and ``all`` kept for every agent."""
+def agent_problems(agents: Any) -> list[Problem]:
+    """What the types cannot say about ``[[agents]]`` as the file has it (so
+    these are found beside any other problem of the same agent): names
+    ``@Name`` can address, each once (names match case-insensitively), and
+    ``all`` kept for every agent."""
     problems: list[Problem] = []
     seen: set[str] = set()
-    for index, agent in enumerate(agents):
+    named = [
+        (index, agent["name"])
+        for index, agent in enumerate(agents if isinstance(agents, list) else ())
+        if isinstance(agent, dict) and isinstance(agent.get("name"), str)
+    ]
+    for index, name in named:
         where = f"agents[{index}].name"
-        if not AGENT_NAME.fullmatch(agent.name):
+        if not AGENT_NAME.fullmatch(name):
             problems.append(
                 Problem(
                     where,
                     "must start with a letter and hold only letters, digits, _ or - (at most 32)",
                 )
             )
-        elif agent.name.casefold() == "all":
+        elif name.casefold() == "all":
             problems.append(Problem(where, "'all' is taken: @all asks every agent"))
-        elif agent.name.casefold() in seen:
-            problems.append(Problem(where, f"{agent.name!r} is already the name of an agent"))
-        seen.add(agent.name.casefold())
+        elif name.casefold() in seen:
+            problems.append(Problem(where, f"{name!r} is already the name of an agent"))
+        seen.add(name.casefold())
     return problems
 
 

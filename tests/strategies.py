@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
@@ -108,11 +109,12 @@ entries = st.builds(
 
 
 @st.composite
-def conversation_paths(draw, max_turns: int = 8) -> list[Entry]:
+def conversation_paths(draw, max_turns: int = 8, agents: Sequence[str] = ()) -> list[Entry]:
     """A realistic path: user turns, assistant turns with tool calls and their
     results (sometimes missing), aborted turns, model changes, branch summaries,
     two user messages in a row ("branch here" on a user message) and
-    compactions pointing at earlier entries."""
+    compactions pointing at earlier entries. With ``agents``: replies by those
+    round-table agents (or the session's model), up to three in a row."""
     models = ["anthropic/claude-x", "openai/gpt-x"]
     path: list[Entry] = []
     counter = 0
@@ -159,37 +161,43 @@ def conversation_paths(draw, max_turns: int = 8) -> list[Entry]:
                 role="user", content=tuple(draw(st.lists(texts | images, min_size=1, max_size=2)))
             )
         )
-        n_calls = draw(st.integers(0, 3)) if kind == "tools" else 0
-        calls = tuple(
-            ToolCallContent(
-                id=f"call {turn}.{i}", name="read_file", arguments={}, raw_arguments="{}"
+        # A round table: several speakers answer in a row, the user silent.
+        for reply in range(1 + (draw(st.integers(0, 2)) if agents else 0)):
+            n_calls = draw(st.integers(0, 3)) if kind == "tools" else 0
+            calls = tuple(
+                ToolCallContent(
+                    id=f"call {turn}.{reply}.{i}",
+                    name="read_file",
+                    arguments={},
+                    raw_arguments="{}",
+                )
+                for i in range(n_calls)
             )
-            for i in range(n_calls)
-        )
-        stop = draw(st.sampled_from(["stop", "tool_use", "aborted", "error", "interrupted"]))
-        think = tuple(draw(st.lists(thinking, max_size=1)))
-        add(
-            Message(
-                role="assistant",
-                content=think + (TextContent(draw(text)),) + calls,
-                model=draw(st.sampled_from(models)),
-                stop_reason=stop,
-            )
-        )
-        answered = [c for c in calls if draw(st.booleans())]
-        # Results may come in one message or several, in any order.
-        while answered:
-            chunk = answered[: draw(st.integers(1, len(answered)))]
-            answered = answered[len(chunk) :]
+            stop = draw(st.sampled_from(["stop", "tool_use", "aborted", "error", "interrupted"]))
+            think = tuple(draw(st.lists(thinking, max_size=1)))
             add(
                 Message(
-                    role="tool_result",
-                    content=tuple(
-                        ToolResultContent(
-                            c.id, tuple(draw(st.lists(texts | images, max_size=2))), False
-                        )
-                        for c in chunk
-                    ),
+                    role="assistant",
+                    content=think + (TextContent(draw(text)),) + calls,
+                    model=draw(st.sampled_from(models)),
+                    stop_reason=stop,
+                    agent=draw(st.sampled_from((None, *agents))),
                 )
             )
+            answered = [c for c in calls if draw(st.booleans())]
+            # Results may come in one message or several, in any order.
+            while answered:
+                chunk = answered[: draw(st.integers(1, len(answered)))]
+                answered = answered[len(chunk) :]
+                add(
+                    Message(
+                        role="tool_result",
+                        content=tuple(
+                            ToolResultContent(
+                                c.id, tuple(draw(st.lists(texts | images, max_size=2))), False
+                            )
+                            for c in chunk
+                        ),
+                    )
+                )
     return path

@@ -16,8 +16,11 @@ from core.providers import anthropic_format, openai_format
 from core.sessions.content import ImageContent, TextContent
 from core.sessions.context import BRANCH_PREFIX, SUMMARY_PREFIX, build_context
 from core.sessions.entries import BranchSummary, Compaction
+from core.sessions.speakers import Speaker
 from tests.core.test_context import MODEL, assistant, chain, user
 from tests.strategies import conversation_paths
+
+AGENTS = ("Critic", "Poet")
 
 
 def assert_openai_alternates(wire: list[dict[str, Any]]) -> None:
@@ -58,6 +61,31 @@ def test_every_wire_alternates(path, budget) -> None:
     roles = [m.role for m in context.messages]
     for before, after in zip(roles, roles[1:], strict=False):
         assert not (before == after == "user") and not (before == after == "assistant"), roles
+    if not context.messages:
+        return
+    assert_openai_alternates(openai_format.convert(context.messages, {}))
+    assert_anthropic_alternates(anthropic_format.to_messages(context.messages, {}))
+
+
+@settings(max_examples=400)
+@given(
+    conversation_paths(agents=AGENTS),
+    st.sampled_from((None, *AGENTS)),
+    st.sampled_from([None, "Ana"]),
+    st.sampled_from([None, 60, 400, 3_000]),
+)
+def test_every_round_table_wire_alternates(path, agent, user_name, budget) -> None:
+    """Issue 35: whoever is asked, the others' replies come as named user items
+    and no request holds two user (or assistant) turns in a row; the asked
+    agent hears only its own replies as assistant and gets only its system prompt."""
+    speaker = Speaker(agent, user_name, f"you are {agent}" if agent else None)
+    context = build_context(path, MODEL, token_budget=budget, speaker=speaker)
+    roles = [m.role for m in context.messages]
+    for before, after in zip(roles, roles[1:], strict=False):
+        assert not (before == after == "user") and not (before == after == "assistant"), roles
+    assert all(m.agent == agent for m in context.messages if m.role == "assistant")
+    if agent is not None:
+        assert context.system == f"you are {agent}"
     if not context.messages:
         return
     assert_openai_alternates(openai_format.convert(context.messages, {}))
