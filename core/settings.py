@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import tomllib
 from collections.abc import Callable, Iterable
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.config_check import Problem, bounded, build, choice
 from core.sessions.entries import THINKING_LEVELS
+from core.sessions.messages import AGENT_NAME
 
 _MAX_TOKENS = 1_000_000_000
 """More tokens than any model takes: the ceiling of every token count set here."""
@@ -112,10 +112,6 @@ class SyncSettings:
     folder: str | None = None
     """A folder a sync engine shares between machines (Syncthing, Dropbox,
     OneDrive, a git work tree): ``tangents sync`` exchanges sessions through it."""
-
-
-AGENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
-"""What ``@Name`` can address: a letter, then letters, digits, ``_`` or ``-``."""
 
 
 @dataclass(frozen=True)

@@ -322,17 +322,18 @@ def transcript_parts(entries: Sequence[Entry]) -> list[str]:
             if text:
                 parts.append(f"[User]: {text}")
         elif payload.role == "assistant":
+            who = payload.agent or "Assistant"  # a round table says who said what
             thinking = "\n".join(b.text for b in payload.thinking if not b.redacted and b.text)
             if thinking:
-                parts.append(f"[Assistant thinking]: {_clip(thinking)}")
+                parts.append(f"[{who} thinking]: {_clip(thinking)}")
             text = "\n".join(
                 b.text for b in payload.content if isinstance(b, TextContent) and b.text
             )
             if text:
-                parts.append(f"[Assistant]: {text}")
+                parts.append(f"[{who}]: {text}")
             if payload.tool_calls:
                 parts.append(
-                    "[Assistant tool calls]: " + "; ".join(_call(c) for c in payload.tool_calls)
+                    f"[{who} tool calls]: " + "; ".join(_call(c) for c in payload.tool_calls)
                 )
             if payload.stop_reason in _UNFINISHED:
                 parts.append(f"[This reply was {_UNFINISHED[payload.stop_reason]}]")

@@ -226,7 +226,11 @@ def _message(
         parts.append(f'<p class="error">{escape(message.error)}</p>')
     who = {
         "user": "You",
-        "assistant": message.model or "Assistant",
+        "assistant": (
+            f"{message.agent} ({message.model})"
+            if message.agent and message.model
+            else message.agent or message.model or "Assistant"
+        ),
         "system": "System",
         "tool_result": "Tool",
         "custom": "Note",

@@ -146,7 +146,7 @@ def to_markdown(info: SessionInfo, path: Sequence[Entry]) -> str:
     for entry in path:
         payload = entry.payload
         if isinstance(payload, Message):
-            heading = _HEADINGS[payload.role]
+            heading = payload.agent or _HEADINGS[payload.role]
             extra = []
             if payload.model:
                 extra.append(payload.model)

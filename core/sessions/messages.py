@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -230,10 +231,15 @@ class Message:
         )
 
 
+AGENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
+"""What ``@Name`` can address: a letter, then letters, digits, ``_`` or ``-``
+(so a name is safe in every export's markup as it is)."""
+
+
 def _agent_name(value: Any) -> str | None:
-    if value is None or (isinstance(value, str) and 0 < len(value) <= 64):
+    if value is None or (isinstance(value, str) and AGENT_NAME.fullmatch(value)):
         return value
-    raise ValueError("an agent name must be a short string")
+    raise ValueError("an agent name must be a letter then letters, digits, _ or - (at most 32)")
 
 
 def user_text(text: str, images: tuple[ImageContent | FileContent, ...] = ()) -> Message:
