@@ -202,12 +202,11 @@ async def run_agent(
     settings: Settings,
     *,
     model: str,
-    thinking: str = "off",
+    speaker: Speaker | None = None,
     api_base: str | None = None,
     tools: ToolRegistry | None = None,
     approve: ApproveFn | None = None,
     emit: Emit = ignore,
-    speaker: Speaker | None = None,
 ) -> AgentResult:
     """Answer the session's path, running tools until the model is done (at most
     ``settings.max_tool_steps`` rounds).
@@ -236,12 +235,11 @@ async def run_agent(
             session,
             settings,
             model=model,
-            thinking=thinking,
+            speaker=speaker,
             api_base=api_base,
             emit=emit,
             tools=specs,
             defer_tool_calls=tools is not None,
-            speaker=speaker,
         )
         turns.append(turn)
         for text in turn.notes:  # a failed automatic compaction, turns the safety net dropped

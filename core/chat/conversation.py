@@ -327,6 +327,10 @@ class Conversation:
         ]
         return tuple(a for name in dict.fromkeys(spoke) if (a := self.agent(name)) is not None)
 
+    def models_for(self, text: str) -> list[str]:
+        """The models sending ``text`` would ask, in order (its agents', else the session's)."""
+        return [a.model for a in addressed(text, self.settings.agents).agents] or [self.model]
+
     def agent(self, name: str | None) -> Agent | None:
         """The configured agent called ``name`` (case-insensitively), if any."""
         if name is None:
@@ -359,26 +363,25 @@ class Conversation:
 
         user_name = self.settings.user_name
         if agent is None:
-            model, thinking, api_base = self.model, self.thinking, self.api_base
-            speaker = Speaker(None, user_name)
+            model, api_base = self.model, self.api_base
+            speaker = Speaker(None, user_name, thinking=self.thinking)
             self.check_endpoint()
             await self.learn_window()
         else:
-            model, thinking = agent.model, agent.thinking
+            model = agent.model
             api_base = self.explicit_api_base or self.settings.api_base
-            speaker = Speaker(agent.name, user_name, agent.system)
+            speaker = Speaker(agent.name, user_name, agent.system, agent.thinking)
             self.check_endpoint([agent.model])
             self._publish(AgentAsked(agent.name, agent.model))
         result = await run_agent(
             self.session,
             self.settings,
             model=model,
-            thinking=thinking,
+            speaker=speaker,
             api_base=api_base,
             tools=self.tools,
             approve=self.approve,
             emit=self._publish,
-            speaker=speaker,
         )
         await self._learn_from_overflows(result)
         self._publish(TurnEnded(result))

@@ -52,6 +52,7 @@ from core.providers.base import (
 from core.sessions.entries import Entry, ModelChange, Payload
 from core.sessions.messages import Message
 from core.sessions.session import Session
+from core.sessions.speakers import Speaker
 from core.settings import MAX_MODELS, MIN_MODELS, Settings
 
 
@@ -196,7 +197,7 @@ async def fan_out(
                 column,
                 quiet,
                 model=model,
-                thinking=thinking,
+                speaker=Speaker(thinking=thinking),
                 api_base=endpoint,
                 emit=on_turn_event,
             )

@@ -35,12 +35,11 @@ async def run_turn(
     settings: Settings,
     *,
     model: str,
-    thinking: str = "off",
+    speaker: Speaker | None = None,
     api_base: str | None = None,
     emit: Emit = ignore,
     tools: Sequence[ToolSpec] = (),
     defer_tool_calls: bool = False,
-    speaker: Speaker | None = None,
 ) -> TurnResult:
     """Stream one reply to the session's path and append it.
 
@@ -60,12 +59,20 @@ async def run_turn(
     says the context is too long, once more (``CompactionStarted("overflow")``)
     before one retry. Each ends with :class:`~core.chat.events.CompactionEnded`.
 
-    ``speaker`` is the round-table agent asked (:mod:`core.sessions.speakers`):
-    the request is built as it hears the path, and the reply saved as its own.
+    ``speaker`` says who is asked and at which thinking level (the round-table
+    agent, if any: :mod:`core.sessions.speakers`): the request is built as it
+    hears the path, and the reply saved as its own.
     """
     speaker = speaker or Speaker()
     turn = _Turn(
-        session, settings, model, thinking, api_base, emit, _overhead(session, tools), speaker
+        session,
+        settings,
+        model,
+        speaker.thinking,
+        api_base,
+        emit,
+        _overhead(session, tools),
+        speaker,
     )
     prelude = await _compact_if_needed(turn)
     result = await _ask(turn, prelude, tools, defer_tool_calls)

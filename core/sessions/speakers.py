@@ -30,6 +30,9 @@ class Speaker:
     """Put as ``Name: `` before the user's messages; None: no prefix."""
     system: str | None = None
     """An agent's own system prompt, the only one its requests carry."""
+    thinking: str = "off"
+    """The thinking level it answers with (for the session's model: the
+    default when the path names none)."""
 
 
 class Hearing:

@@ -51,6 +51,7 @@ def test_text_and_thinking_stream_as_json_lines_with_the_saved_ids(
     assert answer["usage"]["input_tokens"] == 12 and answer["usage"]["output_tokens"] == 7
     assert lines[-1] == {
         "type": "turn_ended",
+        "agent": None,  # the session's model, no round-table agent
         "stop": "answered",
         "tool_steps": 0,
         "entry_id": answer["id"],

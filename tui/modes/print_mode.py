@@ -23,7 +23,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.chat.addressing import addressed
 from core.chat.conversation import Conversation
 from core.providers import http_clients
 from core.providers.keys import missing_key
@@ -95,10 +94,8 @@ async def _run(
             session, model=args.model, thinking=args.thinking, system=args.system
         )
         conversation.check_endpoint()  # before a key is looked for or anything written
-        asked = addressed(prompt, launch.settings.agents).agents
-        for model in [a.model for a in asked] or [conversation.model]:
-            no_key = missing_key(model, launch.settings, conversation.api_base)
-            if no_key is not None:
+        for model in conversation.models_for(prompt):
+            if (no_key := missing_key(model, launch.settings, conversation.api_base)) is not None:
                 return fail(no_key, 2)  # before anything is written
         kinds = (kind_of(a.blob.media_type) for a in attachments)
         refused = refusal(conversation.model, kinds, launch.settings)
