@@ -147,7 +147,7 @@ async def _ask(
         >= prelude.window,  # both net of overhead
     )
     provider = get_provider(target.model)
-    builder = MessageBuilder(model=context.model, provider=provider.name)
+    builder = MessageBuilder(context.model, provider.name, turn.speaker.agent)
     checkpoint = ReplyCheckpoint(session)
     reply_id = checkpoint.entry_id
     try:
@@ -160,7 +160,7 @@ async def _ask(
             if checkpoint.due(builder):
                 await checkpoint.save(builder)
     except asyncio.CancelledError:
-        message = builder.finish_aborted().with_(agent=turn.speaker.agent)
+        message = builder.finish_aborted()
         if defer_tool_calls and message.tool_calls:
             from core.tools.base import unrun_results
 
@@ -174,7 +174,7 @@ async def _ask(
             _say_still_too_long(builder)
         elif await _compact_after_overflow(turn, builder, prelude):
             return None
-    message = builder.finish().with_(agent=turn.speaker.agent)
+    message = builder.finish()
     if stopped_by_window(message, request.max_tokens, provider.name):
         message = await _with_window_full(message, context.model, settings)
     compactions, notes = tuple(prelude.compactions), tuple(prelude.notes) + context.notes

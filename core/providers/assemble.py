@@ -40,9 +40,12 @@ class MessageBuilder:
     join their call by ``index`` wherever it is.
     """
 
-    def __init__(self, model: str, provider: str | None = None) -> None:
+    def __init__(self, model: str, provider: str | None = None, agent: str | None = None) -> None:
         self.model = model
         self.provider = provider
+        self.agent = agent
+        """The round-table agent writing (saved with every snapshot, so a
+        recovered checkpoint keeps its author too)."""
         self.usage: Usage | None = None
         self.stop_reason: StopReason | None = None
         self.error: ProviderError | None = None
@@ -140,6 +143,7 @@ class MessageBuilder:
             stop_reason=stop_reason,
             error=str(self.error) if self.error is not None else None,
             meta=meta,
+            agent=self.agent,
         )
 
     @staticmethod

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from core.chat.addressing import addressed
+from core.providers.assemble import MessageBuilder
+from core.providers.base import TextDelta
 from core.sessions.content import TextContent, ThinkingContent, ToolCallContent, ToolResultContent
 from core.sessions.context import SUMMARY_PREFIX, build_context
 from core.sessions.entries import Compaction
@@ -166,3 +168,12 @@ def test_agents_in_the_config_are_checked_one_line_a_problem(tmp_path: Path) -> 
         "agents[2].name: 'all' is taken: @all asks every agent",
         "agents[3].name: must start with a letter and hold only letters, digits, _ or - (at most 32)",
     ]
+
+
+def test_a_reply_checkpoint_keeps_its_author() -> None:
+    """A process killed mid-reply leaves a snapshot that is recovered as an
+    entry: the agent writing it is part of it from the first chunk."""
+    builder = MessageBuilder("lab/critic", "openai", "Critic")
+    builder.add(TextDelta("Too"))
+    assert builder.snapshot("the process ended").agent == "Critic"
+    assert builder.finish_aborted().agent == "Critic"
