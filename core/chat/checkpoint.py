@@ -1,9 +1,10 @@
 """Saving a reply while it streams, so a process killed mid-reply loses at
 most the last few seconds of it.
 
-The reply's entry id is chosen when the stream starts; every
-:data:`CHECKPOINT_SECONDS` the message so far is saved under that id as a
-checkpoint (``SessionStore.save_partial``), not as an entry. The finished
+The reply's entry id is chosen when the stream starts; the message so far is
+saved under that id as a checkpoint (``SessionStore.save_partial``), not as an
+entry, as soon as it has content and then at most every
+:data:`CHECKPOINT_SECONDS`, so the deltas between saves are batched. The finished
 reply is appended with the same id, which replaces the checkpoint in one
 transaction; a checkpoint whose process died is recovered as the incomplete
 reply when the session is next opened (``Session.open``).
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
     from core.providers.assemble import MessageBuilder
 
 CHECKPOINT_SECONDS = 2.0
-"""How often a streaming reply is saved: often enough that a crash loses little,
-rarely enough that a short reply (most of them) is never checkpointed at all."""
+"""How often a streaming reply is saved after its first content: often enough
+that a crash loses little, rarely enough that saving never slows the stream."""
 
 STOPPED = "the program stopped before the reply ended"
 """Why a recovered checkpoint is incomplete (its message's ``error``)."""
@@ -46,7 +47,7 @@ class ReplyCheckpoint:
         self._created_at = now_iso()
         self._interval = interval
         self._clock = clock
-        self._due = clock() + interval
+        self._due = clock()  # the first content is saved at once
 
     def due(self, builder: MessageBuilder) -> bool:
         """Whether a checkpoint is due (cheap: called for every stream event)."""

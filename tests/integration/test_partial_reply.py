@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_provider import FakeProvider, Reply
+from fake_provider import FakeProvider, Reply, Stall
 
 from tests.integration.cli import openai_env, run, tangents_command
 from tests.integration.test_crash_and_concurrency import check_database
@@ -107,3 +107,45 @@ def test_sigkill_mid_reply_keeps_the_partial_reply_for_the_next_request(
     conn.close()
     assert [r["role"] for r in replies] == ["user", "assistant", "user", "assistant"]
     assert replies[1]["stop_reason"] == "interrupted"
+
+
+def test_sigkill_right_after_the_first_chunk_keeps_it(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """The first text is saved when it arrives, not after the first checkpoint
+    interval: the server stalls after it far longer than the test waits."""
+    db = tmp_path / "first.db"
+    first = WORDS[0]
+    fake_provider.script(Stall(seconds=120, after_chunks=2, reply=Reply(text=STORY, chunk_size=5)))
+    args = ["--db", str(db), "-m", MODEL, "--api-base", fake_provider.base_url + "/v1"]
+    process = subprocess.Popen(
+        tangents_command() + args + ["-p", "tell me a story"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **openai_env()},
+        start_new_session=True,
+    )
+    try:
+        wait_until(lambda: fake_provider.chunks_sent >= 2 or process.poll() is not None)
+        wait_until(lambda: db.exists() and first in saved_texts(db), timeout=20)
+        assert process.poll() is None, process.communicate()[1].decode(errors="replace")
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate(timeout=30)
+
+    [session_id] = [r[0] for r in sqlite3.connect(db).execute("SELECT id FROM sessions")]
+    fake_provider.script(Reply(text="and then?"))
+    result = run(
+        "--db", str(db), "-m", MODEL, "--api-base", fake_provider.base_url + "/v1",
+        "--session", session_id, "-p", "next", env=openai_env(),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    conn = check_database(db)
+    roles = [
+        json.loads(p)["role"]
+        for (p,) in conn.execute("SELECT payload FROM entries WHERE type = 'message' ORDER BY id")
+    ]
+    conn.close()
+    assert roles == ["user", "assistant", "user", "assistant"], roles
+    sent = fake_provider.last_request.body["messages"]
+    assert first in json.dumps(sent), "the partial reply went with the next request"

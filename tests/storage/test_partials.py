@@ -97,7 +97,7 @@ async def test_a_checkpoint_whose_entry_was_saved_is_only_dropped(
     assert len(await store.entries(session_id)) == 2
 
 
-async def test_the_reply_checkpoint_is_due_every_interval_once_text_arrived(
+async def test_the_reply_checkpoint_is_due_at_the_first_text_then_every_interval(
     store: SqliteStore, db_path: Path
 ) -> None:
     session_id = await new_session(store)
@@ -106,14 +106,13 @@ async def test_the_reply_checkpoint_is_due_every_interval_once_text_arrived(
     now = [0.0]
     checkpoint = ReplyCheckpoint(session, interval=2.0, clock=lambda: now[0])
     builder = MessageBuilder(model="m")
-    now[0] = 5.0
     assert not checkpoint.due(builder)  # nothing to save yet
     builder.add(TextDelta("Once"))
-    assert checkpoint.due(builder)
+    assert checkpoint.due(builder)  # the first text, at once
     await checkpoint.save(builder)
-    now[0] = 6.0
+    now[0] = 1.0
     assert not checkpoint.due(builder)
-    now[0] = 7.0
+    now[0] = 2.0
     assert checkpoint.due(builder)
 
     [(row_id, _)] = checkpoints(db_path)
