@@ -38,7 +38,8 @@ from core.sessions.persistence import Blob
 from core.settings import McpServer, ToolSettings
 from core.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_problem
 from core.tools.env import EnvPolicy
-from core.tools.mcp_stdio import MAX_TOOLS, StdioProcess, stdio_transport
+from core.tools.mcp_stdio import StdioProcess, stdio_transport
+from core.tools.tool_list import MAX_TOOLS
 
 STARTUP_TIMEOUT = 30.0
 """Seconds a server has to start and list its tools."""
@@ -257,9 +258,9 @@ class McpConnection:
                 handle=self._process or StdioProcess(),
             )
         if config.url:
-            from mcp.client.streamable_http import streamable_http_client
+            from core.tools.mcp_http import http_transport
 
-            return streamable_http_client(config.url)
+            return http_transport(config.url, self._process or StdioProcess())
         raise McpStartError("the config gives neither a command nor a url")
 
     # --- calls -----------------------------------------------------------------------

@@ -9,9 +9,10 @@ broken server can do to it:
   its process group is recorded (core.tools.process.track), so
   :func:`core.tools.process.kill_all` can end it synchronously;
 * it gets the filtered environment (core.tools.env), not ours;
-* a long line is parsed in a thread, and a tool list longer than
-  :data:`MAX_TOOLS` is cut there (:attr:`StdioProcess.tools_cut` counts what
-  was left out), before the ``mcp`` client validates it on the event loop;
+* a long line is parsed in a worker process, and a tool list longer than
+  :data:`core.tools.tool_list.MAX_TOOLS` is cut there (core.tools.tool_list;
+  :attr:`StdioProcess.tools_cut` counts what was left out), before the
+  ``mcp`` client validates it on the event loop;
 * a stdout line that is not a JSON-RPC message (garbage, or a line longer than
   :data:`MAX_LINE`) is counted in :attr:`StdioProcess.garbage` and dropped:
   no log record, no traceback, bounded memory;
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import json
 import os
 import shutil
 import signal
@@ -43,13 +43,12 @@ from core.tools.process import (
     track,
     untrack,
 )
+from core.tools.tool_list import trimmed
 
 MAX_LINE = 32 * 1024 * 1024
 """Longest stdout line read as a message; longer ones are garbage."""
 BIG_LINE = 64 * 1024
 """Longer lines are parsed in a thread."""
-MAX_TOOLS = 500
-"""Tools kept from one page of a server's tool list."""
 STOP_GRACE = 0.5
 """Seconds the server has to exit after its stdin closes."""
 TERM_GRACE = 1.5
@@ -65,7 +64,7 @@ class StdioProcess:
     """Stdout lines that were not JSON-RPC messages."""
     garbage_reported: int = 0
     tools_cut: int = 0
-    """Tools left out of the tool lists the server sent (over :data:`MAX_TOOLS` a page)."""
+    """Tools left out of the tool lists the server sent (over :data:`core.tools.tool_list.MAX_TOOLS` a page)."""
     stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
     def new_garbage(self) -> int:
@@ -135,9 +134,9 @@ async def stdio_transport(
                         if len(line) <= BIG_LINE:
                             message = jsonrpc_message_adapter.validate_json(line, by_name=False)
                         else:
-                            data = await asyncio.to_thread(json.loads, line)
-                            handle.tools_cut += _cut_tool_list(data)
-                            message = jsonrpc_message_adapter.validate_python(data, by_name=False)
+                            line, cut = await trimmed(line)
+                            handle.tools_cut += cut
+                            message = jsonrpc_message_adapter.validate_json(line, by_name=False)
                 if message is None:
                     handle.garbage += 1
                     continue
@@ -162,17 +161,6 @@ async def stdio_transport(
         yield read_recv, write_send
     finally:
         await asyncio.shield(_stop(process, tasks, handle))
-
-
-def _cut_tool_list(data: Any) -> int:
-    """Cut a tool list in the response ``data`` to :data:`MAX_TOOLS`; how many were left out."""
-    result = data.get("result") if isinstance(data, dict) else None
-    tools = result.get("tools") if isinstance(result, dict) else None
-    if not isinstance(tools, list) or len(tools) <= MAX_TOOLS:
-        return 0
-    left_out = len(tools) - MAX_TOOLS
-    del tools[MAX_TOOLS:]
-    return left_out
 
 
 def _executable(command: str, env: dict[str, str], cwd: Path) -> str:

@@ -7,6 +7,8 @@ reply calling 5,000 tools runs only up to the per-reply limit."""
 from __future__ import annotations
 
 import asyncio
+import socket
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable
@@ -119,6 +121,46 @@ async def test_a_server_listing_100000_tools_is_cut_with_a_notice(work: Path) ->
         assert longest_gap(ticks) < 3.0, "the event loop kept running"
     finally:
         await registry.aclose()
+
+
+async def test_a_server_listing_100000_tools_over_http_is_cut_off_the_loop(work: Path) -> None:
+    """The list arrives as one 6 MB JSON body; parsing and validating it on the
+    event loop held it for minutes."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, HOSTILE, "--http", str(port), "many", "100000"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    server = McpServer("many", url=f"http://127.0.0.1:{port}/mcp")
+    registry = ToolRegistry(
+        builtin_tools(), roots=Roots.create(work), mcp_servers=(server,), mcp_ready_wait=BOUNDED
+    )
+    try:
+        await bounded(listening(port))
+        async with ticking() as ticks:
+            notices = await bounded(registry.prepare())
+        offered = [t for t in registry.tools if t.source == "mcp:many"]
+        assert len(offered) == MAX_TOOLS, notices
+        assert any(f"listed 100000 tools; only the first {MAX_TOOLS}" in n for n in notices)
+        assert longest_gap(ticks) < 3.0, "the event loop kept running"
+    finally:
+        await registry.aclose()
+        process.terminate()
+        process.wait(10)
+
+
+async def listening(port: int) -> None:
+    while True:
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        writer.close()
+        return
 
 
 async def test_a_30_mb_result_is_capped_before_it_is_saved_or_sent(
