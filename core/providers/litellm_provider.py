@@ -5,6 +5,15 @@ litellm makes up a ``finish_reason`` of ``"stop"`` for a stream that simply
 ends (a dropped connection litellm did not notice); the finish reason the
 provider really sent is on the stream wrapper as ``received_finish_reason``,
 so that is what decides between a finished and an interrupted reply.
+
+For the OpenAI-compatible providers litellm sends through the ``openai`` SDK,
+its documented ``litellm.aclient_session`` is our shared httpx client, whose
+hook reads an error body (endless, or a gzip bomb) only up to
+:data:`core.providers.bodies.ERROR_BODY_LIMIT`. Not bounded in size, only in
+time (core.providers.limits): a stream line without end on that path (the
+``openai`` SDK's event decoder has no line limit and takes no decoder), and
+every body of the providers litellm reads with its own ``AsyncHTTPHandler``
+(gemini, ...), whose client it makes per provider.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from core.providers.base import ChatRequest, StreamEvent
 from core.providers.cost import load_table
 from core.providers.errors import to_provider_error
 from core.providers.openai_chunks import ChunkReader
+from core.providers.openai_provider import httpx_client
 from core.providers.pacing import LoopShare
 
 
@@ -55,7 +65,9 @@ class LiteLLMProvider:
         reader = ChunkReader(request.model)
         share = LoopShare()
         try:
-            litellm = await sdk.loaded("litellm", load_table)
+            litellm: Any = await sdk.loaded("litellm", load_table)
+            # this loop's client (litellm never closes it), as the last one may be closed
+            litellm.aclient_session = await httpx_client(request.api_base or "https://")
             response = await litellm.acompletion(**completion_params(request))
             try:
                 async for chunk in response:
