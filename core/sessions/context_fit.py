@@ -13,11 +13,14 @@ left out. Either way a note says what was done.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import islice
 
 from core.sessions.content import Block, TextContent, ToolResultContent
 from core.sessions.messages import Message
+from core.sessions.word_count import WordCount
 
 KEEP_AT_LEAST = 64
 """Estimated tokens of a shortened message's text that are always kept (head and tail)."""
@@ -86,13 +89,15 @@ def _shorten(
     largest = max(sizes, default=0)
     if largest <= KEEP_AT_LEAST:
         return Fitted(messages)
+    # Each message's longest text is cut at every cap tried: its words counted once.
+    counts = [WordCount(max(_texts(m), key=len, default="")) for m in messages]
 
     def at(cap: int) -> Fitted:
         out: list[Message] = []
         shortened: list[tuple[Message, Message, int]] = []
-        for message, size in zip(messages, sizes, strict=True):
+        for message, size, count in zip(messages, sizes, counts, strict=True):
             if size > cap:
-                short, words = _shorten_message(message, size - cap)
+                short, words = _shorten_message(message, size - cap, count)
                 if words:
                     out.append(short)
                     shortened.append((message, short, words))
@@ -129,12 +134,12 @@ def _texts(message: Message) -> list[str]:
     return texts
 
 
-def _shorten_message(message: Message, tokens: int) -> tuple[Message, int]:
+def _shorten_message(message: Message, tokens: int, count: WordCount) -> tuple[Message, int]:
     """The message with about ``tokens`` estimated tokens taken from the middle
-    of its longest text, and the number of words left out (0: nothing was)."""
-    longest = max(_texts(message), key=len)
+    of its longest text (``count``'s), and the number of words left out (0: nothing was)."""
+    longest = count.text
     kind = _KINDS.get(message.role, "message")
-    short, words = shorten_text(longest, len(longest) - 4 * tokens, kind)
+    short, words = shorten_text(count, len(longest) - 4 * tokens, kind)
     if not words:
         return message, 0
     done = False
@@ -158,9 +163,11 @@ def _shorten_message(message: Message, tokens: int) -> tuple[Message, int]:
     return message.with_(content=tuple(blocks)), words
 
 
-def shorten_text(text: str, keep_chars: int, kind: str) -> tuple[str, int]:
-    """``text`` with its middle replaced by a marker so that about ``keep_chars``
-    characters of it are kept, cut between words; and the words left out."""
+def shorten_text(count: WordCount, keep_chars: int, kind: str) -> tuple[str, int]:
+    """``count.text`` with its middle replaced by a marker so that about
+    ``keep_chars`` characters of it are kept, cut between words; and the words
+    left out."""
+    text = count.text
     keep_chars = max(4 * KEEP_AT_LEAST, keep_chars)
     if keep_chars >= len(text):
         return text, 0
@@ -168,13 +175,13 @@ def shorten_text(text: str, keep_chars: int, kind: str) -> tuple[str, int]:
     head_end = head_end if head_end > 0 else keep_chars // 2
     tail_start = text.find(" ", len(text) - keep_chars // 2)
     tail_start = tail_start + 1 if tail_start >= head_end else len(text) - keep_chars // 2
-    middle = text[head_end:tail_start]
-    words = len(middle.split())
+    words = count.between(head_end, tail_start)
     if not words:
         return text, 0
     # Text with few spaces (a hash, base64, a minified file) is counted in characters.
-    unit, count = ("words", words) if len(middle) < 20 * words else ("characters", len(middle))
-    marker = f"[… {count:,} {unit} of this {kind} left out to fit the context window …]"
+    chars = tail_start - head_end
+    unit, amount = ("words", words) if chars < 20 * words else ("characters", chars)
+    marker = f"[… {amount:,} {unit} of this {kind} left out to fit the context window …]"
     return f"{text[:head_end].rstrip()}\n\n{marker}\n\n{text[tail_start:].lstrip()}", words
 
 
@@ -185,7 +192,7 @@ def shortened_note(role: str, words: int) -> str:
 
 
 def _describe(message: Message, words: int) -> str:
-    first = " ".join(message.text.split()[:4])
+    first = " ".join(m.group() for m in islice(re.finditer(r"\S+", message.text), 4))
     first = first if len(first) <= 40 else first[:39] + "…"
     kind = _KINDS.get(message.role, "message")
     return f'{kind} "{first}…" ({words:,} words left out)'
