@@ -15,10 +15,12 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled, WorkerState
 
 from core.sessions.content import (
     ImageContent,
@@ -457,11 +459,33 @@ async def open_scene(scene: Scene, home: Path):
 
 
 def steady_cursor(pilot: Pilot) -> None:
-    """A blinking cursor would make pictures differ from run to run."""
-    from tui.widgets.prompt_input import PromptInput
+    """A blinking cursor would make pictures differ with the time they take (on a
+    loaded machine a picture taken half a second late caught it off): every input
+    on every open screen shows its cursor steadily. Call it again after a screen
+    with an input opens."""
+    from textual.widgets import Input, TextArea
 
-    for prompt in pilot.app.screen.query(PromptInput):
-        prompt.cursor_blink = False
+    for screen in pilot.app.screen_stack:
+        for kind in (Input, TextArea):
+            for widget in screen.query(kind):
+                widget.cursor_blink = False
+
+
+async def quiet(pilot: Pilot, timeout: float = 120) -> None:
+    """Wait until no worker runs, a pause after the last one ended (a screen
+    just opened starts its own when mounted)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        await pilot.pause()
+        busy = [
+            w for w in pilot.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
+        if not busy:
+            return
+        assert loop.time() < deadline, f"still busy: {[w.name for w in busy]}"
+        with suppress(WorkerCancelled):  # a worker replaced by a newer one ended too
+            await pilot.app.workers.wait_for_complete(busy)
 
 
 async def drive(scene: Scene, pilot: Pilot) -> None:
@@ -471,14 +495,13 @@ async def drive(scene: Scene, pilot: Pilot) -> None:
     if scene.prompt:
         await pilot.press(*[c if c != " " else "space" for c in scene.prompt])
         await pilot.press("enter")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await quiet(pilot)
     if scene.keys:
         await pilot.press(*scene.keys)
     if scene.click:
         await pilot.click(scene.click)
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await quiet(pilot)
+    steady_cursor(pilot)
 
 
 async def _render(scene: Scene, home: Path) -> str:

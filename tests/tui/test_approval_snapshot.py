@@ -48,6 +48,7 @@ def test_approval_dialog_with_a_write_file_diff(
         preview = await tool.make_preview(arguments, registry.context())
         await pilot.app.push_screen(ApprovalScreen(call, tool, preview, {}))
         await pilot.pause()
+        steady_cursor(pilot)
 
     try:
         assert snap_compare(app, run_before=run_before, terminal_size=(100, 32))
