@@ -21,6 +21,7 @@ from core.settings import load_settings
 from core.tools import Roots, ToolError, ToolOutput, ToolRegistry, builtin_tools, checked_arguments
 from core.tools.builtin import COMMAND_OUTPUT_CAP, READ_LINES
 from storage import SqliteStore
+from tests.tools.procs import still_alive
 
 
 async def call(
@@ -306,11 +307,7 @@ async def test_run_command_timeout_kills_the_whole_process_group(
     assert time.monotonic() - started < 10
     assert result.is_error and "timed out after 1 s" in text(result)
     pids = [int((work / name).read_text()) for name in ("bg.pid", "fg.pid")]
-    for _ in range(100):
-        if not any(map(_alive, pids)):
-            break
-        await asyncio.sleep(0.02)
-    assert not any(map(_alive, pids)), pids
+    assert still_alive(pids, 30) == [], pids
 
 
 async def test_run_command_leaves_no_background_process(registry: ToolRegistry, work: Path) -> None:
@@ -321,11 +318,7 @@ async def test_run_command_leaves_no_background_process(registry: ToolRegistry, 
     assert time.monotonic() - started < 10, "a child holding the pipe does not hang the call"
     assert text(result) == "started\n[exit code 0]"
     pid = int((work / "bg.pid").read_text())
-    for _ in range(100):
-        if not _alive(pid):
-            break
-        await asyncio.sleep(0.02)
-    assert not _alive(pid)
+    assert still_alive([pid], 30) == []
 
 
 async def test_run_command_output_is_capped(registry: ToolRegistry) -> None:
