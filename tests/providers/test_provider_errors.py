@@ -109,8 +109,10 @@ async def test_stall_before_reply_times_out(wire):
 
 
 async def test_stall_mid_stream_times_out_keeping_text(wire):
-    wire.server.script(Stall(3, after_chunks=6, reply=LONG))
-    result = await wire.run(wire.request(timeout=0.3))
+    # The limit is between two reads: long enough for the chunks before the stall
+    # to come one after another on a loaded machine, far shorter than the stall.
+    wire.server.script(Stall(15, after_chunks=6, reply=LONG))
+    result = await wire.run(wire.request(timeout=1.5))
     assert error_of(result).kind == "timeout"
     assert result.message.stop_reason == "error"
     assert result.message.text and LONG.text.startswith(result.message.text)
