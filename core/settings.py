@@ -49,6 +49,10 @@ class Endpoint:
     accepts: tuple[str, ...] | None = None
     """What its models take besides text: ``image``, ``audio``, ``pdf``.
     Unset: anything is tried, and the server's refusal reported."""
+    parallel: int = bounded(1, 1, 1000)
+    """Requests this process sends it at once (replies, summaries, compare
+    columns, window questions): a server with one slot cuts off or queues a
+    second request, so 1 unless it has more slots."""
 
     @property
     def api_key(self) -> str | None:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from core.branching.tree import SessionTree
 from core.providers.base import ChatRequest
 from core.providers.complete import CompletionError, complete_text
+from core.providers.slots import slots_for
 from core.sessions.entries import BranchSummary, Entry
 from core.sessions.session import Session
 from core.settings import Settings
@@ -109,6 +110,7 @@ async def summarize_branch(
         max_tokens=reply,
         api_base=target.api_base,
         api_key=target.api_key,
+        slots=slots_for(target, settings),
     )
     try:
         text, _ = await complete_text(request, model, settings, on_wait)

@@ -119,6 +119,7 @@ async def _ask(
     from core.providers.limits import bounded
     from core.providers.registry import get_provider
     from core.providers.retry import stream_with_retry
+    from core.providers.slots import slots_for
 
     session, settings = turn.session, turn.settings
     context = session.context(
@@ -145,6 +146,7 @@ async def _ask(
         tools=tuple(tools),
         near_window=3 * estimated_tokens(context.messages)
         >= prelude.window,  # both net of overhead
+        slots=slots_for(target, settings),
     )
     provider = get_provider(target.model)
     builder = MessageBuilder(context.model, provider.name, turn.speaker.agent)

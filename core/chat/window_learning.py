@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 
 from core.chat.target import resolve_target, savable_base_url
 from core.providers.endpoint_window import ask_window, served_name, server_root
+from core.providers.slots import slot, slots_for
 from core.sessions.ids import now_iso
 from core.sessions.persistence import LearnedWindow, SessionStore
 from core.settings import Settings
@@ -52,7 +53,8 @@ async def learn_window(
 
     # the request this is asked for needs its SDK prepared, not just imported
     warm_up(target.model, target.api_base)
-    found = await ask_window(root, served_name(target.model))
+    async with slot(slots_for(target, settings)):  # not beside a running reply
+        found = await ask_window(root, served_name(target.model))
     tokens, source = found if found is not None else (0, "none")
     learned = LearnedWindow(endpoint, model, tokens, source, now_iso())
     await store.save_learned_window(learned)
@@ -75,7 +77,8 @@ async def window_at_most(
     target = resolve_target(model, settings, api_base)
     endpoint = savable_base_url(server_root(target)) or ""
     guessed = known_context_window(model, settings.context_windows) is None
-    named = await ask_by_refusal(target, refused) if guessed else None
+    slots = slots_for(target, settings)
+    named = await ask_by_refusal(target, refused, slots) if guessed else None
     tokens, source = (named, "refusal") if named is not None else (refused, "overflow")
     learned = LearnedWindow(endpoint, model, tokens, source, now_iso())
     if endpoint:

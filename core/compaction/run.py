@@ -17,6 +17,7 @@ from core.compaction.plan import Budget, Preparation
 from core.providers.base import ChatRequest
 from core.providers.complete import CompletionError, complete_text
 from core.providers.retry import OnWait
+from core.providers.slots import slots_for
 from core.sessions.context import build_context, estimated_tokens
 from core.sessions.entries import Compaction, Entry
 from core.sessions.messages import Usage
@@ -234,6 +235,7 @@ async def _summarize(
             api_key=target.api_key,
             # a stream that ends before a word is then the window refusing it
             near_window=3 * (len(prompt) + len(prompts.SYSTEM)) // CHARS_PER_TOKEN >= window,
+            slots=slots_for(target, settings),
         )
 
     # One request at a time: a single-slot local server cuts off (or queues) a

@@ -17,6 +17,16 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class EndpointSlots:
+    """How many requests this process may have in flight to one server at once
+    (:mod:`core.providers.slots`)."""
+
+    origin: str
+    """``scheme://host:port`` of the server."""
+    parallel: int
+
+
+@dataclass(frozen=True)
 class ChatRequest:
     model: str
     """litellm-style name: ``anthropic/claude-...``, ``openai/gpt-...``, ``demo``."""
@@ -37,6 +47,9 @@ class ChatRequest:
     window may be a guess twice too large): a stream that then ends before a
     word is the server refusing a context too long for it (llama-cpp-python's
     server does that), not a lost connection."""
+    slots: EndpointSlots | None = None
+    """Each attempt waits for one of its server's slots; None: a hosted
+    provider, not bounded here."""
 
 
 # --- stream events ---------------------------------------------------------

@@ -27,6 +27,7 @@ from core.providers.base import (
     ToolCallDelta,
 )
 from core.providers.outcome import as_overflow
+from core.providers.slots import slot
 
 OnWait = Callable[[float, ProviderError], "Awaitable[None] | None"]
 _STARTS = (TextDelta, ThinkingDelta, ToolCallDelta, Done, ErrorEvent)
@@ -59,7 +60,8 @@ async def stream_with_retry(
     Events before the first content (usage of a failed attempt) are held back
     until the attempt is known to stand. ``on_wait(seconds, error)`` is called
     before each wait (the UI's countdown); cancelling the consumer cancels the
-    wait and the stream alike.
+    wait and the stream alike. Each attempt holds one of the request's server
+    slots (:mod:`core.providers.slots`) until it ends; a wait holds none.
     """
     for attempt in range(1, max_attempts + 1):
         held: list[StreamEvent] = []
@@ -67,7 +69,7 @@ async def stream_with_retry(
         retry_error: ProviderError | None = None
         # Every provider's stream is an async generator (closed here when cut short).
         stream = cast(AsyncGenerator[StreamEvent, None], provider.stream(request))
-        async with aclosing(stream) as events:
+        async with slot(request.slots), aclosing(stream) as events:
             async for event in events:
                 if not started:
                     if isinstance(event, ErrorEvent):

@@ -5,8 +5,9 @@ over it gets an event stream that just ends. A request that is not streamed
 is refused in words: "Requested tokens (N) exceed context window of W" (vLLM:
 "maximum context length is W"). So after such an ended stream, one question
 it is sure to refuse (twice the refused size, one token of answer asked for)
-makes it say W. It is asked between turns, never beside a running reply: a
-single-slot server cuts off the request it is answering when another comes.
+makes it say W. It is asked between turns, and waits for a slot of the
+server (:mod:`core.providers.slots`): a single-slot server cuts off the
+request it is answering when another comes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import re
 
 from core.chat.target import Target
 from core.providers import bodies
+from core.providers.base import EndpointSlots
 from core.providers.endpoint_window import MAX_WINDOW, client_for, served_name
+from core.providers.slots import slot
 
 ASK_TIMEOUT = 10.0
 """Seconds for the question: the server counts the prompt's tokens, then refuses."""
@@ -33,9 +36,12 @@ def window_in_refusal(text: str) -> int | None:
     return tokens if 0 < tokens <= MAX_WINDOW else None
 
 
-async def ask_by_refusal(target: Target, refused: int) -> int | None:
+async def ask_by_refusal(
+    target: Target, refused: int, slots: EndpointSlots | None = None
+) -> int | None:
     """The window ``target``'s server names when refusing a question of about
-    twice ``refused`` tokens; None when it answers, or says no window."""
+    twice ``refused`` tokens; None when it answers, or says no window. The
+    question waits for one of the server's ``slots``."""
     if not target.api_base:
         return None
     base = target.api_base.rstrip("/")
@@ -46,7 +52,7 @@ async def ask_by_refusal(target: Target, refused: int) -> int | None:
         "stream": False,
     }
     headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
-    async with client_for(base) as (client, failures):
+    async with slot(slots), client_for(base) as (client, failures):
         try:
             async with client.stream(
                 "POST",

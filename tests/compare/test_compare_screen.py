@@ -27,7 +27,11 @@ FAKE_KEY = "sk-test-0123456789abcdefghij"
 @pytest.fixture
 def fake_args(fake_provider, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    (Path(os.environ["TANGENTS_HOME"]) / "config.toml").write_text('branch_summary = "never"\n')
+    # the fake answers several requests at once, as a hosted provider does
+    (Path(os.environ["TANGENTS_HOME"]) / "config.toml").write_text(
+        'branch_summary = "never"\n'
+        f'[[endpoints]]\nname = "fake"\nbase_url = "{fake_provider.base_url}/v1"\nparallel = 4\n'
+    )
     return ["--model", "openai/test", "--api-base", f"{fake_provider.base_url}/v1"]
 
 
