@@ -153,6 +153,23 @@ def split_usage(path: Sequence[Entry], model: str) -> UsageSplit:
     return UsageSplit(0, context.messages, context.system)
 
 
+def usage_unreported(path: Sequence[Entry]) -> bool:
+    """Pure. The path holds replies since its latest compaction and not one
+    says its usage (a server that counts nothing, as llama-cpp-python's): its
+    context figure is all a local estimate (:func:`context_tokens`)."""
+    found = latest_compaction(path)
+    floor = found[0] + 1 if found is not None else 0
+    replied = False
+    for entry in reversed(path[floor:]):
+        message = entry.message
+        if message is None or message.role != "assistant":
+            continue
+        if message.usage is not None and message.usage.total_tokens > 0:
+            return False
+        replied = True
+    return replied
+
+
 def _sent_messages(entries: Sequence[Entry]) -> tuple[Message, ...]:
     out: list[Message] = []
     for entry in entries:

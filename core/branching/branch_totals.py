@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from core.sessions.entries import Entry
 from core.sessions.messages import Usage
-from core.tokens import context_tokens
+from core.tokens import context_tokens, usage_unreported
 from core.usage import entry_usage
 
 REMEMBERED_CONTEXTS = 16
@@ -28,6 +28,8 @@ class BranchTotals:
         """Per entry id: the usage summed along its path from the root, itself included."""
         self._contexts: dict[tuple[str, str], int] = {}
         """Per (last entry id, model): the context tokens of the path ending there."""
+        self._estimated: dict[str, bool] = {}
+        """Per last entry id: whether no reply of the path ending there reported usage."""
 
     def usage(self, path: Sequence[Entry]) -> Usage:
         """The usage summed along ``path`` (:func:`core.usage.total_usage`)."""
@@ -51,6 +53,17 @@ class BranchTotals:
                 del self._contexts[next(iter(self._contexts))]  # the least recently asked
         self._contexts[key] = tokens
         return tokens
+
+    def context_estimated(self, path: Sequence[Entry]) -> bool:
+        """Whether no reply on ``path`` reported its usage (remembered for its
+        last entry): :meth:`context_tokens` is then an estimate throughout."""
+        key = path[-1].id if path else ""
+        estimated = self._estimated.get(key)
+        if estimated is None:
+            estimated = self._estimated[key] = usage_unreported(path)
+            if len(self._estimated) > REMEMBERED_CONTEXTS:
+                del self._estimated[next(iter(self._estimated))]
+        return estimated
 
     def _known_prefix(self, path: Sequence[Entry]) -> int:
         """How many leading entries of ``path`` have their sum remembered: a

@@ -74,6 +74,8 @@ class Totals:
     context_tokens: int | None = None
     """What the next request will hold (the latest reply's reported usage plus an
     estimate of what came after it); None on an empty path."""
+    context_estimated: bool = False
+    """No reply on the path reported usage: :attr:`context_tokens` is all estimate."""
     session_tokens: int | None = None
     """Every branch of the session; None until the session's totals are loaded."""
     session_cost: float = 0.0
@@ -555,6 +557,7 @@ class Conversation:
             tokens=branch.total_tokens,
             cost=branch.cost,
             context_tokens=self._branch_totals.context_tokens(path, self.model) if path else None,
+            context_estimated=self._branch_totals.context_estimated(path),
             session_tokens=session.total_tokens if session is not None else None,
             session_cost=session.cost if session is not None else 0.0,
         )

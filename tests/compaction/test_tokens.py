@@ -21,6 +21,7 @@ from core.tokens import (
     image_tokens,
     split_usage,
     upper_bound_tokens,
+    usage_unreported,
 )
 from tests.compaction.builders import assistant, chain, extend, image, user
 
@@ -110,3 +111,16 @@ def test_upper_bound_is_never_below_the_count() -> None:
     assert upper_bound_tokens(path, MODEL) >= context_tokens(path, MODEL)
     budget = budget_for(context_window(MODEL), CompactionSettings())
     assert upper_bound_tokens(path, MODEL) < budget.threshold
+
+
+def test_a_path_whose_server_counts_nothing_is_estimated_whole() -> None:
+    """Issue 32: no usage from llama-cpp-python; the context is counted here, marked so."""
+    words = "the garden by the sea " * 40
+    path = chain(user(words), assistant(words), user("and then?"))
+    assert usage_unreported(path) and context_tokens(path, "openai/smollm2", exact=False) > 400
+    assert not usage_unreported(chain(user("hi")))  # no reply yet: nothing to say
+    counted = extend(path, assistant("ok", usage=Usage(input_tokens=500, output_tokens=2)))
+    assert not usage_unreported(counted)
+    compacted = extend(counted, Compaction(summary="s", first_kept_id=counted[-1].id))
+    assert not usage_unreported(extend(compacted, user("q")))  # nothing replied since
+    assert usage_unreported(extend(compacted, user("q"), assistant("a")))

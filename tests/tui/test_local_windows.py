@@ -94,3 +94,19 @@ async def test_a_stream_that_just_ends_is_an_overflow_not_a_lost_connection() ->
             assert not [n for n in notifications(pilot) if "retrying" in n or "ended" in n]
             last = app_of(pilot).conversation.session.path[-1].message
             assert last is not None and last.role == "assistant" and last.error is None
+
+
+async def test_a_server_that_counts_nothing_gets_an_estimate_marked_so() -> None:
+    """Issue 32: llama-cpp-python sends no usage; the footer said ``ctx 0``.
+    Its context is counted here instead, and marked ``~`` as an estimate."""
+    with FakeProvider(local=LocalServer("llama-cpp-python", 4_096)) as server:
+        argv = ["--model", "openai/smollm2", "--api-base", f"{server.base_url}/v1"]
+        async with running(argv) as pilot:
+            await send(pilot, "hello " + WORDS * 4)
+            assert footer(pilot).context_estimated and footer(pilot).context_tokens > 60
+            assert "ctx ~" in screen_text(pilot)
+    with FakeProvider(local=LocalServer("llama.cpp", 4_096)) as server:  # it counts
+        argv = ["--model", "openai/smollm2", "--api-base", f"{server.base_url}/v1"]
+        async with running(argv) as pilot:
+            await send(pilot, "hello " + WORDS * 4)
+            assert not footer(pilot).context_estimated and "ctx ~" not in screen_text(pilot)

@@ -269,6 +269,7 @@ class ChatScreen(Screen[None]):
             model=model,
             thinking=self.conversation.thinking,
             context_tokens=totals.context_tokens,
+            context_estimated=totals.context_estimated,
             window=(self.windows[model] or guessed_context_window(model))
             if model in self.windows
             else None,

@@ -23,6 +23,8 @@ class FooterState:
     window: int | None = None
     window_guessed: bool = False
     """Nothing says the model's window: ``window`` is a conservative guess."""
+    context_estimated: bool = False
+    """The server reported no usage: ``context_tokens`` is counted here (``~``)."""
     tokens: int = 0
     cost: float = 0.0
     session_tokens: int | None = None
@@ -96,8 +98,11 @@ def fit_hints(hints: str, width: int, more: str = "") -> str:
     return " · ".join([*kept, *tail])
 
 
-def context_text(used: int | None, window: int | None, guessed: bool = False) -> str:
-    shown = format_tokens(used) if used is not None else "0"
+def context_text(
+    used: int | None, window: int | None, guessed: bool = False, estimated: bool = False
+) -> str:
+    """``ctx 1.2k/4.1k (29%)``; ``~`` before an estimate, ``?`` after a guessed window."""
+    shown = ("~" if estimated and used else "") + (format_tokens(used) if used is not None else "0")
     if window is None:
         return f"ctx {shown}/?"
     percent = 100 * (used or 0) / window
@@ -148,7 +153,10 @@ class StatusFooter(Widget):
                 sep,
                 f"thinking {s.thinking}",
                 sep,
-                (context_text(s.context_tokens, s.window, s.window_guessed), context_style),
+                (
+                    context_text(s.context_tokens, s.window, s.window_guessed, s.context_estimated),
+                    context_style,
+                ),
                 *((sep, totals) if totals else ()),
             )
             gap = width - left.cell_length - hint.cell_length
