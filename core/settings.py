@@ -185,6 +185,9 @@ class Settings:
     """The round table's speakers, in the order ``@all`` asks them."""
     user_name: str | None = None
     """Put as ``Name: `` before the user's messages when an agent is asked; unset: no prefix."""
+    refused_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Model -> attachment kinds its server refused in this session
+    (:mod:`core.chat.refused_kinds`): sent as notes. Not read from a file."""
     mcp_servers: tuple[McpServer, ...] = ()
     tools: ToolSettings = field(default_factory=ToolSettings)
     config_path: Path | None = None
@@ -238,7 +241,8 @@ def load_settings(
     env = {attr: os.environ[name] for name, attr in _ENV_OVERRIDES.items() if os.environ.get(name)}
     found: list[Problem] = []
     settings = (
-        build(Settings, {**data, **env}, found, skip=frozenset({"config_path"})) or Settings()
+        build(Settings, {**data, **env}, found, skip=frozenset({"config_path", "refused_kinds"}))
+        or Settings()
     )
     from_env = {attr: name for name, attr in _ENV_OVERRIDES.items() if attr in env}
     problems += [f"{from_env[p.key]}: {p.what}" if p.key in from_env else str(p) for p in found]

@@ -46,6 +46,9 @@ class LocalServer:
     """Answers stopped because prompt and answer outgrew the window."""
     interrupted: int = 0
     """Answers cut off by a request that came while they ran."""
+    text_only: bool = False
+    """A model that takes no images: llama-cpp-python's chat handler then fails
+    on a message whose content is a list (HTTP 500, its Python error's words)."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -108,6 +111,10 @@ class LocalServer:
     def refusal(self, body: Any) -> tuple[int, Any] | str | None:
         """None when the prompt fits; else ``(status, body)`` to answer, or
         ``"end"``: start the event stream and end it without a word."""
+        if self.text_only and _has_image(body):
+            self.refused += 1
+            message = 'can only concatenate str (not "list") to str'
+            return 500, {"error": {"message": message, "type": "internal_server_error"}}
         tokens = prompt_tokens(body)
         self.largest_prompt = max(self.largest_prompt, tokens)
         if tokens <= self.window:
@@ -148,3 +155,14 @@ class LocalServer:
             "error": f"Trying to keep the first {tokens} tokens when context the overflows. However,"
             f" the model is loaded with context length of only {window} tokens, which is not enough."
         }
+
+
+def _has_image(body: Any) -> bool:
+    """An ``image_url`` part in any message of an OpenAI chat request."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return any(
+        isinstance(part, dict) and part.get("type") == "image_url"
+        for message in messages or []
+        if isinstance(message, dict) and isinstance(message.get("content"), list)
+        for part in message["content"]
+    )

@@ -17,7 +17,7 @@ message, so trying models leaves no empty sessions or stray entries behind.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -37,6 +37,7 @@ from core.chat.events import (
     Waiting,
     WindowLearned,
 )
+from core.chat.refused_kinds import merged, refused_on
 from core.chat.target import (
     UntrustedEndpoint,
     api_base_for,
@@ -99,6 +100,7 @@ class Conversation:
         do not. :attr:`tools` and :attr:`approve` are the front end's to set."""
         self.session = session
         self.settings = settings
+        self._use_refusals(session.path)
         self.explicit_api_base = api_base
         self.tools: ToolRegistry | None = None
         """Offered to the model; None: it answers without tools."""
@@ -249,6 +251,14 @@ class Conversation:
                 )
             )
 
+    def _use_refusals(self, entries: Iterable[Entry]) -> None:
+        """Kinds of attachment a reply among ``entries`` was refused for are
+        sent as notes from now on (:mod:`core.chat.refused_kinds`)."""
+        refused = refused_on(entries)
+        if refused:
+            kinds = merged(self.settings.refused_kinds, refused)
+            self.settings = replace(self.settings, refused_kinds=kinds)
+
     def _use_window(self, learned: LearnedWindow | None) -> None:
         if learned is None or not learned.tokens:
             return
@@ -386,6 +396,7 @@ class Conversation:
             emit=self._publish,
         )
         await self._learn_from_overflows(result)
+        self._use_refusals(turn.entry for turn in result.turns if turn.entry is not None)
         self._publish(TurnEnded(result))
         return result
 

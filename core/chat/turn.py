@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from core.chat.checkpoint import ReplyCheckpoint
 from core.chat.events import CompactionEnded, CompactionStarted, Emit, Silence, Waiting, ignore
+from core.chat.refused_kinds import META_KEY, refusal_error, refused_kind
 from core.chat.results import TurnResult
 from core.chat.target import resolve_target
 from core.chat.window_full import stopped_by_window, window_full
@@ -126,6 +127,7 @@ async def _ask(
         turn.model,
         default_thinking=turn.thinking,
         image_budget=settings.image_budget,
+        vision="image" not in settings.refused_kinds.get(prelude.model, ()),
         token_budget=prelude.token_budget,
         speaker=turn.speaker,
     )
@@ -176,7 +178,12 @@ async def _ask(
             _say_still_too_long(builder)
         elif await _compact_after_overflow(turn, builder, prelude):
             return None
+    kind = refused_kind(builder.error, builder.has_content, context.image_shas)
+    if kind is not None and builder.error is not None:
+        builder.error = refusal_error(builder.error, context.model, kind)
     message = builder.finish()
+    if kind is not None:
+        message = replace(message, meta={**message.meta, META_KEY: kind})
     if stopped_by_window(message, request.max_tokens, provider.name):
         message = await _with_window_full(message, context.model, settings)
     compactions, notes = tuple(prelude.compactions), tuple(prelude.notes) + context.notes
