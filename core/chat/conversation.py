@@ -207,6 +207,16 @@ class Conversation:
         """The system prompt the next request will carry."""
         return self.pending_system or system_prompt(self.session.path)
 
+    def go_on_from(self, other: Conversation) -> None:
+        """A new session opened from ``other`` (ctrl+n) keeps its model,
+        thinking level and endpoint, rather than the launch's defaults."""
+        if self.session.path:
+            return  # a session with a path has its own
+        endpoint = other.api_base
+        self.model, self.thinking = other.model, other.thinking
+        if endpoint is not None:
+            self.explicit_api_base = endpoint
+
     def set_model(self, model: str) -> None:
         """The model of the next request (saved with the next message)."""
         self.model = model

@@ -81,7 +81,7 @@ if TYPE_CHECKING:
 class SessionOpener(Protocol):
     """What the chat screen asks of the app it runs in (``TangentsApp``)."""
 
-    def open_session(self, session: Session) -> None: ...
+    def open_session(self, session: Session, came_from: Conversation | None = None) -> None: ...
 
 
 class ChatScreen(Screen[None]):
@@ -787,12 +787,14 @@ class ChatScreen(Screen[None]):
             self.app.notify(
                 "The unsent draft stays with the previous session: it comes back when you open it."
             )
-        self.open_session(await Session.create(self.session.store, cwd=os.getcwd()))
+        new = await Session.create(self.session.store, cwd=os.getcwd())
+        self.open_session(new, came_from=self.conversation)
 
-    def open_session(self, session: Session) -> None:
-        """Show ``session`` on a new chat screen in place of this one."""
+    def open_session(self, session: Session, came_from: Conversation | None = None) -> None:
+        """Show ``session`` on a new chat screen in place of this one (a new
+        session keeps the model and endpoint of ``came_from``)."""
         # Textual types ``app`` as any App; this screen runs only in TangentsApp.
-        cast(SessionOpener, self.app).open_session(session)
+        cast(SessionOpener, self.app).open_session(session, came_from)
 
     def _refuse_while_replying(self) -> bool:
         if self.replying:

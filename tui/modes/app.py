@@ -174,14 +174,17 @@ class TangentsApp(App[None]):
         except OSError as error:
             self.notify(f"Could not remember the theme: {error}", severity="warning")
 
-    def open_session(self, session: Session) -> None:
+    def open_session(self, session: Session, came_from: Conversation | None = None) -> None:
         """Show ``session`` on a new chat screen in place of the current one,
-        thinking blocks shown or hidden as they are now."""
+        thinking blocks shown or hidden as they are now; a new session goes on
+        with the model, thinking level and endpoint of ``came_from``."""
         show_thinking = next(
             (s.show_thinking for s in reversed(self.screen_stack) if isinstance(s, ChatScreen)),
             self.conversation.settings.show_thinking,
         )
         self.conversation = self.make_conversation(session)
+        if came_from is not None:
+            self.conversation.go_on_from(came_from)
         self.forget_tool_approvals()
         self.switch_screen(ChatScreen(self.conversation, show_thinking=show_thinking))
 
