@@ -15,6 +15,8 @@ request that arrives while another is answered cuts that one off
 
 A prompt counts ``len(json.dumps(body)) // 4`` tokens, the figure the fake
 reports as its usage, so what Tangents is told and what is refused agree.
+Ollama can be the way it is by default (``truncates``): a prompt over its
+``num_ctx`` is answered from its end, the start silently dropped.
 Its default answers are short (``reply_chars``), as a small model's are.
 """
 
@@ -46,6 +48,14 @@ class LocalServer:
     """Answers stopped because prompt and answer outgrew the window."""
     interrupted: int = 0
     """Answers cut off by a request that came while they ran."""
+    num_ctx_set: bool = True
+    """Ollama: the model's parameters set ``num_ctx`` (the window); else
+    ``/api/show`` gives only the model's own ``context_length`` in
+    ``model_info``, and Ollama's default of 4,096 applies below it."""
+    truncates: bool = False
+    """Ollama as it is by default: a prompt over ``num_ctx`` is not refused but
+    its start silently dropped (``truncated`` counts them)."""
+    truncated: int = 0
     text_only: bool = False
     """A model that takes no images: llama-cpp-python's chat handler then fails
     on a message whose content is a list (HTTP 500, its Python error's words)."""
@@ -76,6 +86,14 @@ class LocalServer:
                 "loaded_context_length": self.window,
             }
         if self.kind == "ollama" and path == "/api/show":
+            if not self.num_ctx_set:
+                return {
+                    "parameters": "stop <|im_end|>",
+                    "model_info": {
+                        "general.architecture": "llama",
+                        "llama.context_length": self.window,
+                    },
+                }
             return {
                 "parameters": f"num_ctx                        {self.window}\nstop <|im_end|>",
                 "model_info": {"llama.context_length": 8 * self.window},
@@ -118,6 +136,9 @@ class LocalServer:
         tokens = prompt_tokens(body)
         self.largest_prompt = max(self.largest_prompt, tokens)
         if tokens <= self.window:
+            return None
+        if self.kind == "ollama" and self.truncates:
+            self.truncated += 1  # answered from the prompt's end, without a word
             return None
         self.refused += 1
         window = self.window

@@ -178,3 +178,36 @@ async def test_an_endless_answer_is_no_answer_and_is_read_only_in_part() -> None
         assert await ask_window(server.base_url, "smollm2", timeout=10) is None
         # five questions, each read to the probe limit (4 MiB) and no further
         assert server.endless_bytes < 64 * 1024 * 1024
+
+
+@pytest.mark.parametrize(
+    ("window", "num_ctx_set", "expected"),
+    [(2_048, True, 2_048), (2_048, False, 2_048), (32_768, False, 4_096)],
+)
+async def test_ollamas_show_gives_num_ctx_else_its_default_under_the_models_length(
+    window: int, num_ctx_set: bool, expected: int
+) -> None:
+    """``/api/show``: the ``num_ctx`` its parameters set; without one, the
+    model's ``context_length`` in ``model_info``, capped by Ollama's default."""
+    local = LocalServer("ollama", window, num_ctx_set=num_ctx_set)
+    with FakeProvider(local=local) as server:
+        assert await ask_window(server.base_url, "smollm2") == (expected, "ollama")
+    assert "/api/show" in local.asked
+
+
+async def test_ollama_which_drops_the_start_silently_is_never_sent_too_much(
+    store: SqliteStore,
+) -> None:
+    """Ollama cuts a prompt over ``num_ctx`` without an error (the user never
+    learns the start of the conversation was lost): the window is read from
+    ``/api/show`` first and the conversation compacts below it."""
+    local = LocalServer("ollama", 2_048, num_ctx_set=False, truncates=True)
+    with FakeProvider(local=local) as server:
+        conversation = await conversation_at(store, server)
+        for i in range(12):
+            result = await conversation.send(f"question {i}: " + WORDS * 4)
+            assert result.turns[-1].error is None, result.turns[-1].error
+    path = conversation.session.path
+    assert [e for e in path if isinstance(e.payload, Compaction)], "never compacted"
+    assert window_of(conversation) == 2_048
+    assert local.truncated == 0 and local.largest_prompt <= 2_048
