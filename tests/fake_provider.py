@@ -676,6 +676,11 @@ class FakeProvider:
             return len(self._queue) + sum(len(q) for q in self._by_model.values())
 
     @property
+    def answering(self) -> int:
+        """Requests it is answering now."""
+        return len(self._handlers)
+
+    @property
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
