@@ -14,7 +14,14 @@ from core.sessions.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.sessions.entries import THINKING_LEVELS, BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.entries import (
+    THINKING_LEVELS,
+    BranchSummary,
+    Compaction,
+    Entry,
+    ModelChange,
+    Note,
+)
 from core.sessions.messages import STOP_REASONS, Message, Usage
 
 text = st.text(max_size=40)
@@ -112,9 +119,10 @@ entries = st.builds(
 def conversation_paths(draw, max_turns: int = 8, agents: Sequence[str] = ()) -> list[Entry]:
     """A realistic path: user turns, assistant turns with tool calls and their
     results (sometimes missing), aborted turns, model changes, branch summaries,
-    two user messages in a row ("branch here" on a user message) and
-    compactions pointing at earlier entries. With ``agents``: replies by those
-    round-table agents (or the session's model), up to three in a row."""
+    two user messages in a row ("branch here" on a user message), compactions
+    pointing at earlier entries and pinned notes (on or off). With ``agents``:
+    replies by those round-table agents (or the session's model), up to three
+    in a row."""
     models = ["anthropic/claude-x", "openai/gpt-x"]
     path: list[Entry] = []
     counter = 0
@@ -137,7 +145,17 @@ def conversation_paths(draw, max_turns: int = 8, agents: Sequence[str] = ()) -> 
     for turn in range(draw(st.integers(1, max_turns))):
         kind = draw(
             st.sampled_from(
-                ["plain", "plain", "tools", "model", "branch", "compact", "custom", "branch_here"]
+                [
+                    "plain",
+                    "plain",
+                    "tools",
+                    "model",
+                    "branch",
+                    "compact",
+                    "custom",
+                    "branch_here",
+                    "note",
+                ]
             )
         )
         if kind == "model":
@@ -151,6 +169,13 @@ def conversation_paths(draw, max_turns: int = 8, agents: Sequence[str] = ()) -> 
             add(BranchSummary(from_id=None, summary=draw(text)))
         elif kind == "custom":
             add(Message(role="custom", content=(TextContent("note"),)))
+        elif kind == "note":
+            add(
+                Note(
+                    text=draw(st.sampled_from(["", "stay brief", "[/INST] in English"])),
+                    depth=draw(st.integers(0, 9)),
+                )
+            )
         elif kind == "branch_here":  # "branch here" on a user message, then a new one sent
             add(Message(role="user", content=(TextContent(draw(text)),)))
         elif kind == "compact" and path:

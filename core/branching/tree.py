@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.sanitize import strip_control
-from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 
 RowFilter = Literal["all", "user", "labelled"]
 ROW_FILTERS: tuple[RowFilter, ...] = ("all", "user", "labelled")
@@ -35,7 +35,7 @@ FOLD_MIN = 6
 MAX_GUIDE_LEVELS = 12
 """Connector columns kept on deeply nested branches (the leftmost are dropped)."""
 
-TRANSPARENT = frozenset({"model_change", "branch_summary"})
+TRANSPARENT = frozenset({"model_change", "branch_summary", "note"})
 """Entry types the app writes in front of a message: alternatives are looked for through them."""
 
 _BRANCH_MID, _BRANCH_LAST = "├─ ", "└─ "
@@ -86,6 +86,8 @@ def preview_text(entry: Entry, limit: int = PREVIEW_CHARS) -> str:
         text = payload.model + (
             f" (thinking {payload.thinking})" if payload.thinking != "off" else ""
         )
+    elif isinstance(payload, Note):
+        text = f"note at depth {payload.depth}: {payload.text}" if payload.active else "note off"
     else:
         text = payload.text
         if not text.strip():
@@ -123,6 +125,8 @@ def _search_text(entry: Entry) -> str:
         text = payload.summary
     elif isinstance(payload, ModelChange):
         text = payload.model
+    elif isinstance(payload, Note):
+        text = payload.text
     else:
         text = payload.text + " " + " ".join(call.name for call in payload.tool_calls)
     return strip_control(text).casefold()

@@ -34,7 +34,7 @@ from core.sessions.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message
 from core.sessions.persistence import Blob, SessionInfo
 
@@ -139,6 +139,8 @@ def _tree_label(entry: Entry) -> str:
         return '<span class="who">branch summary</span>'
     if isinstance(payload, ModelChange):
         return f'<span class="who">model</span> {escape(_short(payload.model))}'
+    if isinstance(payload, Note):
+        return f'<span class="who">note</span> {escape(_short(payload.text or "off"))}'
     who = {"tool_result": "tool", "custom": "note"}.get(payload.role, payload.role)
     text = payload.text or " ".join(
         b.name for b in payload.content if isinstance(b, ToolCallContent)
@@ -172,6 +174,14 @@ def _entry(
         kind, who = "model-change", "Model"
         thinking = f", thinking {payload.thinking}" if payload.thinking != "off" else ""
         body = f'<p class="note">{escape(payload.model + thinking)}</p>'
+    elif isinstance(payload, Note):
+        kind, who = "pinned-note", "Note"
+        body = (
+            f'<p class="note">pinned {payload.depth} messages from the end of every request</p>'
+            + _markdown(payload.text)
+            if payload.active
+            else '<p class="note">the note was removed</p>'
+        )
     else:
         kind, who, body = _message(payload, tool_names, blobs)
     tag = f'<span class="label">{escape(label)}</span>' if label else ""

@@ -23,7 +23,7 @@ from core.sessions.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message
 from core.sessions.persistence import SessionInfo
 
@@ -165,4 +165,10 @@ def to_markdown(info: SessionInfo, path: Sequence[Entry]) -> str:
             lines.append(quoted(payload.summary) + "\n")
         elif isinstance(payload, ModelChange):
             lines.append(f"*Model: {payload.model}, thinking: {payload.thinking}*\n")
+        elif isinstance(payload, Note):
+            if payload.active:
+                lines.append(f"## Note (pinned {payload.depth} messages from the end)\n")
+                lines.append(quoted(payload.text) + "\n")
+            else:
+                lines.append("*Note removed*\n")
     return "\n".join(lines).rstrip() + "\n"

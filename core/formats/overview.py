@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.sessions.content import ToolCallContent, ToolResultContent
-from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Usage
 from core.sessions.persistence import SessionInfo, SessionStore
 
@@ -118,6 +118,8 @@ def session_overview(
             changes += 1
             if payload.api_base:
                 endpoints[payload.api_base] = None
+        elif isinstance(payload, Note):
+            continue
         else:
             roles[payload.role] += 1
             images.update(image.sha256 for image in payload.images)

@@ -77,6 +77,7 @@ from core.sessions.entries import (
     Compaction,
     Entry,
     ModelChange,
+    Note,
     Payload,
     entry_type_of,
 )
@@ -90,6 +91,9 @@ PI_VERSION = 3
 TANGENTS_CUSTOM_TYPE = "tangents"
 """``customType`` of the ``custom`` entries a Tangents export writes for
 messages pi has no place for (they carry the Tangents message)."""
+TANGENTS_NOTE_TYPE = "tangents-note"
+"""``customType`` of the ``custom`` entries a Tangents export writes for a
+pinned note (``data``: its text and depth)."""
 TANGENTS_POSITION_TYPE = "tangents-position"
 """``customType`` of the entry that closes a Tangents export below its leaf."""
 TANGENTS_FIELDS = "tangents"
@@ -346,6 +350,11 @@ class _Importer:
                 self.title = " ".join(name.split())
         elif kind == "custom" and data.get("customType") == TANGENTS_CUSTOM_TYPE:
             payload = self.tangents_message(data, record)
+        elif kind == "custom" and data.get("customType") == TANGENTS_NOTE_TYPE:
+            try:
+                payload = Note.from_dict(data.get("data") or {})
+            except (KeyError, TypeError, ValueError) as error:
+                raise FormatError(record.line, f"malformed tangents note ({error})") from None
         elif kind == "custom" and data.get("customType") == TANGENTS_POSITION_TYPE:
             pass
         elif kind == "custom":  # extension state, not part of the conversation

@@ -46,6 +46,7 @@ from core.formats.pi import (
     PI_VERSION,
     TANGENTS_CUSTOM_TYPE,
     TANGENTS_FIELDS,
+    TANGENTS_NOTE_TYPE,
     TANGENTS_POSITION_TYPE,
 )
 from core.sanitize import json_for_terminal
@@ -57,7 +58,7 @@ from core.sessions.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message, Usage
 from core.sessions.persistence import Blob, SessionInfo
 
@@ -219,6 +220,9 @@ def _entry_fields(
             "modelId": model,
             "thinkingLevel": payload.thinking,
         }
+    if isinstance(payload, Note):
+        # pi has no pinned note: a custom entry (extension state to pi) carries it.
+        return {"type": "custom", "customType": TANGENTS_NOTE_TYPE, "data": payload.to_dict()}
     message = _message(payload, entry, tool_names, blobs)
     if message is None:
         images = {

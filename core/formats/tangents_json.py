@@ -375,6 +375,7 @@ _PAYLOADS: dict[str, _Spec] = {
     ),
     "branch_summary": _spec({"summary": str}, {"from_id": (str, None)}),
     "model_change": _spec({"model": str}, {"thinking": str}),
+    "note": _spec({"text": str}, {"depth": int}),
 }
 _USAGE = _spec(
     {},

@@ -4,8 +4,9 @@ Steps (DESIGN.md, "The path and the context"): model and thinking level from
 the latest ``model_change``; the latest compaction's summary then its kept
 tail; branch summaries as user messages, custom messages left out; provider
 rules (thinking signatures, tool-call ids, unpaired calls and results, aborted
-turns); the image budget; and a safety net that drops the oldest turns when the
-estimate still exceeds the budget.
+turns); the image budget; a safety net that drops the oldest turns when the
+estimate still exceeds the budget; and, last, the pinned note
+(core/sessions/note.py), placed among the messages as they are sent.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from core.sessions.context_fit import Fitted, fit_budget, shortened_note
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.sessions.file_budget import apply_file_budget, file_shas, file_tokens
 from core.sessions.messages import Message
+from core.sessions.note import active_note, pin_note
 from core.sessions.speakers import Hearing, Speaker
 
 SUMMARY_PREFIX = (
@@ -157,7 +159,7 @@ def build_context(
         if dropped:
             image_shas = _pixel_images(messages)
             sent_files = file_shas(messages)
-    messages = alternate(messages)
+    messages = pin_note(alternate(messages), active_note(path))
     return Context(
         messages=tuple(messages),
         system=system,

@@ -1,7 +1,7 @@
 """Entries: the write-once rows of a session tree.
 
 An entry's payload is one of :class:`Message`, :class:`Compaction`,
-:class:`BranchSummary` or :class:`ModelChange`. Mutable state (the leaf, the
+:class:`BranchSummary`, :class:`ModelChange` or :class:`Note`. Mutable state (the leaf, the
 title, labels) lives on the session, never in entries.
 """
 
@@ -13,9 +13,11 @@ from typing import Any, Literal, Union
 from core.sessions.ids import now_iso, uuid7
 from core.sessions.messages import Message, fast_construct
 
-EntryType = Literal["message", "compaction", "branch_summary", "model_change"]
-ENTRY_TYPES: tuple[str, ...] = ("message", "compaction", "branch_summary", "model_change")
+EntryType = Literal["message", "compaction", "branch_summary", "model_change", "note"]
+ENTRY_TYPES: tuple[str, ...] = ("message", "compaction", "branch_summary", "model_change", "note")
 THINKING_LEVELS: tuple[str, ...] = ("off", "low", "medium", "high")
+DEFAULT_NOTE_DEPTH = 4
+MAX_NOTE_DEPTH = 1_000
 
 
 @dataclass(frozen=True)
@@ -88,13 +90,42 @@ class ModelChange:
         )
 
 
-Payload = Union[Message, Compaction, BranchSummary, ModelChange]
+@dataclass(frozen=True)
+class Note:
+    """A note pinned at a depth: every later request of the branch carries the
+    newest note as a ``[Note: TEXT]`` user-role item ``depth`` messages from the
+    end (core/sessions/note.py). An empty ``text`` turns the note off."""
+
+    text: str
+    depth: int = DEFAULT_NOTE_DEPTH
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.depth <= MAX_NOTE_DEPTH:
+            raise ValueError(f"a note's depth must be between 0 and {MAX_NOTE_DEPTH}")
+
+    @property
+    def active(self) -> bool:
+        return bool(self.text.strip())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "depth": self.depth}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Note:
+        text, depth = data["text"], data.get("depth", DEFAULT_NOTE_DEPTH)
+        if not isinstance(text, str) or isinstance(depth, bool) or not isinstance(depth, int):
+            raise ValueError("a note needs a text and a whole-number depth")
+        return cls(text=text, depth=depth)
+
+
+Payload = Union[Message, Compaction, BranchSummary, ModelChange, Note]
 
 _PAYLOAD_TYPES: dict[EntryType, Any] = {
     "message": Message,
     "compaction": Compaction,
     "branch_summary": BranchSummary,
     "model_change": ModelChange,
+    "note": Note,
 }
 
 
