@@ -194,6 +194,15 @@ def m008_agent_names(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN agents TEXT NOT NULL DEFAULT ''")
 
 
+def m009_session_status(conn: sqlite3.Connection) -> None:
+    # A session's lifecycle (MPLP's dialog status): only an active session
+    # takes new entries. A register like archived, which stays separate.
+    conn.execute(
+        "ALTER TABLE sessions ADD COLUMN status TEXT NOT NULL DEFAULT 'active'"
+        " CHECK (status IN ('active', 'paused', 'completed', 'cancelled'))"
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[str, Migration]] = [
@@ -205,6 +214,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m006_sync_base", m006_sync_base),
     ("m007_drafts", m007_drafts),
     ("m008_agent_names", m008_agent_names),
+    ("m009_session_status", m009_session_status),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -93,11 +93,11 @@ def get_summary(conn: sqlite3.Connection, session_id: str) -> SessionSummary | N
 def _summary(row: tuple) -> SessionSummary:
     return SessionSummary(
         info=session_from_row(row),
-        message_count=row[10],
-        branch_count=row[11],
-        first_message=row[12],
-        model=row[13],
-        agents=tuple(row[14].splitlines()),
+        message_count=row[11],
+        branch_count=row[12],
+        first_message=row[13],
+        model=row[14],
+        agents=tuple(row[15].splitlines()),
     )
 
 

@@ -18,7 +18,7 @@ _decode_json = json.JSONDecoder().raw_decode
 
 SESSION_COLUMNS = (
     "id, title, created_at, updated_at, leaf_id, title_set_by_user, archived, "
-    "parent_session_id, parent_entry_id, cwd"
+    "parent_session_id, parent_entry_id, cwd, status"
 )
 
 
@@ -58,4 +58,5 @@ def session_from_row(row: tuple[Any, ...]) -> SessionInfo:
         parent_session_id=row[7],
         parent_entry_id=row[8],
         cwd=row[9],
+        status=row[10],
     )

@@ -124,6 +124,9 @@ class SqliteStore:
     async def set_archived(self, session_id: str, archived: bool) -> None:
         await self._write(writes.set_archived, session_id, archived)
 
+    async def set_status(self, session_id: str, status: str) -> None:
+        await self._write(writes.set_status, session_id, status)
+
     async def delete_session(self, session_id: str) -> None:
         await self._write(writes.delete_session, session_id)
 

@@ -20,7 +20,8 @@ _ID_CHUNK = 500  # ids per IN (...) lookup, well under SQLite's variable limit
 def insert_session(conn: sqlite3.Connection, info: SessionInfo, entries: Sequence[Entry]) -> None:
     conn.execute(
         "INSERT INTO sessions (id, title, title_set_by_user, created_at, updated_at, leaf_id,"
-        " archived, parent_session_id, parent_entry_id, cwd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " archived, parent_session_id, parent_entry_id, cwd, status)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             info.id,
             info.title,
@@ -32,6 +33,7 @@ def insert_session(conn: sqlite3.Connection, info: SessionInfo, entries: Sequenc
             info.parent_session_id,
             info.parent_entry_id,
             info.cwd,
+            info.status,
         ),
     )
     insert_entries(conn, info.id, entries)
@@ -107,6 +109,11 @@ def set_title(conn: sqlite3.Connection, session_id: str, title: str, by_user: bo
 
 def set_archived(conn: sqlite3.Connection, session_id: str, archived: bool) -> None:
     cursor = conn.execute("UPDATE sessions SET archived = ? WHERE id = ?", (archived, session_id))
+    _require(cursor, session_id)
+
+
+def set_status(conn: sqlite3.Connection, session_id: str, status: str) -> None:
+    cursor = conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id))
     _require(cursor, session_id)
 
 

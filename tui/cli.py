@@ -12,7 +12,8 @@ import sys
 from collections.abc import Sequence
 
 from core import __version__
-from core.sessions.entries import THINKING_LEVELS
+from core.sessions.entries import DEFAULT_NOTE_DEPTH, THINKING_LEVELS
+from core.sessions.persistence import SESSION_STATES
 
 EXPORT_FORMATS = ("json", "markdown", "openai", "mplp", "pi", "html")
 IMPORT_FORMATS = (
@@ -129,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     sessions = commands.add_parser(
         "sessions",
-        help="list, show, search, export, import, rename, archive, delete and compact sessions",
+        help="list, show, search, export, import, rename, archive, delete, compact, note "
+        "and set the status of sessions",
     )
     _global_options(sessions, suppress=True)
     actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -248,6 +250,34 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(delete, suppress=True)
     delete.add_argument("id", metavar="ID")
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask")
+
+    note = actions.add_parser(
+        "note",
+        help="pin a note at a depth of every later request of a session",
+        description="Save a note on the session's current branch: every later request carries "
+        "it as a '[Note: TEXT]' user item with DEPTH messages after it (as the model sees "
+        "them). A newer note replaces it; --off removes it.",
+    )
+    _global_options(note, suppress=True)
+    note.add_argument("id", metavar="ID")
+    note.add_argument("text", metavar="TEXT", nargs="?")
+    note.add_argument(
+        "--depth",
+        type=int,
+        default=DEFAULT_NOTE_DEPTH,
+        help=f"messages after the note (default: {DEFAULT_NOTE_DEPTH})",
+    )
+    note.add_argument("--off", action="store_true", help="remove the note")
+
+    status = actions.add_parser(
+        "status",
+        help="set a session's status: active, paused, completed or cancelled",
+        description="Only an active session takes new messages; the others open read-only "
+        "until set back to active. Archiving is separate.",
+    )
+    _global_options(status, suppress=True)
+    status.add_argument("id", metavar="ID")
+    status.add_argument("state", metavar="STATE", choices=SESSION_STATES)
 
     compact = actions.add_parser(
         "compact", help="summarize a session's older messages to free its context"

@@ -9,6 +9,10 @@ from typing import Any, Protocol
 from core.sessions.entries import Entry
 from core.sessions.messages import Usage
 
+SESSION_STATES: tuple[str, ...] = ("active", "paused", "completed", "cancelled")
+"""A session's lifecycle (MPLP's dialog status): only an active session takes
+new entries; the others open read-only until set back to active."""
+
 
 @dataclass(frozen=True)
 class SessionInfo:
@@ -24,6 +28,12 @@ class SessionInfo:
     parent_session_id: str | None = None
     parent_entry_id: str | None = None
     cwd: str | None = None
+    status: str = "active"
+    """One of :data:`SESSION_STATES`; separate from ``archived`` (hidden from lists)."""
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -37,6 +47,7 @@ class SessionInfo:
             "parent_session_id": self.parent_session_id,
             "parent_entry_id": self.parent_entry_id,
             "cwd": self.cwd,
+            "status": self.status,
         }
 
     @classmethod
@@ -52,7 +63,14 @@ class SessionInfo:
             parent_session_id=data.get("parent_session_id"),
             parent_entry_id=data.get("parent_entry_id"),
             cwd=data.get("cwd"),
+            status=_state(data.get("status", "active")),
         )
+
+
+def _state(value: object) -> str:
+    if value not in SESSION_STATES:
+        raise ValueError(f"unknown session status {value!r} (one of {', '.join(SESSION_STATES)})")
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -169,6 +187,9 @@ class SessionStore(Protocol):
     async def set_title(self, session_id: str, title: str, by_user: bool = True) -> None: ...
 
     async def set_archived(self, session_id: str, archived: bool) -> None: ...
+
+    async def set_status(self, session_id: str, status: str) -> None:
+        """Set the session's lifecycle state (one of :data:`SESSION_STATES`)."""
 
     async def delete_session(self, session_id: str) -> None: ...
 

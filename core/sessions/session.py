@@ -12,10 +12,10 @@ from dataclasses import replace
 
 from core.sessions.content import TextContent
 from core.sessions.context import Context, build_context, current_model, system_prompt
-from core.sessions.entries import Compaction, Entry, ModelChange, Payload
+from core.sessions.entries import DEFAULT_NOTE_DEPTH, Compaction, Entry, ModelChange, Note, Payload
 from core.sessions.ids import now_iso, uuid7
 from core.sessions.messages import Message
-from core.sessions.persistence import SessionInfo, SessionStore
+from core.sessions.persistence import SESSION_STATES, SessionInfo, SessionStore
 
 TITLE_LIMIT = 60
 
@@ -24,6 +24,18 @@ AppendListener = Callable[[Sequence[Entry]], None]
 
 class SessionError(Exception):
     """A session operation that cannot be done (unknown id, foreign entry, ...)."""
+
+
+class SessionInactive(SessionError):
+    """A session that is not active takes no new entries."""
+
+
+def inactive_reason(info: SessionInfo) -> str:
+    """One line: why the session takes no new messages, and the ways on."""
+    return (
+        f"session {info.id} is {info.status} and takes no new messages; reactivate it with "
+        f"'tangents sessions status {info.id} active' (/status active in the app) or fork it"
+    )
 
 
 async def _leaf_path(store: SessionStore, info: SessionInfo) -> list[Entry]:
@@ -166,7 +178,10 @@ class Session:
         return await self._append_chain(_chain(self.id, self.leaf_id, payloads, first_id))
 
     async def _append_chain(self, entries: list[Entry]) -> list[Entry]:
-        """Save ``entries`` (a chain under the leaf) and move the leaf to its end."""
+        """Save ``entries`` (a chain under the leaf) and move the leaf to its end;
+        :class:`SessionInactive` (nothing written) when the session is not active."""
+        if not self.info.active:
+            raise SessionInactive(inactive_reason(self.info))
         parent = entries[-1].id if entries else self.leaf_id
         title = self._derived_title(entries)
         info = replace(
@@ -256,6 +271,26 @@ class Session:
         await self._ensure_persisted()
         await self.store.set_title(self.id, title, by_user=True)
         self.info = replace(self.info, title=title, title_set_by_user=True)
+
+    async def set_status(self, status: str) -> None:
+        """Move the session through its lifecycle (:data:`SESSION_STATES`)."""
+        if status not in SESSION_STATES:
+            raise SessionError(f"unknown status {status!r}: one of {', '.join(SESSION_STATES)}")
+        await self._ensure_persisted()
+        await self.store.set_status(self.id, status)
+        self.info = replace(self.info, status=status)
+
+    async def pin_note(self, text: str | None, depth: int = DEFAULT_NOTE_DEPTH) -> Entry:
+        """Save a note entry on the current branch: ``text`` pinned ``depth``
+        messages from the end of every later request (core/sessions/note.py);
+        ``None`` turns the note off."""
+        if text is not None and not text.strip():
+            raise SessionError("a note cannot be empty (turn it off instead)")
+        try:
+            note = Note(text=text.strip() if text else "", depth=depth)
+        except ValueError as error:
+            raise SessionError(str(error)) from None
+        return await self.append(note)
 
     async def set_label(self, entry_id: str, label: str | None) -> None:
         await self.entry(entry_id)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from core.paths import default_config_path, default_db_path
 from core.sanitize import strip_control
-from core.sessions.session import Session, SessionError
+from core.sessions.session import Session, SessionError, inactive_reason
 from core.settings import ConfigError, Settings, load_settings, seconds
 
 if TYPE_CHECKING:
@@ -122,8 +122,13 @@ async def open_store(db_path: Path):
         raise UsageError(str(error)) from None
 
 
-async def resolve_session(store, args: argparse.Namespace, *, cwd: str | None = None) -> Session:
-    """New session, ``-c`` (latest), ``--session ID``, plus ``--from ENTRY_ID``."""
+async def resolve_session(
+    store, args: argparse.Namespace, *, cwd: str | None = None, writable: bool = False
+) -> Session:
+    """New session, ``-c`` (latest), ``--session ID``, plus ``--from ENTRY_ID``.
+
+    ``writable``: a session that is not active is a :class:`UsageError`, found
+    before anything (even the ``--from`` position) is written."""
     if getattr(args, "session", None):
         args.session = await full_id(store, "session", args.session)
     if getattr(args, "from_entry", None):
@@ -140,6 +145,8 @@ async def resolve_session(store, args: argparse.Namespace, *, cwd: str | None = 
             session = await Session.open(store, entry.session_id)
         else:
             session = await Session.create(store, cwd=cwd or os.getcwd())
+        if writable and not session.info.active:
+            raise UsageError(inactive_reason(session.info))
         if getattr(args, "from_entry", None):
             await session.move_leaf(args.from_entry)
     except SessionError as error:

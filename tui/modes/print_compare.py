@@ -91,7 +91,7 @@ async def run_compare(
             return fail(f"{model}: {no_key}", 2)  # before anything is written
     store = await open_store(launch.db_path)
     try:
-        session = await resolve_session(store, args, cwd=os.getcwd())
+        session = await resolve_session(store, args, cwd=os.getcwd(), writable=True)
         conversation = launch.conversation(
             session, model=models[0], thinking=args.thinking, system=args.system
         )

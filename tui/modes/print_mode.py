@@ -89,7 +89,7 @@ async def _run(
     store = await open_store(launch.db_path)
     conversation: Conversation | None = None
     try:
-        session = await resolve_session(store, args, cwd=os.getcwd())
+        session = await resolve_session(store, args, cwd=os.getcwd(), writable=True)
         conversation = launch.conversation(
             session, model=args.model, thinking=args.thinking, system=args.system
         )

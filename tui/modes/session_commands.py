@@ -1,5 +1,5 @@
 """``tangents sessions ...``: list, show, search, export, import, rename,
-archive, delete and compact from the shell."""
+archive, delete, compact, note and status from the shell."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from core.sanitize import json_for_terminal, strip_control
 from core.sessions.entries import Compaction
 from core.sessions.persistence import ConflictError
 from core.settings import Settings
+from tui.modes import session_state
 from tui.modes.bootstrap import (
     Launch,
     UsageError,
@@ -69,6 +70,10 @@ async def _run(args: argparse.Namespace) -> int:
             return await _compact(store, args, launch)
         if args.action in ("rename", "archive", "unarchive", "delete"):
             return await _change(store, args)
+        if args.action == "note":
+            return await session_state.pin_note(store, args)
+        if args.action == "status":
+            return await session_state.set_status(store, args)
         raise UsageError(f"unknown action {args.action!r}")
     finally:
         await store.close()
@@ -89,6 +94,7 @@ async def _list(store, args: argparse.Namespace) -> int:
                 "model": s.model,
                 "agents": list(s.agents),
                 "archived": s.info.archived,
+                "status": s.info.status,
             }
             for s in summaries
         ]
@@ -99,8 +105,10 @@ async def _list(store, args: argparse.Namespace) -> int:
         return 0
     for s in summaries:
         title = strip_control(s.info.title or "(untitled)")
+        state = "" if s.info.active else f"[{s.info.status}] "
         print(
-            f"{s.info.id}  {s.info.updated_at[:19].replace('T', ' ')}  {s.message_count:>5} msg  {title}"
+            f"{s.info.id}  {s.info.updated_at[:19].replace('T', ' ')}  {s.message_count:>5} msg  "
+            f"{state}{title}"
         )
     return 0
 
