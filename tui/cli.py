@@ -22,6 +22,7 @@ IMPORT_FORMATS = (
     "openai",
     "pi",
     "claude",
+    "mplp",
 )  # core.formats.IMPORT_FORMATS plus auto
 
 
@@ -185,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     importing = actions.add_parser(
         "import",
-        help="read a session from a file (Tangents JSON, OpenAI messages, pi or Claude Code session)",
+        help="read a session from a file (Tangents JSON, OpenAI messages, pi, Claude Code session, MPLP dialog)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Import a session from FILE ('-' for stdin) and print its new id and what it holds.",
         epilog=(
@@ -196,6 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
             "            summaries, model changes and labels (a fragment without its header too)\n"
             "  claude    a Claude Code project session (.jsonl): its tree, tool calls, thinking,\n"
             "            images; sub-agent runs as branches; the summary as the title\n"
+            "  mplp      an MPLP dialog (as 'export --format mplp' writes): checked against its\n"
+            "            schema; '[Name] ' agent messages come back as that agent's replies\n"
             "\n"
             "A file that cannot be imported whole is refused with the line and the reason;\n"
             "nothing is written. A Tangents export whose session is already in the database is\n"

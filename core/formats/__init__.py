@@ -6,8 +6,9 @@ chat-completions messages (:mod:`core.formats.openai`) and MPLP dialogs
 (:mod:`core.formats.mplp`).
 
 Imports (text in, an :class:`ImportedSession` out, nothing written): Tangents
-JSON, OpenAI ``messages`` arrays, pi session files (:mod:`core.formats.pi`)
-and Claude Code session files (:mod:`core.formats.claude`). Exports of the
+JSON, OpenAI ``messages`` arrays, pi session files (:mod:`core.formats.pi`),
+Claude Code session files (:mod:`core.formats.claude`) and MPLP dialogs
+(:mod:`core.formats.mplp_import`). Exports of the
 whole tree to pi: :mod:`core.formats.pi_export`.
 A file that cannot be imported whole raises :class:`FormatError` naming the
 line and the reason; the caller writes an imported session in one
@@ -19,8 +20,9 @@ from __future__ import annotations
 import json
 
 from core.formats.base import FormatError, ImportedSession
+from core.formats.mplp_import import is_mplp_dialog
 
-IMPORT_FORMATS = ("tangents", "openai", "pi", "claude")
+IMPORT_FORMATS = ("tangents", "openai", "pi", "claude", "mplp")
 
 __all__ = ["FormatError", "IMPORT_FORMATS", "ImportedSession", "detect_format", "parse_import"]
 
@@ -35,15 +37,16 @@ CLAUDE_ONLY = ("summary", "file-history-snapshot", "queue-operation")
 
 
 def detect_format(text: str) -> str:
-    """``tangents``, ``openai``, ``pi`` or ``claude``, guessed from the content.
+    """``tangents``, ``openai``, ``pi``, ``claude`` or ``mplp``, guessed from the content.
 
     JSON lines are recognised first: a pi file starts with a ``session``
     header (a fragment without one, with entries that have a ``type``); a
     Claude Code file's lines carry ``uuid`` / ``parentUuid`` (its first lines
     may be a ``summary`` or ``file-history-snapshot``). Otherwise the text is
-    one JSON document: a Tangents export is an object with ``"format":
-    "tangents-session"``; an OpenAI conversation is an array of messages (or
-    an object holding one under ``messages``).
+    one JSON document: an MPLP dialog has ``dialog_id`` and ``messages``; a
+    Tangents export is an object with ``"format": "tangents-session"``; an
+    OpenAI conversation is an array of messages (or an object holding one
+    under ``messages``).
     """
     stripped = text.lstrip()
     if stripped.startswith("["):
@@ -55,6 +58,8 @@ def detect_format(text: str) -> str:
             return "pi"
         if line.get("format") == "tangents-session":
             return "tangents"
+        if is_mplp_dialog(line):
+            return "mplp"
         if "messages" in line and "type" not in line:
             return "openai"
         if any("parentUuid" in each or each.get("type") in CLAUDE_ONLY for each in lines):
@@ -67,6 +72,8 @@ def detect_format(text: str) -> str:
         # Let the format that looks likeliest report where the JSON breaks.
         first = stripped.split("\n", 1)[0]
         return "pi" if '"type"' in first and '"session"' in first else "tangents"
+    if is_mplp_dialog(document):
+        return "mplp"
     if isinstance(document, dict) and "messages" in document and "format" not in document:
         return "openai"
     return "tangents"
@@ -109,6 +116,10 @@ def parse_import(text: str, format: str = "auto", *, new_ids: bool = False) -> I
         from core.formats.pi import from_pi_jsonl
 
         return from_pi_jsonl(text)
+    if format == "mplp":
+        from core.formats.mplp_import import from_mplp_text
+
+        return from_mplp_text(text)
     if format == "claude":
         from core.formats.claude import from_claude_jsonl
 

@@ -6,20 +6,25 @@ MPLP messages are plain text with a role of ``user``, ``assistant``,
 
 - user, assistant and system messages keep their role; an assistant's tool
   calls are written into its text as ``[tool call NAME ARGUMENTS]`` lines;
+- a named agent's reply (an assistant message with an ``agent``) gets the
+  ``agent`` role with ``[Name] `` before its text (MPLP 5.2), which
+  :mod:`core.formats.mplp_import` reads back;
 - tool results (produced by Tangents, not by the model or the user) and
   custom notes get the ``agent`` role;
 - each message carries an ``event`` (``dialog.message``) whose ``data`` holds
   what plain text cannot: the Tangents entry id, model, stop reason, error,
   usage, tool calls, tool result ids and images;
-- compactions, branch summaries and model changes are dialog ``events``
-  (``dialog.compacted``, ``dialog.branch.summarized``, ``dialog.model.changed``),
+- compactions, branch summaries, model changes and pinned notes are dialog
+  ``events`` (``dialog.compacted``, ``dialog.branch.summarized``,
+  ``dialog.model.changed``, ``dialog.note.pinned``),
   after ``dialog.started`` which records the session's id, title and cwd.
 
 MPLP identifiers must be UUIDv4 strings; Tangents ids are UUIDv7, so each
 MPLP id is derived from the Tangents id by hashing (stable across exports)
 and the Tangents ids are kept in event data. ``dialog_id`` comes from the
-session, ``thread_id`` from the branch's leaf, ``context_id`` from the
-session's working directory (sessions of one project share it).
+session, ``thread_id`` from the session a fork was made from (a session
+and its forks share one thread), ``context_id`` from the session's working
+directory (sessions of one project share it). ``status`` is the session's.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from core.sessions.content import (
     ThinkingContent,
     ToolResultContent,
 )
-from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message
 from core.sessions.persistence import SessionInfo
 
@@ -100,6 +105,11 @@ def to_mplp_dialog(
             events.append(
                 _event("dialog.model.changed", mplp_id("entry", entry.id), entry.created_at, data)
             )
+        elif isinstance(payload, Note):
+            data = {"entry_id": entry.id, **payload.to_dict()}
+            events.append(
+                _event("dialog.note.pinned", mplp_id("entry", entry.id), entry.created_at, data)
+            )
     tags = ["tangents", f"tangents-session:{info.id}"]
     meta = {
         "protocol_version": PROTOCOL_VERSION,
@@ -113,15 +123,22 @@ def to_mplp_dialog(
         "meta": meta,
         "dialog_id": mplp_id("session", info.id),
         "context_id": mplp_id("context", info.cwd or info.id),
-        "thread_id": mplp_id("branch", info.leaf_id or info.id),
-        "status": "completed" if info.archived else "active",
+        "thread_id": mplp_id("thread", info.parent_session_id or info.id),
+        "status": info.status,
         "messages": messages,
         "started_at": info.created_at,
         "events": events,
     }
-    if info.archived:
+    if info.status in ("completed", "cancelled"):
         dialog["ended_at"] = info.updated_at
     return dialog
+
+
+def agent_of(message: Message) -> str | None:
+    """The named agent that wrote an assistant message (its payload's
+    ``agent``), if any."""
+    agent = message.to_dict().get("agent") if message.role == "assistant" else None
+    return agent if isinstance(agent, str) and agent.strip() else None
 
 
 def _event(kind: str, event_id: str, timestamp: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -142,6 +159,9 @@ def _message(entry: Entry, message: Message, label: str | None) -> dict[str, Any
             data[key] = value
     if label:
         data["label"] = label
+    agent = agent_of(message)
+    if agent is not None:
+        data["agent"] = agent
     if message.usage is not None:
         data["usage"] = message.usage.to_dict()
     if message.tool_calls:
@@ -162,8 +182,8 @@ def _message(entry: Entry, message: Message, label: str | None) -> dict[str, Any
         ]
     event = _event("dialog.message", mplp_id("entry", entry.id), entry.created_at, data)
     return {
-        "role": _ROLES[message.role],
-        "content": _text(message),
+        "role": "agent" if agent is not None else _ROLES[message.role],
+        "content": f"[{agent}] {_text(message)}" if agent is not None else _text(message),
         "timestamp": entry.created_at,
         "event": event,
     }
