@@ -117,6 +117,8 @@ def apply(conn: sqlite3.Connection, batch: SyncBatch) -> None:
         index_title(conn, session_id)
     for session_id, archived in batch.archived.items():
         conn.execute("UPDATE sessions SET archived = ? WHERE id = ?", (archived, session_id))
+    for session_id, status in batch.statuses.items():
+        conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id))
     for (session_id, entry_id), label in batch.labels.items():
         set_label(conn, session_id, entry_id, label)
     for session_id in batch.deleted:

@@ -55,6 +55,7 @@ class SyncBatch:
     blobs: list[Blob] = field(default_factory=list)
     titles: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
     archived: dict[str, bool] = field(default_factory=dict)
+    statuses: dict[str, str] = field(default_factory=dict)
     labels: dict[tuple[str, str], str | None] = field(default_factory=dict)
     leaves: dict[str, str | None] = field(default_factory=dict)
     deleted: list[str] = field(default_factory=list)

@@ -173,7 +173,9 @@ async def _send_recent(
     for sid in touched & recent.sessions.keys():
         info = recent.sessions[sid].info
         labels: dict[str, str | None] = dict(recent.sessions[sid].labels)
-        final = _Final(info.title, info.title_set_by_user, info.archived, info.leaf_id, labels)
+        final = _Final(
+            info.title, info.title_set_by_user, info.archived, info.status, info.leaf_id, labels
+        )
         base.update(final.base(sid))
     saved = SyncCursor(folder_key(folder), scan(folder), recent.entry_mark, None, str(clock.last))
     await store.apply_sync(SyncBatch(base=base, cursor=saved))
@@ -245,6 +247,7 @@ def _register_lines(
     current: dict[str, tuple[str, Any]] = {
         key("title", sid): ("title", {"title": info.title, "by_user": info.title_set_by_user}),
         key("archived", sid): ("archived", info.archived),
+        key("status", sid): ("status", info.status),
         key("leaf", sid): ("leaf", info.leaf_id),
     }
     labelled = set(local.labels) | base_labels.get(sid, set())
@@ -373,6 +376,7 @@ class _Final:
     title: str | None
     by_user: bool
     archived: bool
+    status: str
     leaf: str | None
     labels: dict[str, str | None]
 
@@ -381,6 +385,7 @@ class _Final:
             key("alive", sid): encode(True),
             key("title", sid): encode({"title": self.title, "by_user": self.by_user}),
             key("archived", sid): encode(self.archived),
+            key("status", sid): encode(self.status),
             key("leaf", sid): encode(self.leaf),
         }
         for entry_id, label in self.labels.items():
@@ -396,6 +401,7 @@ def _registers(
     own changes were added to the folder first), and this device's leaf."""
     title = view.value("title", sid)
     archived = view.value("archived", sid)
+    status = view.value("status", sid)
     labels: dict[str, str | None] = dict(local.labels) if local else {}
     for entry_id, write in view.labels.get(sid, {}).items():
         if entry_id in present:
@@ -404,6 +410,7 @@ def _registers(
         title=title.value["title"] if title else (local.info.title if local else None),
         by_user=title.value["by_user"] if title else bool(local and local.info.title_set_by_user),
         archived=archived.value if archived else bool(local and local.info.archived),
+        status=status.value if status else (local.info.status if local else "active"),
         leaf=_leaf(view, sid, local, present, device),
         labels=labels,
     )
@@ -453,6 +460,7 @@ def _new_info(identity: dict[str, Any], final: _Final) -> SessionInfo:
         updated_at=identity["created_at"],
         title_set_by_user=final.by_user,
         archived=final.archived,
+        status=final.status,
         parent_session_id=text("parent_session_id"),
         parent_entry_id=text("parent_entry_id"),
         cwd=text("cwd"),
@@ -469,4 +477,7 @@ def _register_changes(
         report.received_sessions.add(sid)
     if final.archived != info.archived:
         batch.archived[sid] = final.archived
+        report.received_sessions.add(sid)
+    if final.status != info.status:
+        batch.statuses[sid] = final.status
         report.received_sessions.add(sid)

@@ -1,7 +1,7 @@
 """Where each device's files live in the sync folder.
 
 ``DIR/tangents/<device>/entries.jsonl`` (sessions and entries),
-``registers.jsonl`` (title, archive, labels, leaf, deletions) and
+``registers.jsonl`` (title, archive, status, labels, leaf, deletions) and
 ``blobs/<sha256>.json`` (one image each). A device writes only under its own
 name. Sync-engine debris beside a journal (``entries (conflicted copy).jsonl``,
 ``entries.sync-conflict-….jsonl``, ``entries-laptop.jsonl``, a ``.tmp``) is read

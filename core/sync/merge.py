@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.sessions.entries import Entry
+from core.sessions.persistence import SESSION_STATES
 from core.sync.hlc import Stamp
 
-REGISTERS = ("title", "archived", "label", "leaf", "deleted")
+REGISTERS = ("title", "archived", "status", "label", "leaf", "deleted")
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,8 @@ def _valid(kind: str, line: dict[str, Any]) -> bool:
         )
     if kind == "archived":
         return isinstance(value, bool)
+    if kind == "status":
+        return value in SESSION_STATES
     if kind == "label":
         return isinstance(line.get("e"), str) and isinstance(value, (str, type(None)))
     if kind == "leaf":

@@ -244,3 +244,18 @@ def test_a_wrong_sync_folder_setting_is_one_line(tmp_path: Path) -> None:
     result = a.run("sync")
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1 and "sync.folder" in result.stderr
+
+
+def test_status_travels_and_a_new_copy_keeps_it(tmp_path: Path) -> None:
+    a, b = two(tmp_path)
+    session_id = a.ask("hello")
+    assert a.run("sessions", "status", session_id, "paused").returncode == 0
+    a.sync()
+    b.sync()
+    assert b.export(session_id)["session"]["status"] == "paused"
+    assert b.run("sessions", "status", session_id, "completed").returncode == 0
+    b.sync()
+    a.sync()
+    assert a.export(session_id)["session"]["status"] == "completed"
+    refused = a.run("--session", session_id, "-m", "demo", "-p", "more")
+    assert refused.returncode == 2 and "is completed" in refused.stderr
