@@ -42,7 +42,7 @@ from core.chat.events import (
 from core.sanitize import strip_control
 from core.sessions.attachments import Attachment
 from core.sessions.entries import Entry
-from core.sessions.session import Session, SessionError
+from core.sessions.session import Session, SessionError, inactive_reason
 from core.settings import write_state
 from core.tokens import guessed_context_window, known_context_window
 from tui import keymap
@@ -160,6 +160,8 @@ class ChatScreen(Screen[None]):
         self.app.draft_keepers.append(self.drafts)  # type: ignore[attr-defined]
         self.conversation.subscribe(self._conversation_event)
         self._show_welcome()
+        if not self.session.info.active:
+            self.notify(inactive_reason(self.session.info), severity="warning", timeout=30)
         self.refresh_footer()
         self.call_after_refresh(self._load_path)
 
@@ -315,6 +317,11 @@ class ChatScreen(Screen[None]):
         if slash.is_command(text):
             if not await self.run_command(text):
                 self.prompt.restore(text)
+            return
+        if not self.session.info.active:
+            # Read-only: the draft stays, the line says the ways on.
+            self.notify(inactive_reason(self.session.info), severity="warning")
+            self.prompt.restore(text)
             return
         message = slash.unescape(text)
         if not message.strip() and not self.composer.attachments:

@@ -45,6 +45,18 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("detach", "", "Remove the files attached to the draft", handlers.detach),
     SlashCommand("title", "TEXT", "Rename this session", handlers.title),
     SlashCommand(
+        "note",
+        "[TEXT [depth N]|off]",
+        "Pin a note N messages from the end of every request (default 4); off removes it",
+        handlers.note,
+    ),
+    SlashCommand(
+        "status",
+        "[active|paused|completed|cancelled]",
+        "Show or set this session's status (only an active session takes messages)",
+        handlers.status,
+    ),
+    SlashCommand(
         "compact",
         "[focus]",
         "Summarize older messages to free context (focus: what to keep)",

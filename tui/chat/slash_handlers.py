@@ -9,10 +9,14 @@ draft goes back to the input).
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from core.sessions.entries import DEFAULT_NOTE_DEPTH
+from core.sessions.note import active_note
+from core.sessions.persistence import SESSION_STATES
 from core.sessions.session import SessionError
 from core.sessions.sniff import kind_of
 
@@ -80,6 +84,8 @@ class Chat(Protocol):
 
 Handler = Callable[[Chat, str, str], Awaitable[bool]]
 
+_DEPTH = re.compile(r"\s+depth\s+(\d+)\s*$", re.IGNORECASE)
+
 
 async def model(chat: Chat, arg: str, text: str) -> bool:
     if arg:
@@ -131,6 +137,52 @@ async def title(chat: Chat, arg: str, text: str) -> bool:
         return False
     chat.refresh_title()
     chat.notify(f"Renamed to: {chat.session.title}")
+    return True
+
+
+async def note(chat: Chat, arg: str, text: str) -> bool:
+    """``/note TEXT [depth N]`` pins a note; ``/note off`` removes it; ``/note`` shows it."""
+    if not arg:
+        pinned = active_note(chat.session.path)
+        chat.notify(
+            f"Note ({pinned.depth} messages from the end): {pinned.text}"
+            if pinned
+            else f"No note. Usage: /note TEXT [depth N] (default {DEFAULT_NOTE_DEPTH}), /note off"
+        )
+        return True
+    depth = DEFAULT_NOTE_DEPTH
+    found = _DEPTH.search(arg)
+    if found:
+        depth, arg = int(found.group(1)), arg[: found.start()]
+    try:
+        await chat.session.pin_note(None if arg.strip().lower() == "off" else arg, depth)
+    except SessionError as error:
+        chat.notify(str(error), severity="warning")
+        return False
+    chat.notify(
+        "Note removed."
+        if arg.strip().lower() == "off"
+        else f"Note pinned {depth} messages from the end."
+    )
+    return True
+
+
+async def status(chat: Chat, arg: str, text: str) -> bool:
+    """``/status`` shows the session's status; ``/status STATE`` sets it."""
+    if not arg:
+        chat.notify(f"Status: {chat.session.info.status} (one of {', '.join(SESSION_STATES)})")
+        return True
+    try:
+        await chat.session.set_status(arg.strip().lower())
+    except SessionError as error:
+        chat.notify(str(error), severity="warning")
+        return False
+    state = chat.session.info.status
+    chat.notify(
+        "This session is active: it takes messages."
+        if state == "active"
+        else f"This session is {state}: read-only until /status active (or /fork it)."
+    )
     return True
 
 

@@ -42,6 +42,7 @@ _KIND_TAGS: dict[str, str] = {
     "compaction": "compact",
     "branch_summary": "summary",
     "model_change": "model",
+    "note": "pin",
 }
 
 

@@ -31,7 +31,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker
 
-from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message
 from core.tools.outcome import saved_outcomes
 from tui import keymap
@@ -56,7 +56,13 @@ from tui.widgets._window import (
     window_at,
 )
 from tui.widgets.assistant_message import AssistantMessage
-from tui.widgets.markers import BranchSummaryMarker, CompactionMarker, ModelChangeLine, NoteLine
+from tui.widgets.markers import (
+    BranchSummaryMarker,
+    CompactionMarker,
+    ModelChangeLine,
+    NoteLine,
+    PinnedNoteLine,
+)
 from tui.widgets.message_widget import MessageWidget
 from tui.widgets.reply_view import ReplyView
 from tui.widgets.thinking_block import ThinkingBlock
@@ -409,6 +415,8 @@ class ChatView(VerticalScroll):
             widget = BranchSummaryMarker(entry, self.context)
         elif isinstance(payload, ModelChange):
             widget = ModelChangeLine(entry, self.context)
+        elif isinstance(payload, Note):
+            widget = PinnedNoteLine(entry, self.context)
         else:  # pragma: no cover - every payload type is handled above
             widget = NoteLine(entry, self.context)
         if index < self._transcript.dim_before:

@@ -1,4 +1,5 @@
-"""Thin rows: model changes, notes, and the compaction / branch-summary markers.
+"""Thin rows: model changes, notes, pinned notes, and the compaction /
+branch-summary markers.
 
 These rows are small and alike, so they share a module (as Textual's Markdown
 blocks do).
@@ -13,7 +14,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 
-from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message
 from tui.widgets._context import ViewContext
 from tui.widgets._text import clean, clip_lines, human_count, one_line
@@ -43,6 +44,30 @@ class ModelChangeLine(MessageWidget):
             one_line(payload.model, 120),
             " · thinking: ",
             one_line(payload.thinking, 20),
+        )
+
+
+class PinnedNoteLine(MessageWidget):
+    """Where a note was pinned (``/note``): its depth and text, or that it was
+    removed. Every later request carries it until a newer one replaces it."""
+
+    DEFAULT_CSS = """
+    PinnedNoteLine {
+        color: $text-warning;
+        margin: 0 0 1 0;
+    }
+    """
+
+    def render(self) -> RenderResult:
+        payload = self.entry.payload if self.entry is not None else None
+        if not isinstance(payload, Note):
+            return Content("")
+        if not payload.active:
+            return Content("── note removed (/note TEXT pins a new one)")
+        text, hidden = clip_lines(clean(payload.text).strip("\n"), NOTE_LINES)
+        more = f"\n… {human_count(hidden)} more lines" if hidden else ""
+        return Content.assemble(
+            (f"── note pinned {payload.depth} messages from the end: ", "bold"), text, more
         )
 
 
