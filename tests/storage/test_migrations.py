@@ -102,3 +102,37 @@ async def test_a_version_one_database_gains_title_search_and_image_references(
         )
     finally:
         await store.close()
+
+
+async def test_sessions_from_before_the_status_are_active_and_the_column_is_checked(
+    tmp_path: Path,
+) -> None:
+    """A database written before m009 (its sessions had no status) reads them as
+    active; a status the lifecycle does not know is refused by the schema."""
+    old = tmp_path / "v7.db"
+    conn = sqlite3.connect(old, isolation_level=None)
+    conn.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    before = [(name, fn) for name, fn in MIGRATIONS if name < "m009"]
+    for name, fn in before:
+        fn(conn)
+        conn.execute("INSERT INTO migrations VALUES (?, '2020-01-01T00:00:00Z')", (name,))
+    conn.execute(f"PRAGMA user_version = {len(before)}")
+    stamp = "2020-01-01T00:00:00.000000Z"
+    conn.execute(
+        "INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('s1', 'old', ?, ?)",
+        (stamp, stamp),
+    )
+    conn.close()
+    store = await SqliteStore.open(old)
+    try:
+        info = await store.get_session("s1")
+        assert info is not None and info.status == "active"
+        await store.set_status("s1", "completed")
+        [summary] = await store.list_sessions()
+        assert summary.info.status == "completed" and summary.message_count == 0
+        with pytest.raises(sqlite3.IntegrityError):
+            await store.set_status("s1", "finished")
+        with pytest.raises(KeyError):
+            await store.set_status("nope", "paused")
+    finally:
+        await store.close()

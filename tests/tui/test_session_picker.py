@@ -358,3 +358,18 @@ async def test_with_a_scrollbar_the_right_column_is_not_cut() -> None:
         assert rows and "1 branch · " in rows[0]
         assert rows[0].split("1 branch · ")[1].split("│")[0].strip().endswith("ago")
         assert "esc close" in screen_text(pilot)
+
+
+async def test_the_picker_shows_a_status_other_than_active() -> None:
+    from core.paths import default_db_path
+    from storage import SqliteStore
+
+    oak, rye, bike = await three_sessions()
+    store = await SqliteStore.open(default_db_path())
+    try:
+        await store.set_status(rye.id, "paused")
+    finally:
+        await store.close()
+    async with running(["--model", "demo", "-r"], size=(110, 30)) as pilot:
+        text = screen_text(pilot)
+        assert text.count("paused · ") == 1 and "active · " not in text

@@ -131,7 +131,11 @@ class SessionList(ScrollView, can_focus=False):
             left = Text("  ", no_wrap=True, end="")
             left.append_text(detail_line(row, match))
             left.stylize(dim, 2)
-            tags = ("archived · " if info.archived else "") + one_line(row.summary.model or "")
+            tags = (
+                ("archived · " if info.archived else "")
+                + ("" if info.active else f"{info.status} · ")
+                + one_line(row.summary.model or "")
+            )
             right = Text(tags, dim)
         return _fit(left, right, width)
 
