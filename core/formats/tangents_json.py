@@ -37,7 +37,7 @@ from core.sessions.entries import ENTRY_TYPES, BranchSummary, Compaction, Entry,
 from core.sessions.file_attachments import imported_blob
 from core.sessions.ids import uuid7
 from core.sessions.images import ImageError, image_content
-from core.sessions.persistence import Blob, SessionInfo
+from core.sessions.persistence import SESSION_STATES, Blob, SessionInfo
 
 JSON_FORMAT = "tangents-session"
 JSON_VERSION = 1
@@ -166,6 +166,8 @@ class _Reader:
         for key in ("created_at", "updated_at"):
             if data.get(key) is not None and parse_timestamp(data[key]) is None:
                 raise self.fail(["session", key], f"{data[key]!r} is not a timestamp")
+        if data.get("status", "active") not in SESSION_STATES:
+            raise self.fail(["session", "status"], f"must be one of {', '.join(SESSION_STATES)}")
         return SessionInfo.from_dict(data)
 
     def entries(self, data: Any, session_id: str) -> list[Entry]:
