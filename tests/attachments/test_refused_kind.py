@@ -14,8 +14,8 @@ from fake_local_server import LocalServer
 from PIL import Image
 
 from core.chat.conversation import Conversation
-from core.sessions.attachments import load_image
 from core.sessions.content import ImageContent
+from core.sessions.file_attachments import load_attachment
 from core.sessions.session import Session
 from core.settings import Settings
 from storage import SqliteStore
@@ -54,7 +54,7 @@ async def test_a_refused_image_is_said_once_and_not_sent_again(store, tmp_path: 
             default_thinking="off",
             api_base=server.base_url + "/v1",
         )
-        first = await conversation.send("what is this?", [load_image(picture)])
+        first = await conversation.send("what is this?", [load_attachment(picture)])
         error = first.turns[-1].error
         assert error is not None and "refused the image" in str(error)
         assert "\n" not in str(error) and "could not reach" not in str(error)
@@ -84,7 +84,7 @@ async def test_a_resumed_session_remembers_the_refusal(store, tmp_path: Path) ->
         first = Conversation(
             session, settings, default_model=MODEL, default_thinking="off", api_base=base
         )
-        await first.send("what is this?", [load_image(picture)])
+        await first.send("what is this?", [load_attachment(picture)])
         reopened = await Session.open(store, session.id)
         again = Conversation(
             reopened, settings, default_model=MODEL, default_thinking="off", api_base=base
