@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,6 +39,16 @@ def run(
         # says where, in the stderr the assertions show.
         env={**os.environ, "PYTHONFAULTHANDLER": "1", **(env or {})},
     )
+
+
+WAIT_LINE = re.compile(r"tangents: (waiting for the first token|no data from the server) · \d+ s")
+"""What print mode says on stderr while a slow server keeps it waiting."""
+
+
+def outcome_lines(stderr: str) -> list[str]:
+    """Print mode's stderr lines without the waiting lines a slow (loaded)
+    machine adds before the outcome."""
+    return [line for line in stderr.strip().splitlines() if not WAIT_LINE.fullmatch(line)]
 
 
 def anthropic_env(base_url: str) -> dict[str, str]:

@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
 
-from tests.integration.cli import anthropic_env, export, openai_env, run, sessions
+from tests.integration.cli import (
+    anthropic_env,
+    export,
+    openai_env,
+    outcome_lines,
+    run,
+    sessions,
+)
 
 CLAUDE = "anthropic/claude-test"
 GPT = "openai/gpt-test"
@@ -45,7 +52,7 @@ def ask(home: Path, fake, model: str, *extra: str, wrapper: Sequence[str] = (), 
 
 def one_line(result) -> str:
     """The single line print mode ended with on stderr."""
-    lines = result.stderr.strip().splitlines()
+    lines = outcome_lines(result.stderr)
     assert result.returncode == 1, result.stderr
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("tangents: ")

@@ -15,6 +15,7 @@ from tests.integration.cli import (
     anthropic_env,
     export,
     openai_env,
+    outcome_lines,
     run,
     sessions,
 )
@@ -137,7 +138,7 @@ def test_provider_error_is_one_line_without_key_and_keeps_the_question(
         env=anthropic_env(fake_provider.base_url),
     )
     assert result.returncode == 1
-    assert result.stderr.count("\n") == 1, result.stderr
+    assert len(outcome_lines(result.stderr)) == 1, result.stderr
     assert CANARY_ANTHROPIC not in result.stderr + result.stdout
     assert ("key" in result.stderr) if status == 401 else ("server error" in result.stderr)
     [listed] = sessions(db)
