@@ -19,13 +19,6 @@ from tests.formats.helpers import MPLP, mplp_errors
 from tests.formats.test_mplp import _info
 from tests.integration.cli import run
 
-HAS_AGENT = "agent" in getattr(Message, "__dataclass_fields__", {})
-needs_agent_field = pytest.mark.xfail(
-    not HAS_AGENT,
-    reason="the agent field of assistant messages comes from wt/rtcore (issue 35)",
-    strict=True,
-)
-
 
 def reply(name: str, text: str) -> Message:
     return Message.from_dict(
@@ -47,7 +40,6 @@ def dialog_of(status: str = "active") -> dict:
     return to_mplp_dialog(replace(info, status=status), path)
 
 
-@needs_agent_field
 def test_agent_replies_go_out_as_named_agents_and_come_back_with_their_authors() -> None:
     info, path = round_table()
     dialog = to_mplp_dialog(info, path)

@@ -19,6 +19,9 @@ from tests.integration.cli import (
 
 CLAUDE = "anthropic/claude-test"
 GPT = "openai/gpt-test"
+BOUND = 48 * 1024 * 1024
+"""More than a bounded read lets through (its limit and the socket buffers),
+far less than the fake server sends a client that reads on."""
 HANG = 3600.0
 """A stall no limit of these tests waits for."""
 

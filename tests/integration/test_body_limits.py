@@ -10,11 +10,16 @@ import sys
 import pytest
 from fake_provider import EndlessError, EndlessLine, GzipBomb
 
-from tests.integration.limits_run import CLAUDE, FULL, GPT, ask, one_line, saved_reply, text_of
-
-BOUND = 48 * 1024 * 1024
-"""More than a bounded read lets through (its limit and the socket buffers),
-far less than the fake server sends a client that reads on."""
+from tests.integration.limits_run import (
+    BOUND,
+    CLAUDE,
+    FULL,
+    GPT,
+    ask,
+    one_line,
+    saved_reply,
+    text_of,
+)
 
 
 @pytest.mark.parametrize("model", [GPT, CLAUDE])

@@ -5,19 +5,24 @@ stderr with the reply saved, having read a bounded part."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from fake_provider import EndlessError, EndlessLine, GzipBomb
 
-from tests.integration.limits_run import CLAUDE, FULL, GPT, ask, one_line, saved_reply, text_of
-from tests.integration.test_body_limits import BOUND
+from tests.integration.limits_run import (
+    BOUND,
+    CLAUDE,
+    FULL,
+    GPT,
+    ask,
+    one_line,
+    saved_reply,
+    text_of,
+)
+from tests.long_suite import long_only
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        os.environ.get("TANGENTS_LONG_TESTS") != "1", reason="TANGENTS_LONG_TESTS=1 runs it"
-    ),
+    long_only,
 ]
 MODELS = [GPT, CLAUDE]
 

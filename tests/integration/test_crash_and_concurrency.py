@@ -22,11 +22,11 @@ import pytest
 from fake_provider import Reply, ToolCall
 
 from tests.integration.cli import anthropic_env, run, sessions, tangents_command
+from tests.long_suite import LONG
 from tests.tools.procs import kill_quietly, still_alive
 
 pytestmark = pytest.mark.slow
 
-LONG = os.environ.get("TANGENTS_LONG_TESTS") == "1"
 KILLS = 100 if LONG else 6
 """SIGKILLs while replies stream."""
 TOOL_KILLS = 30 if LONG else 3

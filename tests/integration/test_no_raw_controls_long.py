@@ -7,7 +7,6 @@ field of the hostile session, through every export format and flag and every
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
@@ -21,12 +20,11 @@ from tests.integration.test_no_raw_controls import (
     hostile_document,
     raw_controls,
 )
+from tests.long_suite import long_only
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        os.environ.get("TANGENTS_LONG_TESTS") != "1", reason="TANGENTS_LONG_TESTS=1 runs it"
-    ),
+    long_only,
 ]
 EVERY_CONTROL = [
     *(chr(c) for c in range(1, 32) if chr(c) not in "\t\n"),

@@ -10,10 +10,8 @@ import asyncio
 from fake_provider import EndlessError, FakeProvider, GzipBomb
 
 from core.providers.base import ErrorEvent
+from tests.integration.limits_run import BOUND
 from tests.providers.conftest import make_wire
-
-BOUND = 48 * 1024 * 1024
-"""More than a bounded read lets through, far less than the server would send."""
 
 
 async def test_an_endless_error_body_through_litellm_is_read_in_part(

@@ -6,16 +6,13 @@ with at most a one-line error, never an exception out of the stream. Run with
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from fake_provider import RawStream
 
+from tests.long_suite import long_only
 from tests.providers.test_provider_values import DEEP, HUGE, saved, sse_openai
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("TANGENTS_LONG_TESTS") != "1", reason="TANGENTS_LONG_TESTS=1 runs it"
-)
+pytestmark = long_only
 VALUES = {
     "null": "null",
     "true": "true",

@@ -70,3 +70,9 @@ class Machine:
 def entry_map(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """An exported session's entries by id."""
     return {entry["id"]: entry for entry in document["entries"]}
+
+
+def continuations_at(machine: Machine, session_id: str, fork: str) -> list[str]:
+    """The first texts of the entries ``machine`` holds right after ``fork``, sorted."""
+    entries = entry_map(machine.export(session_id)).values()
+    return sorted(e["payload"]["content"][0]["text"] for e in entries if e["parent_id"] == fork)

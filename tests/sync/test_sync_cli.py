@@ -10,7 +10,7 @@ from pathlib import Path
 
 from core.branching.tree import SessionTree
 from storage.store import SqliteStore
-from tests.sync.machines import Machine, entry_map
+from tests.sync.machines import Machine, continuations_at, entry_map
 
 
 def two(tmp_path: Path) -> tuple[Machine, Machine]:
@@ -84,10 +84,7 @@ def test_two_offline_continuations_become_alternatives_at_their_fork(tmp_path: P
     b.sync()
     a.sync()
     for machine in (a, b):
-        entries = entry_map(machine.export(session_id))
-        children = [e for e in entries.values() if e["parent_id"] == fork]
-        texts = sorted(c["payload"]["content"][0]["text"] for c in children)
-        assert texts == ["continued on a", "continued on b"]
+        assert continuations_at(machine, session_id, fork) == ["continued on a", "continued on b"]
         overview = machine.show(session_id)
         assert overview["branches"] == 2 and len(overview["leaves"]) == 2
     # each machine stays where it was

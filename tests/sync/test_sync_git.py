@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.sync.machines import Machine, entry_map
+from tests.sync.machines import Machine, continuations_at
 
 
 def git_env(tmp_path: Path) -> dict[str, str]:
@@ -72,10 +72,7 @@ def test_two_homes_through_a_bare_remote_keep_both_continuations(tmp_path: Path)
     b.sync()
     a.sync()
     for machine in (a, b):
-        entries = entry_map(machine.export(session_id))
-        children = [e for e in entries.values() if e["parent_id"] == fork]
-        texts = sorted(c["payload"]["content"][0]["text"] for c in children)
-        assert texts == ["continued on a", "continued on b"]
+        assert continuations_at(machine, session_id, fork) == ["continued on a", "continued on b"]
     # Every device's files reached the remote, and nothing is left uncommitted.
     tracked = git(a.env, "--git-dir", str(remote), "ls-tree", "-r", "--name-only", "main")
     for machine in (a, b):
