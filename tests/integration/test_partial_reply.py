@@ -38,18 +38,23 @@ def wait_until(condition, timeout: float = 60.0) -> None:
         time.sleep(0.02)
 
 
-def killed_mid_reply(fake_provider: FakeProvider, db: Path) -> None:
-    """``tangents -p`` asked for a slow story and SIGKILLed (its whole process
-    group) once the server has sent :data:`SENT_BEFORE_KILL` chunks."""
-    fake_provider.script(Reply(text=STORY, chunk_size=5, delay=0.05))
+def asked_for_a_story(fake_provider: FakeProvider, db: Path) -> subprocess.Popen[bytes]:
+    """``tangents -p`` asking the fake provider for a story, in its own process group."""
     args = ["--db", str(db), "-m", MODEL, "--api-base", fake_provider.base_url + "/v1"]
-    process = subprocess.Popen(
+    return subprocess.Popen(
         tangents_command() + args + ["-p", "tell me a story"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, **openai_env()},
         start_new_session=True,
     )
+
+
+def killed_mid_reply(fake_provider: FakeProvider, db: Path) -> None:
+    """``tangents -p`` asked for a slow story and SIGKILLed (its whole process
+    group) once the server has sent :data:`SENT_BEFORE_KILL` chunks."""
+    fake_provider.script(Reply(text=STORY, chunk_size=5, delay=0.05))
+    process = asked_for_a_story(fake_provider, db)
     try:
         wait_until(
             lambda: fake_provider.chunks_sent >= SENT_BEFORE_KILL or process.poll() is not None
@@ -117,14 +122,7 @@ def test_sigkill_right_after_the_first_chunk_keeps_it(
     db = tmp_path / "first.db"
     first = WORDS[0]
     fake_provider.script(Stall(seconds=120, after_chunks=2, reply=Reply(text=STORY, chunk_size=5)))
-    args = ["--db", str(db), "-m", MODEL, "--api-base", fake_provider.base_url + "/v1"]
-    process = subprocess.Popen(
-        tangents_command() + args + ["-p", "tell me a story"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **openai_env()},
-        start_new_session=True,
-    )
+    process = asked_for_a_story(fake_provider, db)
     try:
         wait_until(lambda: fake_provider.chunks_sent >= 2 or process.poll() is not None)
         wait_until(lambda: db.exists() and first in saved_texts(db), timeout=20)
