@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx2
 
+from core.providers.bodies import read_head
 from core.tools.mcp_stdio import BIG_LINE, MAX_LINE, StdioProcess
 from core.tools.tool_list import trimmed
 
@@ -70,14 +71,9 @@ class _Parsing(httpx2.AsyncBaseTransport):
         await self._inner.aclose()
 
     async def _json(self, decoded: httpx2.Response) -> AsyncIterator[bytes]:
-        parts: list[bytes] = []
-        size = 0
-        async for chunk in decoded.aiter_bytes():
-            size += len(chunk)
-            if size > MAX_BODY:
-                return
-            parts.append(chunk)
-        yield await self._parsed(b"".join(parts))
+        body, more = await read_head(decoded, MAX_BODY)
+        if not more:
+            yield await self._parsed(body)
 
     async def _events(self, decoded: httpx2.Response) -> AsyncIterator[bytes]:
         line = bytearray()
