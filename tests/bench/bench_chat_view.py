@@ -224,7 +224,7 @@ async def case_paced(total: int, chunk: int = 200) -> dict[str, object]:
         async def on_screen() -> None:
             """Until the render loop took everything, Markdown appended it and a frame was painted.
             (Not ``pilot.pause()``: it visits every widget, so it slows down as the reply grows.)"""
-            while reply._pending:
+            while not reply.caught_up:
                 await asyncio.sleep(0.001)
             for part in reply.text_parts:
                 stream, live = part._stream, part._live

@@ -47,8 +47,9 @@ async def wait_rendered(pilot, reply: ReplyView) -> None:
     """Let the render loop catch up with everything fed so far (a frame budget at
     a time: on a loaded machine that takes a while, so the deadline is generous)."""
     deadline = time.monotonic() + 60
-    while reply._pending and time.monotonic() < deadline:
+    while not reply.caught_up and time.monotonic() < deadline:
         await pilot.pause(0.02)
+    assert reply.caught_up
     await pilot.pause()
 
 

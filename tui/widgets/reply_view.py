@@ -120,6 +120,7 @@ class ReplyView(AssistantMessage):
         self.model = model
         self._on_finished = on_finished
         self._pending: list[StreamEvent | ToolActivity] = []
+        self._applying = False  # a frame taken from ``_pending`` is being rendered
         self._readers_held = contextlib.ExitStack()
         """Stream readers' wait (:meth:`UiFirst.rendering`) from the first event
         fed until the first render is made and painted (at most
@@ -189,6 +190,11 @@ class ReplyView(AssistantMessage):
     def is_finished(self) -> bool:
         """Has :meth:`finish` shown the saved entry?"""
         return self._finished
+
+    @property
+    def caught_up(self) -> bool:
+        """Is everything fed so far rendered (none queued, none mid-render)?"""
+        return not self._pending and not self._applying
 
     def feed(self, event: StreamEvent) -> None:
         """Queue a stream event; it is shown at the next frame."""
@@ -298,11 +304,14 @@ class ReplyView(AssistantMessage):
             started = time.perf_counter()
             if self._pending:
                 events = self._take_frame()
+                self._applying = True
                 try:
                     await self._apply(events)
                 except Exception as error:  # never lose the reply to a rendering bug
                     self._broken = True
                     self.log.error("reply rendering failed", error)
+                finally:
+                    self._applying = False
                 if first:
                     self._paint_first_words()
                 self._readers_held.close()
