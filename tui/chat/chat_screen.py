@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import importlib
 import os
+from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar, Protocol, cast
 
@@ -28,6 +29,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
+from core.chat.addressing import addressed
 from core.chat.conversation import Conversation
 from core.chat.events import (
     CompactionEnded,
@@ -43,9 +45,10 @@ from core.sanitize import strip_control
 from core.sessions.attachments import Attachment
 from core.sessions.entries import Entry
 from core.sessions.session import Session, SessionError, inactive_reason
-from core.settings import write_state
+from core.settings import Agent, write_state
 from core.tokens import guessed_context_window, known_context_window
 from tui import keymap
+from tui.agent_colors import agent_colors
 from tui.chat import slash
 from tui.chat.branching import BranchController
 from tui.chat.commands import ActionCommands
@@ -201,6 +204,7 @@ class ChatScreen(Screen[None]):
             context_note=self.context_notes.note,
             retry_key=keymap.first_key("retry", self.conversation.settings.keymap),
             opener=self.conversation.settings.opener,
+            agent_colors=agent_colors(self.conversation.settings.agents),
             id="chat",
         )
         try:
@@ -397,7 +401,10 @@ class ChatScreen(Screen[None]):
             return
         self._show_welcome()
         self.refresh_footer()
-        await self._stream_reply()
+        asked = addressed(message, self.conversation.settings.agents)
+        if asked.note is not None and self.conversation.settings.agents:
+            self.notify(asked.note)
+        await self._stream_reply(asked.agents)
 
     @property
     def stand_in(self) -> Static:
@@ -461,11 +468,12 @@ class ChatScreen(Screen[None]):
         self.prompt.focus()
         await self._stream_reply()
 
-    async def _stream_reply(self) -> None:
+    async def _stream_reply(self, agents: Sequence[Agent] = ()) -> None:
         """Answer with the agent loop: each reply streams into the chat, its tool
         calls run (side effects after the approval dialog) and the model is asked
-        again until it answers. Esc cancels the worker: the loop saves what came,
-        every call with a result, and the view shows what was saved. After
+        again until it answers; round-table ``agents`` (none: the session's
+        model) answer each in turn. Esc cancels the worker: the loop saves what
+        came, every call with a result, and the view shows what was saved. After
         ``/compare``, several models answer at once instead."""
         models = self.compare.take_pending()
         if models is not None:
@@ -478,7 +486,7 @@ class ChatScreen(Screen[None]):
         assert binding is not None  # replies start once the path is shown
         binding.begin_reply()
         try:
-            result = await conversation.reply()
+            result = await conversation.answer_in_turn(agents)
         finally:  # stopped too: show what was saved
             await binding.end_reply()
             self.refresh_footer()

@@ -10,8 +10,10 @@ come and worked through in order in one task, so the view can await
   bottom; a reply that is streaming is finished in place with its entry and
   the results fill its cards;
 - a move (:class:`~core.chat.events.PositionMoved`) shows the new path;
-- while a reply is written, each assistant turn streams into a reply view of
-  its own, started at the turn's first event, and its tool calls' cards
+- while a reply is written (on a round table, by each agent in turn:
+  :class:`~core.chat.events.AgentAsked` names the next), each assistant turn
+  streams into a reply view of its own, started at the turn's first event,
+  named for its agent, and its tool calls' cards
   follow them (waiting, running with a ticking time, done, error, denied);
   a retry's countdown and a silent server's wait in seconds
   (:class:`~core.chat.events.Silence`) show in it too.
@@ -30,7 +32,15 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from core.chat.events import EntriesSaved, Event, PositionMoved, Silence, ToolChanged, Waiting
+from core.chat.events import (
+    AgentAsked,
+    EntriesSaved,
+    Event,
+    PositionMoved,
+    Silence,
+    ToolChanged,
+    Waiting,
+)
 from core.providers.base import STREAM_EVENT_TYPES, ProviderError, StreamEvent
 from core.sanitize import strip_control
 from core.sessions.entries import Entry
@@ -43,7 +53,15 @@ if TYPE_CHECKING:
     from tui.widgets.chat_view import ChatView
     from tui.widgets.reply_view import ReplyView
 
-_SHOWN = (*STREAM_EVENT_TYPES, Waiting, Silence, ToolChanged, EntriesSaved, PositionMoved)
+_SHOWN = (
+    *STREAM_EVENT_TYPES,
+    AgentAsked,
+    Waiting,
+    Silence,
+    ToolChanged,
+    EntriesSaved,
+    PositionMoved,
+)
 """The events the binding acts on."""
 
 TICK_SECONDS = 1.0
@@ -58,6 +76,8 @@ class ViewBinding:
         self.chat_view = chat_view
         self.conversation = conversation
         self.model = conversation.model
+        self.agent: str | None = None
+        """The round-table agent answering now (None: the session's model)."""
         self.reply: ReplyView | None = None
         self._after: str | None = None
         """The last entry shown before the reply being written (None: no reply)."""
@@ -86,6 +106,8 @@ class ViewBinding:
                 # The live reply's events; a compaction's or a summary's retries are the screen's.
                 if isinstance(event, STREAM_EVENT_TYPES) and replying:
                     self.feed(event)
+                elif isinstance(event, AgentAsked) and replying:
+                    self.model, self.agent = event.model, event.agent
                 elif isinstance(event, Waiting) and replying:
                     self.show_waiting(event.seconds, event.error)
                 elif isinstance(event, Silence) and replying:
@@ -111,7 +133,7 @@ class ViewBinding:
 
     def begin_reply(self) -> None:
         """A reply is about to be written after what the path ends with now."""
-        self.model = self.conversation.model
+        self.model, self.agent = self.conversation.model, None
         self._after = self.conversation.session.leaf_id
 
     async def end_reply(self) -> None:
@@ -127,7 +149,7 @@ class ViewBinding:
     def current(self) -> ReplyView:
         """The reply of the turn now streaming (started if the turn has none yet)."""
         if self.reply is None or self.reply.is_finished:
-            self.reply = self.chat_view.start_reply(self.model)
+            self.reply = self.chat_view.start_reply(self.model, self.agent)
         return self.reply
 
     def feed(self, event: StreamEvent) -> None:

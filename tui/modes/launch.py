@@ -86,11 +86,14 @@ def quick_handovers(wanted: bool = True) -> Iterator[None]:
 
 def prepare_launch(args: argparse.Namespace) -> Launch:
     """Settings for the app, with the checks only the app needs."""
-    from tui import keymap
+    from tui import agent_colors, keymap
 
     if getattr(args, "resume", False) and (args.continue_ or args.session or args.from_entry):
         raise UsageError("-r/--resume opens the session picker: leave out -c, --session and --from")
-    return resolve_launch(args, check=lambda settings: keymap.problems(settings.keymap))
+    return resolve_launch(
+        args,
+        check=lambda s: keymap.problems(s.keymap) + agent_colors.problems(s.agents),
+    )
 
 
 async def build_app(args: argparse.Namespace, launch: Launch):

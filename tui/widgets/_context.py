@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
+
+from textual.color import Color
 
 from core.sessions.persistence import Blob
 from tui import keymap
@@ -46,6 +48,8 @@ class ViewContext:
     """The command that opens an attached file (None: the system's)."""
     retry_key: str = field(default_factory=lambda: keymap.first_key("retry"))
     """The key named in a failed reply's hint (the config's keymap applied)."""
+    agent_colors: Mapping[str, Color] = field(default_factory=dict)
+    """Round-table agents' colours by name casefolded (:mod:`tui.agent_colors`)."""
 
     @property
     def retry_hint(self) -> str:

@@ -13,6 +13,7 @@ from textual.css.styles import RulesMap
 from textual.geometry import Region, Size
 from textual.layout import DockArrangeResult
 from textual.message import Message as TextualMessage
+from textual.style import Style
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
@@ -40,6 +41,17 @@ from tui.widgets.segmented_markdown import (
 )
 from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call_card import ToolCallCard
+
+
+def header_content(model: str, usage: str, agent: str | None, context: ViewContext) -> Content:
+    """``◆ model · usage``, with the agent's name first in its colour when a
+    round-table agent answers (a name from data: styled, never markup)."""
+    model = one_line(model, 80) or "assistant"
+    if agent is None:
+        return Content.assemble(("◆ ", "dim"), model, usage)
+    color = context.agent_colors.get(agent.casefold())
+    name = Content.styled(agent, Style(foreground=color, bold=True) if color else "bold")
+    return Content.assemble(("◆ ", "dim"), name, (" · ", "dim"), model, usage)
 
 
 def usage_label(usage: Usage | None) -> str:
@@ -252,9 +264,13 @@ class AssistantMessage(MessageWidget):
 
     def _header_text(self) -> Content:
         message = self.message
-        model = one_line(message.model if message else "", 80) or "assistant"
         usage = usage_label(message.usage if message else None)
-        return Content.assemble(("◆ ", "dim"), model, (f" · {usage}" if usage else ""))
+        return header_content(
+            (message.model if message else "") or "",
+            f" · {usage}" if usage else "",
+            message.agent if message else None,
+            self.context,
+        )
 
     def _show_header(self) -> None:
         text = self._header_text()

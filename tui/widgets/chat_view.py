@@ -18,10 +18,11 @@ so nothing on screen jumps. The Textual internals this needs are in
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.color import Color
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
 from textual.layout import DockArrangeResult
@@ -139,6 +140,7 @@ class ChatView(VerticalScroll):
         context_note: ContextNoteLookup | None = None,
         retry_key: str | None = None,
         opener: str | None = None,
+        agent_colors: Mapping[str, Color] | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -151,6 +153,7 @@ class ChatView(VerticalScroll):
             context_note: How the model sees a message not sent whole; ``None``: nothing said.
             retry_key: The key a failed reply's hint names (``None``: the default keymap's).
             opener: The command that opens an attached file (``None``: the system's).
+            agent_colors: Round-table agents' colours by name casefolded (``None``: none).
         """
         super().__init__(id=id, classes=classes)
         self.context = ViewContext(
@@ -160,6 +163,7 @@ class ChatView(VerticalScroll):
             context_note=context_note,
             retry_key=retry_key or keymap.first_key("retry"),
             opener=opener,
+            agent_colors=agent_colors or {},
         )
         self.set_reactive(ChatView.show_thinking, show_thinking)
         self._transcript = Transcript()
@@ -262,12 +266,13 @@ class ChatView(VerticalScroll):
             self.anchor()
         self._schedule_check()
 
-    def start_reply(self, model: str) -> ReplyView:
-        """Start a live assistant message at the bottom and return it (feed it events)."""
+    def start_reply(self, model: str, agent: str | None = None) -> ReplyView:
+        """Start a live assistant message at the bottom and return it (feed it
+        events); ``agent``: the round-table agent answering, if any."""
         if self._reply is not None and not self._reply.is_finished:
             # A reply that was never finished: drop it.
             self._reply.remove()
-        reply = ReplyView(model, self.context, on_finished=self._reply_finished)
+        reply = ReplyView(model, self.context, agent=agent, on_finished=self._reply_finished)
         self._reply = reply
         if self._hi == len(self._transcript):
             self.mount(reply)

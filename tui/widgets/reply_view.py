@@ -37,6 +37,7 @@ from tui.widgets._text import one_line
 from tui.widgets.assistant_message import (
     AssistantMessage,
     content_runs,
+    header_content,
     hint_for,
     lone_paragraph_of,
     usage_label,
@@ -105,6 +106,7 @@ class ReplyView(AssistantMessage):
         model: str,
         context: ViewContext | None = None,
         *,
+        agent: str | None = None,
         on_finished: Callable[[ReplyView, Entry], None] | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -112,12 +114,14 @@ class ReplyView(AssistantMessage):
         """
         Args:
             model: The model answering (shown in the header).
+            agent: The round-table agent answering (named in the header), if any.
             on_finished: Called (by the chat view) once the saved entry is shown.
         """
         super().__init__(None, context, id=id, classes=classes)
         self._streaming = True
         """Until the saved entry is shown: the header is in the accent colour."""
         self.model = model
+        self.agent = agent
         self._on_finished = on_finished
         self._pending: list[StreamEvent | ToolActivity] = []
         self._applying = False  # a frame taken from ``_pending`` is being rendered
@@ -522,8 +526,9 @@ class ReplyView(AssistantMessage):
         if self.message is not None:
             return super()._header_text()
         usage = usage_label(self._usage)
-        model = one_line(self.model, 80) or "assistant"
-        return Content.assemble(("◆ ", "dim"), model, (f" · {usage}" if usage else " · …"))
+        return header_content(
+            self.model, f" · {usage}" if usage else " · …", self.agent, self.context
+        )
 
     def _update_waiting(self) -> None:
         """The countdown to a retry while it runs, else the wait in seconds, else nothing."""

@@ -1,0 +1,80 @@
+"""The round table in the app (issue 35): agents asked with ``@names`` answer
+in turn, each reply's header names its agent in the agent's colour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fake_provider import Reply
+from textual.color import Color
+from textual.content import Content
+
+from tests.tui.conftest import FAKE_KEY
+from tests.tui.helpers import running, send
+from tui.cli import main
+from tui.widgets.assistant_message import AssistantMessage
+
+
+def write_config(tmp_path: Path, base_url: str, critic_color: str = "#ff0000") -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "[[endpoints]]\n"
+        'name = "lab"\n'
+        f'base_url = "{base_url}/v1"\n'
+        'models = ["critic-model", "poet-model"]\n'
+        "[[agents]]\n"
+        'name = "Critic"\n'
+        'model = "lab/critic-model"\n'
+        f'color = "{critic_color}"\n'
+        "[[agents]]\n"
+        'name = "Poet"\n'
+        'model = "lab/poet-model"\n'
+    )
+    return config
+
+
+def name_color(header: Content, name: str) -> Color | None:
+    """The foreground of the span that covers ``name`` in ``header``."""
+    start = header.plain.index(name)
+    for span in header.spans:
+        if span.start <= start and start + len(name) <= span.end:
+            style = span.style
+            return None if isinstance(style, str) else style.foreground
+    return None
+
+
+@pytest.fixture
+def argv(fake_provider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    config = write_config(tmp_path, fake_provider.base_url)
+    return ["--config", str(config), "--model", "lab/critic-model"]
+
+
+async def test_both_agents_answer_under_their_names_in_their_colours(
+    fake_provider, argv
+) -> None:
+    fake_provider.script_for("critic-model", Reply(text="Too long."))
+    fake_provider.script_for("poet-model", Reply(text="Short and sweet."))
+    async with running(argv) as pilot:
+        await send(pilot, "@Critic @Poet is this good?")
+        asked = [r.body["model"] for r in fake_provider.requests]
+        assert asked == ["critic-model", "poet-model"]
+        replies = list(pilot.app.screen.query(AssistantMessage))
+        headers = [reply.header_text for reply in replies]
+        assert [h.split(" · ")[:2] for h in headers] == [
+            ["◆ Critic", "lab/critic-model"],
+            ["◆ Poet", "lab/poet-model"],
+        ]
+        critic, poet = (reply._header_shown for reply in replies)
+        assert name_color(critic, "Critic") == Color.parse("#ff0000")
+        poet_color = name_color(poet, "Poet")
+        assert poet_color is not None and poet_color != Color.parse("#ff0000")
+
+
+def test_a_colour_that_is_not_one_is_refused_in_a_line(fake_provider, tmp_path, capsys) -> None:
+    config = write_config(tmp_path, fake_provider.base_url, critic_color="[bold]nope")
+    assert main(["--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "agents[0].color: '[bold]nope' is not a colour" in err
+    assert err.count("\n") == 1
