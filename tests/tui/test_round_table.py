@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fake_provider import Reply
+from fake_provider import Reply, Stall
 from textual.color import Color
 from textual.content import Content
 
 from tests.tui.conftest import FAKE_KEY
-from tests.tui.helpers import running, send
+from tests.tui.helpers import notifications, running, send, settle, type_text, wait_for
+from tui.chat.chat_screen import ChatScreen
 from tui.cli import main
 from tui.widgets.assistant_message import AssistantMessage
 
@@ -51,9 +52,7 @@ def argv(fake_provider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list
     return ["--config", str(config), "--model", "lab/critic-model"]
 
 
-async def test_both_agents_answer_under_their_names_in_their_colours(
-    fake_provider, argv
-) -> None:
+async def test_both_agents_answer_under_their_names_in_their_colours(fake_provider, argv) -> None:
     fake_provider.script_for("critic-model", Reply(text="Too long."))
     fake_provider.script_for("poet-model", Reply(text="Short and sweet."))
     async with running(argv) as pilot:
@@ -70,6 +69,61 @@ async def test_both_agents_answer_under_their_names_in_their_colours(
         assert name_color(critic, "Critic") == Color.parse("#ff0000")
         poet_color = name_color(poet, "Poet")
         assert poet_color is not None and poet_color != Color.parse("#ff0000")
+
+
+async def test_agents_lists_each_with_its_model_and_colour(fake_provider, argv) -> None:
+    async with running(argv) as pilot:
+        await send(pilot, "/agents")
+        [listed] = [n for n in notifications(pilot) if n.startswith("Agents")]
+        assert listed.splitlines()[1:] == [
+            "@Critic  lab/critic-model  #FF0000",
+            "@Poet  lab/poet-model  #2EC27E",
+        ]
+
+
+def authors(pilot) -> list[str | None]:
+    screen = pilot.app.screen
+    assert isinstance(screen, ChatScreen)
+    return [m.agent for m in screen.session.messages() if m.role == "assistant"]
+
+
+async def test_a_round_lets_the_agents_answer_each_other(fake_provider, argv) -> None:
+    fake_provider.script_for("critic-model", Reply(text="Too long."), Reply(text="Still long."))
+    fake_provider.script_for("poet-model", Reply(text="Short."), Reply(text="Shorter."))
+    async with running(argv) as pilot:
+        await send(pilot, "@Critic @Poet is this good?")
+        await send(pilot, "/round 1")
+        assert authors(pilot) == ["Critic", "Poet", "Critic", "Poet"]
+        headers = [r.header_text for r in pilot.app.screen.query(AssistantMessage)]
+        assert [h.split(" · ")[0] for h in headers] == ["◆ Critic", "◆ Poet"] * 2
+        await send(pilot, "/round 0")
+        assert "Usage: /round N (1 to 20)" in notifications(pilot)[-1]
+
+
+async def test_esc_stops_a_round_and_what_was_typed_goes_after(fake_provider, argv) -> None:
+    fake_provider.script_for(
+        "critic-model",
+        Reply(text="Too long."),
+        Stall(30, after_chunks=1, reply=Reply(text="Let me think about it more")),
+    )
+    fake_provider.script_for("poet-model", Reply(text="Short."), Reply(text="Thanks."))
+    async with running(argv) as pilot:
+        await send(pilot, "@Critic @Poet is this good?")
+        await type_text(pilot, "/round 3")
+        await pilot.press("enter")
+        await wait_for(lambda: len(fake_provider.requests) == 3, pilot)
+        await type_text(pilot, "@Poet your turn")
+        await pilot.press("enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, ChatScreen)
+        await wait_for(lambda: screen.compaction_status.queued == ("@Poet your turn",), pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        asked = [r.body["model"] for r in fake_provider.requests]
+        assert asked == ["critic-model", "poet-model", "critic-model", "poet-model"]
+        assert authors(pilot) == ["Critic", "Poet", "Critic", "Poet"]
+        stopped = [m for m in screen.session.messages() if m.role == "assistant"][2]
+        assert stopped.stop_reason == "aborted"
 
 
 def test_a_colour_that_is_not_one_is_refused_in_a_line(fake_provider, tmp_path, capsys) -> None:

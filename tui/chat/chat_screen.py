@@ -468,13 +468,14 @@ class ChatScreen(Screen[None]):
         self.prompt.focus()
         await self._stream_reply()
 
-    async def _stream_reply(self, agents: Sequence[Agent] = ()) -> None:
+    async def _stream_reply(self, agents: Sequence[Agent] = (), rounds: int = 0) -> None:
         """Answer with the agent loop: each reply streams into the chat, its tool
         calls run (side effects after the approval dialog) and the model is asked
         again until it answers; round-table ``agents`` (none: the session's
-        model) answer each in turn. Esc cancels the worker: the loop saves what
-        came, every call with a result, and the view shows what was saved. After
-        ``/compare``, several models answer at once instead."""
+        model) answer each in turn, or, with ``rounds``, the round table's
+        agents answer each other that many times. Esc cancels the worker: the
+        loop saves what came, every call with a result, and the view shows what
+        was saved. After ``/compare``, several models answer at once instead."""
         models = self.compare.take_pending()
         if models is not None:
             await self.compare.fan_out(models)
@@ -486,11 +487,13 @@ class ChatScreen(Screen[None]):
         assert binding is not None  # replies start once the path is shown
         binding.begin_reply()
         try:
-            result = await conversation.answer_in_turn(agents)
+            result = await (
+                conversation.round(rounds) if rounds else conversation.answer_in_turn(agents)
+            )
         finally:  # stopped too: show what was saved
             await binding.end_reply()
             self.refresh_footer()
-        if result.stop == "step_limit":
+        if result is not None and result.stop == "step_limit":
             self.notify(
                 f"Stopped after {result.steps} tool steps (max_tool_steps) while the model was still calling "
                 "tools. Send a message to let it continue.",
@@ -848,6 +851,31 @@ class ChatScreen(Screen[None]):
             return False
         self._reply_worker = self._compact(focus)
         return True
+
+    def start_round(self, rounds: int) -> bool:
+        """``/round N``, in the reply worker; False while a reply is written or
+        when the round table has fewer than two agents to speak."""
+        if self.replying:
+            self.notify(
+                "A reply is still being written: press Esc to stop it first.", severity="warning"
+            )
+            return False
+        if len(self.conversation.round_agents()) < 2:
+            self.notify(
+                "A round needs two agents: ask them first (@Critic @Poet …); /agents lists them.",
+                severity="warning",
+            )
+            return False
+        self._reply_worker = self._round(rounds)
+        return True
+
+    @work(exclusive=True, group="reply", exit_on_error=False)
+    async def _round(self, rounds: int) -> None:
+        """The agents answer each other ``rounds`` times; Esc stops the reply
+        being written and the round with it."""
+        await self._loaded.wait()
+        if await self._endpoint_allowed():
+            await self._stream_reply(rounds=rounds)
 
     # --- compaction -----------------------------------------------------------
 

@@ -57,6 +57,18 @@ COMMANDS: tuple[SlashCommand, ...] = (
         handlers.status,
     ),
     SlashCommand(
+        "agents",
+        "",
+        "List the round table's agents (@Name asks one, @all every one)",
+        handlers.agents,
+    ),
+    SlashCommand(
+        "round",
+        "N",
+        "Let the agents of the last question answer each other N times (Esc stops)",
+        handlers.round,
+    ),
+    SlashCommand(
         "compact",
         "[focus]",
         "Summarize older messages to free context (focus: what to keep)",

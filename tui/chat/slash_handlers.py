@@ -80,9 +80,13 @@ class Chat(Protocol):
     def action_sessions(self, query: str = "") -> None: ...
     def action_new_session(self) -> None: ...
     def start_compact(self, focus: str | None) -> bool: ...
+    def start_round(self, rounds: int) -> bool: ...
 
 
 Handler = Callable[[Chat, str, str], Awaitable[bool]]
+
+MAX_ROUNDS = 20
+"""The most rounds one ``/round`` runs (each round asks every agent once)."""
 
 _DEPTH = re.compile(r"\s+depth\s+(\d+)\s*$", re.IGNORECASE)
 
@@ -184,6 +188,28 @@ async def status(chat: Chat, arg: str, text: str) -> bool:
         else f"This session is {state}: read-only until /status active (or /fork it)."
     )
     return True
+
+
+async def agents(chat: Chat, arg: str, text: str) -> bool:
+    """``/agents``: the round table's agents, each with its model and colour."""
+    from tui.agent_colors import agent_colors
+
+    configured = chat.conversation.settings.agents
+    if not configured:
+        chat.notify("No agents: add [[agents]] (name, model) to the config to use @names.")
+        return True
+    colors = agent_colors(configured)
+    lines = [f"@{a.name}  {a.model}  {colors[a.name.casefold()].hex}" for a in configured]
+    chat.notify("\n".join(["Agents (@Name asks one, @all every one):", *lines]))
+    return True
+
+
+async def round(chat: Chat, arg: str, text: str) -> bool:
+    """``/round N``: the agents of the last question answer each other N times."""
+    if not arg.strip().isdigit() or not 1 <= int(arg) <= MAX_ROUNDS:
+        chat.notify(f"Usage: /round N (1 to {MAX_ROUNDS})", severity="warning")
+        return False
+    return chat.start_round(int(arg))
 
 
 async def compact(chat: Chat, arg: str, text: str) -> bool:
