@@ -70,7 +70,7 @@ ACTIONS: tuple[Action, ...] = (
         "Insert a newline (ctrl+j in every terminal)",
         "input",
     ),
-    Action("complete", "tab", "complete", "Complete the /command or model name", "input"),
+    Action("complete", "tab", "complete", "Complete the @name, /command or model name", "input"),
     Action("open_editor", "ctrl+e", "open_editor", "Edit the draft in $EDITOR", "input"),
     Action("stop", "escape", "stop", "Stop the reply (or go back to the input)", "chat"),
     Action("retry", "ctrl+r", "retry", "Retry the last reply (or regenerate it)", "chat"),

@@ -132,3 +132,24 @@ def test_a_colour_that_is_not_one_is_refused_in_a_line(fake_provider, tmp_path, 
     err = capsys.readouterr().err
     assert "agents[0].color: '[bold]nope' is not a colour" in err
     assert err.count("\n") == 1
+
+
+async def test_tab_completes_an_agent_name_right_after_its_at(fake_provider, argv) -> None:
+    async with running(argv) as pilot:
+        screen = pilot.app.screen
+        assert isinstance(screen, ChatScreen)
+        prompt = screen.prompt
+        await type_text(pilot, "ask @cr")
+        await pilot.press("tab")
+        assert prompt.text == "ask @Critic " and prompt.has_focus
+        await type_text(pilot, "and @p")
+        await pilot.press("left", "left", "tab")
+        assert prompt.text == "ask @Critic and @p" and not prompt.has_focus, (
+            "no @prefix: focus moves"
+        )
+        prompt.focus()
+        await pilot.press("end", "backspace", "tab")
+        assert prompt.text == "ask @Critic and @" and prompt.has_focus, "@ alone: three names"
+        await type_text(pilot, "P")
+        await pilot.press("tab")
+        assert prompt.text == "ask @Critic and @Poet " and prompt.has_focus

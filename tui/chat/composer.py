@@ -26,7 +26,7 @@ from core.sessions.file_attachments import load_attachment
 from core.sessions.sniff import kind_of
 from core.settings import Settings
 from tui import keymap
-from tui.chat import slash
+from tui.chat import mentions, slash
 from tui.chat.editor import EditorError, edit_text
 from tui.widgets.prompt_input import PromptInput
 
@@ -85,7 +85,12 @@ class Composer(Vertical):
         yield Static(id="composer-note", markup=False)
         yield Static(id="attachments")
         yield Static(id="slash-hint")
-        yield PromptInput(suggester=lambda text: slash.suggest(text, self.model_names), id="prompt")
+        names = mentions.mention_names([agent.name for agent in self.settings.agents])
+        yield PromptInput(
+            suggester=lambda text: slash.suggest(text, self.model_names),
+            mentions=lambda before: mentions.complete(before, names),
+            id="prompt",
+        )
 
     def on_mount(self) -> None:
         self._show_attachments()

@@ -23,6 +23,10 @@ LARGE_PASTE_LINES = 500
 
 Suggester = Callable[[str], str]
 
+MentionCompleter = Callable[[str], "tuple[int, str] | None"]
+"""The completion of the ``@prefix`` the text before the cursor ends with: how
+many typed characters it replaces and with what (None: no ``@prefix`` there)."""
+
 
 class PromptInput(TextArea):
     DEFAULT_CSS = """
@@ -62,7 +66,13 @@ class PromptInput(TextArea):
     class EditorRequested(Message):
         """The user asked to edit the draft in $EDITOR."""
 
-    def __init__(self, *, suggester: Suggester | None = None, id: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        suggester: Suggester | None = None,
+        mentions: MentionCompleter | None = None,
+        id: str | None = None,
+    ) -> None:
         super().__init__(
             soft_wrap=True,
             tab_behavior="focus",
@@ -72,6 +82,7 @@ class PromptInput(TextArea):
             id=id,
         )
         self.suggester = suggester
+        self.mentions = mentions
         self._held: dict[str, str] = {}
         self._paste_count = 0
         self.echo_with_message = False
@@ -165,10 +176,25 @@ class PromptInput(TextArea):
         self.replace("\n", *self.selection, maintain_selection_offset=False)
 
     def action_complete(self) -> None:
+        """Complete an ``@name`` right before the cursor, else the suggestion
+        (a /command, a model), else move the focus on."""
+        if self._complete_mention():
+            return
         if self.suggestion:
             self.insert(self.suggestion)
         else:
             self.screen.focus_next()
+
+    def _complete_mention(self) -> bool:
+        row, column = self.cursor_location
+        if self.mentions is None or self.selected_text:
+            return False
+        completion = self.mentions(self.document.get_line(row)[:column])
+        if completion is None:
+            return False
+        typed, replacement = completion
+        self.replace(replacement, (row, column - typed), (row, column))
+        return True
 
     def action_open_editor(self) -> None:
         self.post_message(self.EditorRequested())
