@@ -54,6 +54,8 @@ class Scene:
     click: str | None = None
     """A selector clicked last (e.g. to expand a thinking block)."""
     size: tuple[int, int] = SIZE
+    config: str = ""
+    """The config file's TOML (empty: none)."""
 
 
 def _assistant(*blocks, model: str, **fields) -> Message:
@@ -327,6 +329,51 @@ def _error_session() -> tuple[list[Payload], list[Blob]]:
     ], []
 
 
+_ROUND_TABLE_CONFIG = """\
+[[endpoints]]
+name = "lab"
+base_url = "http://127.0.0.1:9/v1"
+models = ["critic-model", "poet-model"]
+
+[[agents]]
+name = "Critic"
+model = "lab/critic-model"
+color = "#e01b24"
+
+[[agents]]
+name = "Poet"
+model = "lab/poet-model"
+"""
+
+
+def _round_table_session() -> tuple[list[Payload], list[Blob]]:
+    def reply(agent: str, model: str, text: str, tokens: int) -> Message:
+        usage = Usage(input_tokens=40, output_tokens=tokens)
+        return _assistant(TextContent(text), model=model, agent=agent, usage=usage)
+
+    critic, poet = "lab/critic-model", "lab/poet-model"
+    return [
+        ModelChange(critic, "off"),
+        user_text("@Critic @Poet Is “The Clockmaker's Daughter” a good title for my novel?"),
+        reply(
+            "Critic",
+            critic,
+            "It is familiar: the *X's Daughter* pattern is crowded. What sets the book apart?",
+            21,
+        ),
+        reply(
+            "Poet",
+            poet,
+            "Keep the clock, lose the daughter: **“Unwound”** says time and grief in one word.",
+            22,
+        ),
+        user_text("@Critic does “Unwound” work?"),
+        reply(
+            "Critic", critic, "Better: short, and it fits the ending. Check it is not taken.", 16
+        ),
+    ], []
+
+
 SCENES: dict[str, Scene] = {
     s.name: s
     for s in (
@@ -382,6 +429,13 @@ SCENES: dict[str, Scene] = {
             "Three models' answers side by side (alt+v on a reply), differences highlighted (d).",
             seed=_compared_session,
             keys=("ctrl+up", "alt+v", "d"),
+            size=(120, 40),
+        ),
+        Scene(
+            "round_table",
+            "A round table: @Critic and @Poet answer in turn, each reply named in its agent's colour.",
+            seed=_round_table_session,
+            config=_ROUND_TABLE_CONFIG,
             size=(120, 40),
         ),
         Scene(
@@ -451,6 +505,10 @@ async def open_scene(scene: Scene, home: Path):
 
     db = home / "tangents.db"
     argv = ["--db", str(db), *scene.argv]
+    if scene.config:
+        config = home / "scene-config.toml"
+        config.write_text(scene.config, encoding="utf-8")
+        argv += ["--config", str(config)]
     if scene.seed is not None:
         payloads, blobs = scene.seed()
         argv += ["--session", await _seed(db, payloads, blobs)]

@@ -56,3 +56,8 @@ def test_picker_at_80_columns(snap_compare, narrow) -> None:
 def test_tree_at_80_columns(snap_compare, narrow) -> None:
     """The session tree: every branch, the current entry highlighted and in view."""
     assert snap_compare(**narrow("tree"))
+
+
+def test_round_table_at_80_columns(snap_compare, narrow) -> None:
+    """A round table at 80x24: every reply's header still names its agent before its model."""
+    assert snap_compare(**narrow("round_table"))

@@ -91,3 +91,8 @@ def test_error_line_from_a_server_error(
         assert snap_compare(app, run_before=run_before, terminal_size=(100, 32))
     finally:
         asyncio.run(store.close())
+
+
+def test_round_table(snap_compare, scene) -> None:
+    """Critic and Poet answer in turn: each reply's header names its agent, in red and green."""
+    assert snap_compare(**scene("round_table"))

@@ -50,7 +50,9 @@ def header_content(model: str, usage: str, agent: str | None, context: ViewConte
     if agent is None:
         return Content.assemble(("◆ ", "dim"), model, usage)
     color = context.agent_colors.get(agent.casefold())
-    name = Content.styled(agent, Style(foreground=color, bold=True) if color else "bold")
+    name = Content.styled(
+        agent, Style(foreground=color, bold=True, dim=False) if color else "bold not dim"
+    )
     return Content.assemble(("◆ ", "dim"), name, (" · ", "dim"), model, usage)
 
 
