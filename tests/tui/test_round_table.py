@@ -98,6 +98,15 @@ async def test_a_round_lets_the_agents_answer_each_other(fake_provider, argv) ->
         assert [h.split(" · ")[0] for h in headers] == ["◆ Critic", "◆ Poet"] * 2
         await send(pilot, "/round 0")
         assert "Usage: /round N (1 to 20)" in notifications(pilot)[-1]
+        screen = pilot.app.screen
+        assert isinstance(screen, ChatScreen) and screen.prompt.text == "/round 0"
+        screen.prompt.text = ""
+        await send(pilot, "/status completed")
+        asked = len(fake_provider.requests)
+        await send(pilot, "/round 1")
+        assert "is completed and takes no new messages" in notifications(pilot)[-1]
+        assert len(fake_provider.requests) == asked
+        assert screen.prompt.text == "/round 1", "the command comes back"
 
 
 async def test_esc_stops_a_round_and_what_was_typed_goes_after(fake_provider, argv) -> None:

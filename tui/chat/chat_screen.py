@@ -853,12 +853,16 @@ class ChatScreen(Screen[None]):
         return True
 
     def start_round(self, rounds: int) -> bool:
-        """``/round N``, in the reply worker; False while a reply is written or
-        when the round table has fewer than two agents to speak."""
+        """``/round N``, in the reply worker; False while a reply is written, in
+        a session that is not active, or when the round table has fewer than
+        two agents to speak."""
         if self.replying:
             self.notify(
                 "A reply is still being written: press Esc to stop it first.", severity="warning"
             )
+            return False
+        if not self.session.info.active:
+            self.notify(inactive_reason(self.session.info), severity="warning")
             return False
         if len(self.conversation.round_agents()) < 2:
             self.notify(
