@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from core.sessions.persistence import Blob
-from core.sync.journal import Lines, dumps, read_lines, write_whole
+from core.sync.journal import dumps, write_whole
 
 ROOT = "tangents"
 ENTRIES = "entries"
@@ -41,7 +41,7 @@ def devices(folder: Path, own: str) -> list[str]:
     return [own, *(name for name in names if name != own and not name.startswith("."))]
 
 
-def read_journals(folder: Path, device: str, kind: str) -> list[Lines]:
+def journal_files(folder: Path, device: str, kind: str) -> list[Path]:
     """The device's journal of ``kind`` and every copy of it a sync engine left."""
     own = own_journal(folder, device, kind)
     try:
@@ -52,7 +52,7 @@ def read_journals(folder: Path, device: str, kind: str) -> list[Lines]:
         )
     except OSError:
         others = []
-    return [read_lines(path) for path in (own, *others)]
+    return [own, *others]
 
 
 def blob_path(folder: Path, device: str, sha256: str) -> Path:
