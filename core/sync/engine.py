@@ -31,6 +31,7 @@ from core.sync.journal import append_lines, last_mark
 from core.sync.merge import FolderView
 from core.sync.plan import descends, encode, image_hashes, key, parent_first
 from core.sync.reading import read_changes, read_folder
+from core.sync.seal import Seal, folder_seal
 
 
 @dataclass
@@ -80,24 +81,31 @@ def _count(number: int, word: str) -> str:
 
 
 async def sync_folder(
-    store: SyncStore, folder: Path, device: str, now: Callable[[], int] = wall_ms
+    store: SyncStore,
+    folder: Path,
+    device: str,
+    now: Callable[[], int] = wall_ms,
+    passphrase: str | None = None,
 ) -> SyncReport:
+    """One sync; ``passphrase`` opens (or seals) an encrypted folder, and
+    :class:`~core.sync.seal.SealError` says in one line why it does not."""
+    seal = folder_seal(layout.marker(folder), passphrase, bool(layout.devices(folder, "")[1:]))
     cursor = await store.sync_cursor(folder_key(folder))
     if cursor is not None:
         recent = await store.sync_recent(cursor.entry_mark)
         if recent.mark_id == cursor.mark_id:
             if cursor.journals == scan(folder):
-                return await _send_recent(store, folder, device, now, cursor, recent)
-            report = await _sync_changes(store, folder, device, now, cursor, recent)
+                return await _send_recent(store, folder, seal, device, now, cursor, recent)
+            report = await _sync_changes(store, folder, seal, device, now, cursor, recent)
             if report is not None:
                 return report
-    return await _sync_all(store, folder, device, now)
+    return await _sync_all(store, folder, seal, device, now)
 
 
 async def _sync_all(
-    store: SyncStore, folder: Path, device: str, now: Callable[[], int]
+    store: SyncStore, folder: Path, seal: Seal, device: str, now: Callable[[], int]
 ) -> SyncReport:
-    view, marks = read_folder(folder, device)
+    view, marks = read_folder(folder, device, seal)
     snapshot = await store.sync_snapshot()
     clock = Clock(device, now)
     if view.latest is not None:
@@ -106,15 +114,15 @@ async def _sync_all(
     outgoing = _Outgoing()
     base_labels = _base_labels(snapshot.base)
     for local in snapshot.sessions.values():
-        await _send_session(store, folder, view, local, clock, outgoing, report)
+        await _send_session(store, folder, seal, view, local, clock, outgoing, report)
         _register_lines(local, snapshot.base, base_labels, clock, outgoing, report)
     _tombstones(snapshot.base, snapshot.sessions, view.dead, clock, outgoing)
     for line in outgoing.entries:
         view.add_entry_line(device, line)
     for line in outgoing.registers:
         view.add_register_line(device, line)
-    _write(folder, device, outgoing)
-    batch = await _receive(store, folder, view, snapshot, device, report)
+    _write(folder, seal, device, outgoing)
+    batch = await _receive(store, folder, seal, view, snapshot, device, report)
     settled = not (report.waiting or view.refused)
     marks.update(_own_marks(folder, device))
     batch.cursor = SyncCursor(
@@ -129,6 +137,7 @@ async def _sync_all(
 async def _sync_changes(
     store: SyncStore,
     folder: Path,
+    seal: Seal,
     device: str,
     now: Callable[[], int],
     cursor: SyncCursor,
@@ -141,7 +150,7 @@ async def _sync_changes(
     winner may lie in what was not read), a session known neither here nor
     by a line read, an entry that waits or is refused, this device's own
     journals changed by another hand. Then the whole folder is read."""
-    read = read_changes(folder, device, cursor.journals)
+    read = read_changes(folder, device, seal, cursor.journals)
     if read is None or cursor.clock is None:
         return None
     view, marks = read
@@ -170,14 +179,14 @@ async def _sync_changes(
     if view.latest is not None:
         clock.observe(view.latest)
     report = SyncReport(device)
-    out = await _recent_lines(store, folder, device, recent, clock, report, view.dead)
+    out = await _recent_lines(store, folder, seal, device, recent, clock, report, view.dead)
     for line in out.registers:
         view.add_register_line(device, line)
     snapshot = LocalSnapshot(sessions, recent.base, recent.entry_mark)
-    batch = await _receive(store, folder, view, snapshot, device, report)
+    batch = await _receive(store, folder, seal, view, snapshot, device, report)
     if report.waiting or report.refused or view.refused:
         return None
-    _write(folder, device, out)
+    _write(folder, seal, device, out)
     marks.update(_own_marks(folder, device))
     batch.cursor = SyncCursor(folder_key(folder), marks, recent.entry_mark, None, str(clock.last))
     await store.apply_sync(batch)
@@ -200,6 +209,7 @@ def _named(view: FolderView) -> set[str]:
 async def _recent_lines(
     store: SyncStore,
     folder: Path,
+    seal: Seal,
     device: str,
     recent: RecentChanges,
     clock: Clock,
@@ -220,7 +230,7 @@ async def _recent_lines(
             out.entries.append({"t": "session", "session": _identity(local.info)})
         for entry in new.get(sid, ()):
             out.entries.append({"t": "entry", "entry": entry.to_dict()})
-            await _add_blobs(store, folder, device, entry, out)
+            await _add_blobs(store, folder, seal, device, entry, out)
             report.sent_entries += 1
             report.sent_sessions.add(sid)
         _register_lines(local, recent.base, base_labels, clock, out, report)
@@ -231,6 +241,7 @@ async def _recent_lines(
 async def _send_recent(
     store: SyncStore,
     folder: Path,
+    seal: Seal,
     device: str,
     now: Callable[[], int],
     cursor: SyncCursor,
@@ -242,10 +253,10 @@ async def _send_recent(
     if cursor.clock is not None:
         clock.observe(Stamp.parse(cursor.clock))
     report = SyncReport(device)
-    out = await _recent_lines(store, folder, device, recent, clock, report, lambda sid: False)
+    out = await _recent_lines(store, folder, seal, device, recent, clock, report, lambda sid: False)
     if not (out.entries or out.registers):
         return report
-    _write(folder, device, out)
+    _write(folder, seal, device, out)
     # The base of every session written about becomes what it is here.
     touched = report.sent_sessions | {line["s"] for line in out.registers}
     base = {
@@ -274,11 +285,12 @@ def _own_marks(folder: Path, device: str) -> Marks:
     return marks
 
 
-def _write(folder: Path, device: str, out: _Outgoing) -> None:
+def _write(folder: Path, seal: Seal, device: str, out: _Outgoing) -> None:
     for blob in out.blobs:
-        layout.write_blob(folder, device, blob)
-    append_lines(layout.own_journal(folder, device, layout.ENTRIES), out.entries)
-    append_lines(layout.own_journal(folder, device, layout.REGISTERS), out.registers)
+        layout.write_blob(folder, device, blob, seal)
+    for kind, lines in ((layout.ENTRIES, out.entries), (layout.REGISTERS, out.registers)):
+        sealed = [seal.close(line, device, kind) for line in lines]
+        append_lines(layout.own_journal(folder, device, kind), sealed)
 
 
 @dataclass
@@ -291,6 +303,7 @@ class _Outgoing:
 async def _send_session(
     store: SyncStore,
     folder: Path,
+    seal: Seal,
     view: FolderView,
     local: LocalSession,
     clock: Clock,
@@ -308,17 +321,17 @@ async def _send_session(
         entries = [entry for entry in await store.entries(sid) if entry.id in wanted]
         for entry in parent_first(entries, view.entries):
             out.entries.append({"t": "entry", "entry": entry.to_dict()})
-            await _add_blobs(store, folder, clock.device, entry, out)
+            await _add_blobs(store, folder, seal, clock.device, entry, out)
         report.sent_entries += len(entries)
         report.sent_sessions.add(sid)
 
 
 async def _add_blobs(
-    store: SyncStore, folder: Path, device: str, entry: Entry, out: _Outgoing
+    store: SyncStore, folder: Path, seal: Seal, device: str, entry: Entry, out: _Outgoing
 ) -> None:
     """The images ``entry`` shows that this device's folder lacks."""
     for sha in image_hashes(entry):
-        if layout.blob_path(folder, device, sha).exists():
+        if layout.blob_path(folder, device, seal.blob_name(sha)).exists():
             continue
         blob = await store.get_blob(sha)
         if blob is not None and all(b.sha256 != sha for b in out.blobs):
@@ -393,6 +406,7 @@ def _identity(info: SessionInfo) -> dict[str, Any]:
 async def _receive(
     store: SyncStore,
     folder: Path,
+    seal: Seal,
     view: FolderView,
     snapshot: LocalSnapshot,
     device: str,
@@ -407,7 +421,7 @@ async def _receive(
     async def has_images(entry: Entry) -> bool:
         for sha in image_hashes(entry) - local_blobs:
             if await store.get_blob(sha) is None:
-                blob = layout.read_blob(folder, names, sha)
+                blob = layout.read_blob(folder, names, sha, seal)
                 if blob is None:
                     return False
                 batch.blobs.append(blob)

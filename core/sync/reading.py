@@ -13,17 +13,20 @@ from core.sync import folder as layout
 from core.sync.cursor import Marks
 from core.sync.journal import read_lines
 from core.sync.merge import FolderView
+from core.sync.seal import PLAIN, Seal
 
 _KINDS = (layout.ENTRIES, layout.REGISTERS)
 
 
-def read_folder(folder: Path, device: str) -> tuple[FolderView, Marks]:
+def read_folder(folder: Path, device: str, seal: Seal = PLAIN) -> tuple[FolderView, Marks]:
     """Every device's journals, whole: this device's first, so its own copy
     of an entry is the one kept."""
-    return _read(folder, device, {})
+    return _read(folder, device, seal, {})
 
 
-def read_changes(folder: Path, device: str, since: Marks) -> tuple[FolderView, Marks] | None:
+def read_changes(
+    folder: Path, device: str, seal: Seal, since: Marks
+) -> tuple[FolderView, Marks] | None:
     """What other devices' journals gained since ``since``: a journal that only
     grew is read from its mark on, one rewritten or new is read whole. None
     when this device's own journals are not as ``since`` says (another hand
@@ -33,10 +36,10 @@ def read_changes(folder: Path, device: str, since: Marks) -> tuple[FolderView, M
         name = f"{device}/{own.name}"
         if read_lines(own, since.get(name)).objects or (own.exists() != (name in since)):
             return None
-    return _read(folder, device, since)
+    return _read(folder, device, seal, since)
 
 
-def _read(folder: Path, device: str, since: Marks) -> tuple[FolderView, Marks]:
+def _read(folder: Path, device: str, seal: Seal, since: Marks) -> tuple[FolderView, Marks]:
     view = FolderView()
     marks: Marks = {}
     for name in layout.devices(folder, device):
@@ -51,6 +54,16 @@ def _read(folder: Path, device: str, since: Marks) -> tuple[FolderView, Marks]:
                     continue
                 marks[key] = lines.mark
                 view.skipped += lines.skipped
+                shut = 0
                 for line in lines.objects:
-                    add(name, line)
+                    opened = seal.open(line, name, kind)
+                    if opened is None:
+                        shut += 1
+                    else:
+                        add(name, opened)
+                if shut:
+                    view.refused.append(
+                        f"{shut} line(s) of device {name}'s {path.name} do not open "
+                        "(changed, or sealed with another passphrase): refused"
+                    )
     return view, marks
