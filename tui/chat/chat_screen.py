@@ -49,7 +49,7 @@ from core.settings import Agent, write_state
 from core.tokens import guessed_context_window, known_context_window
 from tui import keymap
 from tui.agent_colors import agent_colors
-from tui.chat import slash
+from tui.chat import slash, slash_handlers
 from tui.chat.branching import BranchController
 from tui.chat.commands import ActionCommands
 from tui.chat.compare_actions import CompareActions
@@ -318,6 +318,9 @@ class ChatScreen(Screen[None]):
     async def _submitted(self, event: PromptInput.Submitted) -> None:
         """The input has already been emptied: whatever is not sent goes back."""
         text = event.text
+        if self.composer.editing_note:
+            await self._pin_edited_note(text)
+            return
         if slash.is_command(text):
             if not await self.run_command(text):
                 self.prompt.restore(text)
@@ -356,6 +359,16 @@ class ChatScreen(Screen[None]):
         self._start_send(
             message.strip("\n"), text, self.composer.take_attachments(), self.branches.take_edit()
         )
+
+    async def _pin_edited_note(self, text: str) -> None:
+        """The note edited from its row, sent: pinned as ``/note TEXT`` would pin
+        it (``off`` removes it); empty cancels the edit. Refused: the text stays."""
+        if not text.strip():
+            self.branches.cancel_edit()
+        elif await slash_handlers.note(self, text.strip(), text):
+            self.branches.take_edit()
+        else:
+            self.prompt.restore(text)
 
     def _start_send(
         self, message: str, draft: str, attachments: list[Attachment], edited: Entry | None
@@ -639,6 +652,8 @@ class ChatScreen(Screen[None]):
         role = role.role if role is not None else None
         key = partial(keymap.first_key, keymap=self.app_keymap)
         actions = [("edit_message", "edit")] if role == "user" else []
+        if self.branches.focused_note() is not None:
+            actions = [("edit_message", "edit note")]
         if role == "assistant":
             if self.branches.can_toggle_message_thinking():
                 actions.append(("toggle_message_thinking", "thinking"))

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from core.sessions.entries import DEFAULT_NOTE_DEPTH
+from core.sessions.entries import DEFAULT_NOTE_DEPTH, Note
 from core.sessions.note import active_note
 from core.sessions.persistence import SESSION_STATES
 from core.sessions.session import SessionError
@@ -142,6 +142,12 @@ async def title(chat: Chat, arg: str, text: str) -> bool:
     chat.refresh_title()
     chat.notify(f"Renamed to: {chat.session.title}")
     return True
+
+
+def note_arg(pinned: Note) -> str:
+    """What ``/note`` takes to pin ``pinned`` again (``TEXT depth N``): editing
+    it from its row starts from this; a removed note starts empty."""
+    return f"{pinned.text} depth {pinned.depth}" if pinned.active else ""
 
 
 async def note(chat: Chat, arg: str, text: str) -> bool:
