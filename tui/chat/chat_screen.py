@@ -163,8 +163,7 @@ class ChatScreen(Screen[None]):
         self.app.draft_keepers.append(self.drafts)  # type: ignore[attr-defined]
         self.conversation.subscribe(self._conversation_event)
         self._show_welcome()
-        if not self.session.info.active:
-            self.notify(inactive_reason(self.session.info), severity="warning", timeout=30)
+        self.refresh_read_only()
         self.refresh_footer()
         self.call_after_refresh(self._load_path)
 
@@ -263,6 +262,12 @@ class ChatScreen(Screen[None]):
         if text != self._title_shown:  # an update lays the whole screen out again
             self._title_shown = text
             self.query_one("#chat-title", Static).update(text)
+
+    def refresh_read_only(self) -> None:
+        """The line above the input saying the session is read-only, shown
+        while its status is not active."""
+        info = self.session.info
+        self.composer.set_read_only(None if info.active else info.status)
 
     def refresh_footer(self) -> None:
         self.refresh_title()

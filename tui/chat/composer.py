@@ -40,6 +40,12 @@ class Composer(Vertical):
             padding: 0 1;
             color: $text-accent;
         }
+        & > #read-only {
+            height: auto;
+            padding: 0 1;
+            color: $text-warning;
+            text-style: bold;
+        }
         & > #composer-note {
             height: 1;
             padding: 0 1;
@@ -84,6 +90,7 @@ class Composer(Vertical):
         return self.query_one(PromptInput)
 
     def compose(self) -> ComposeResult:
+        yield Static(id="read-only", markup=False)
         yield Static(id="composer-note", markup=False)
         yield Static(id="attachments")
         yield Static(id="slash-hint")
@@ -97,6 +104,7 @@ class Composer(Vertical):
     def on_mount(self) -> None:
         self._show_attachments()
         self.set_note(None)
+        self.set_read_only(None)
         self.query_one("#slash-hint").display = False
         send, newline = (keymap.first_key(i, self.settings.keymap) for i in ("send", "newline"))
         self.prompt.placeholder = f"Message ({send} sends, {newline} newline, / for commands)"
@@ -109,6 +117,20 @@ class Composer(Vertical):
         line = self.query_one("#composer-note", Static)
         line.display = bool(note)
         line.update(Content(strip_control(note or "")))
+
+    def set_read_only(self, status: str | None) -> None:
+        """A line above the input that stays while the session is not active
+        (``status``: paused, completed, cancelled), saying how to go on; None
+        hides it. What is typed stays in the input either way."""
+        line = self.query_one("#read-only", Static)
+        line.display = status is not None
+        if status is not None:
+            line.update(
+                Content(
+                    f"⊘ {strip_control(status)}: read-only · /status active reactivates it"
+                    " · /fork copies it"
+                )
+            )
 
     # --- editing a sent message ------------------------------------------------
 

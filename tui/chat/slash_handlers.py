@@ -81,6 +81,7 @@ class Chat(Protocol):
     def action_new_session(self) -> None: ...
     def start_compact(self, focus: str | None) -> bool: ...
     def start_round(self, rounds: int) -> bool: ...
+    def refresh_read_only(self) -> None: ...
 
 
 Handler = Callable[[Chat, str, str], Awaitable[bool]]
@@ -187,6 +188,7 @@ async def status(chat: Chat, arg: str, text: str) -> bool:
     except SessionError as error:
         chat.notify(str(error), severity="warning")
         return False
+    chat.refresh_read_only()
     state = chat.session.info.status
     chat.notify(
         "This session is active: it takes messages."
