@@ -35,6 +35,11 @@ def active_note(path: Sequence[Entry]) -> Note | None:
     return None
 
 
+def depth_words(depth: int) -> str:
+    """A note's depth as people read it: ``1 message``, ``4 messages``."""
+    return "1 message" if depth == 1 else f"{depth} messages"
+
+
 def note_text(note: Note) -> str:
     """What the model reads."""
     return f"[Note: {note.text}]"

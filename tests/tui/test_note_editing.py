@@ -7,7 +7,7 @@ from __future__ import annotations
 from fake_provider import Reply
 
 from core.sessions.entries import Note
-from tests.tui.helpers import running, screen_text, send, settle, type_text
+from tests.tui.helpers import notifications, running, screen_text, send, settle, type_text
 from tui.chat.chat_screen import ChatScreen
 from tui.widgets.markers import PinnedNoteLine
 
@@ -86,3 +86,11 @@ async def test_esc_leaves_the_note_as_it_was_and_the_draft_back(fake_provider, m
         assert notes(pilot) == [Note("Be [b]brief[/b]", 2)]
         assert chat_screen(pilot).prompt.text == "half typed"
         assert len(fake_provider.requests) == 1
+
+
+async def test_a_depth_of_one_reads_one_message(fake_provider, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
+    async with running(ARGV_OF(fake_provider.base_url)) as pilot:
+        await send(pilot, "/note Be brief depth 1")
+        assert "note pinned 1 message from the end: Be brief" in screen_text(pilot)
+        assert "Note pinned 1 message from the end." in notifications(pilot)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from core.sessions.entries import DEFAULT_NOTE_DEPTH, Note
-from core.sessions.note import active_note
+from core.sessions.note import active_note, depth_words
 from core.sessions.persistence import SESSION_STATES
 from core.sessions.session import SessionError
 from core.sessions.sniff import kind_of
@@ -156,7 +156,7 @@ async def note(chat: Chat, arg: str, text: str) -> bool:
     if not arg:
         pinned = active_note(chat.session.path)
         chat.notify(
-            f"Note ({pinned.depth} messages from the end): {pinned.text}"
+            f"Note ({depth_words(pinned.depth)} from the end): {pinned.text}"
             if pinned
             else f"No note. Usage: /note TEXT [depth N] (default {DEFAULT_NOTE_DEPTH}), /note off"
         )
@@ -173,7 +173,7 @@ async def note(chat: Chat, arg: str, text: str) -> bool:
     chat.notify(
         "Note removed."
         if arg.strip().lower() == "off"
-        else f"Note pinned {depth} messages from the end."
+        else f"Note pinned {depth_words(depth)} from the end."
     )
     return True
 
