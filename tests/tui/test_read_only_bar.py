@@ -7,7 +7,7 @@ from __future__ import annotations
 from fake_provider import Reply
 from textual.widgets import Static
 
-from tests.tui.helpers import running, screen_text, send
+from tests.tui.helpers import notifications, running, screen_text, send
 from tui.chat.chat_screen import ChatScreen
 
 ARGV_OF = lambda url: ["--model", "openai/gpt-4o", "--api-base", f"{url}/v1"]  # noqa: E731
@@ -42,6 +42,9 @@ async def test_the_read_only_line_stays_while_the_session_is_paused(
         assert "/status active" in screen_text(pilot)
         assert chat_screen(pilot).prompt.text == "kept, not sent"
         assert len(fake_provider.requests) == 1
+        [said] = notifications(pilot)  # in the app's words: no command line, no session id
+        assert "paused and takes no new messages" in said and "/status active" in said
+        assert "tangents sessions" not in said and chat_screen(pilot).session.id not in said
 
         chat_screen(pilot).prompt.text = ""
         await send(pilot, "/status active")

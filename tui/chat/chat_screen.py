@@ -44,7 +44,7 @@ from core.chat.events import (
 from core.sanitize import strip_control
 from core.sessions.attachments import Attachment
 from core.sessions.entries import Entry
-from core.sessions.session import Session, SessionError, inactive_reason
+from core.sessions.session import Session, SessionError
 from core.settings import Agent, write_state
 from core.tokens import guessed_context_window, known_context_window
 from tui import keymap
@@ -263,6 +263,14 @@ class ChatScreen(Screen[None]):
             self._title_shown = text
             self.query_one("#chat-title", Static).update(text)
 
+    def read_only_reason(self) -> str:
+        """Why a message or a round is refused in a session that is not active,
+        in the app's words (the line above the input says it too)."""
+        return (
+            f"This session is {strip_control(self.session.info.status)} and takes no new"
+            " messages: /status active reactivates it, /fork copies it."
+        )
+
     def refresh_read_only(self) -> None:
         """The line above the input saying the session is read-only, shown
         while its status is not active."""
@@ -332,7 +340,7 @@ class ChatScreen(Screen[None]):
             return
         if not self.session.info.active:
             # Read-only: the draft stays, the line says the ways on.
-            self.notify(inactive_reason(self.session.info), severity="warning")
+            self.notify(self.read_only_reason(), severity="warning")
             self.prompt.restore(text)
             return
         message = slash.unescape(text)
@@ -882,7 +890,7 @@ class ChatScreen(Screen[None]):
             )
             return False
         if not self.session.info.active:
-            self.notify(inactive_reason(self.session.info), severity="warning")
+            self.notify(self.read_only_reason(), severity="warning")
             return False
         if len(self.conversation.round_agents()) < 2:
             self.notify(
