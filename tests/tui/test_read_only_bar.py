@@ -64,3 +64,17 @@ async def test_a_completed_session_opens_with_the_read_only_line(
     async with running([*argv, "--session", session_id]) as pilot:
         line = bar(pilot)
         assert line is not None and "completed" in line and "/status active" in line
+
+
+async def test_a_note_in_a_paused_session_is_refused_in_the_apps_words(
+    fake_provider, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
+    async with running(ARGV_OF(fake_provider.base_url)) as pilot:
+        await send(pilot, "/status paused")
+        pilot.app.clear_notifications()
+        await send(pilot, "/note Be brief")
+
+        [said] = notifications(pilot)
+        assert "paused and takes no new messages" in said and "tangents sessions" not in said
+        assert chat_screen(pilot).prompt.text == "/note Be brief"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from core.sessions.entries import DEFAULT_NOTE_DEPTH, Note
 from core.sessions.note import active_note, depth_words
 from core.sessions.persistence import SESSION_STATES
-from core.sessions.session import SessionError
+from core.sessions.session import SessionError, SessionInactive
 from core.sessions.sniff import kind_of
 
 if TYPE_CHECKING:
@@ -82,6 +82,7 @@ class Chat(Protocol):
     def start_compact(self, focus: str | None) -> bool: ...
     def start_round(self, rounds: int) -> bool: ...
     def refresh_read_only(self) -> None: ...
+    def read_only_reason(self) -> str: ...
 
 
 Handler = Callable[[Chat, str, str], Awaitable[bool]]
@@ -167,6 +168,9 @@ async def note(chat: Chat, arg: str, text: str) -> bool:
         depth, arg = int(found.group(1)), arg[: found.start()]
     try:
         await chat.session.pin_note(None if arg.strip().lower() == "off" else arg, depth)
+    except SessionInactive:
+        chat.notify(chat.read_only_reason(), severity="warning")
+        return False
     except SessionError as error:
         chat.notify(str(error), severity="warning")
         return False
