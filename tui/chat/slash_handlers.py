@@ -203,7 +203,8 @@ async def status(chat: Chat, arg: str, text: str) -> bool:
 
 
 async def agents(chat: Chat, arg: str, text: str) -> bool:
-    """``/agents``: the round table's agents, each with its model and colour."""
+    """``/agents``: the round table's agents, each with its model and colour,
+    and its own note (``[[agents]]`` ``note``) under it."""
     from tui.agent_colors import agent_colors
 
     configured = chat.conversation.settings.agents
@@ -211,7 +212,11 @@ async def agents(chat: Chat, arg: str, text: str) -> bool:
         chat.notify("No agents: add [[agents]] (name, model) to the config to use @names.")
         return True
     colors = agent_colors(configured)
-    lines = [f"@{a.name}  {a.model}  {colors[a.name.casefold()].hex}" for a in configured]
+    lines: list[str] = []
+    for a in configured:
+        lines.append(f"@{a.name}  {a.model}  {colors[a.name.casefold()].hex}")
+        if a.note and a.note.strip():
+            lines.append(f"  its note, {depth_words(a.note_depth)} from the end: {a.note.strip()}")
     chat.notify("\n".join(["Agents (@Name asks one, @all every one):", *lines]))
     return True
 
