@@ -94,3 +94,19 @@ async def test_a_depth_of_one_reads_one_message(fake_provider, monkeypatch) -> N
         await send(pilot, "/note Be brief depth 1")
         assert "note pinned 1 message from the end: Be brief" in screen_text(pilot)
         assert "Note pinned 1 message from the end." in notifications(pilot)
+
+
+async def test_a_changed_message_edit_is_not_replaced_by_the_note(
+    fake_provider, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
+    async with running(ARGV_OF(fake_provider.base_url)) as pilot:
+        await started(pilot, fake_provider)
+        await pilot.press("ctrl+up", "up", "up", "enter")  # edit "first"
+        await settle(pilot)
+        assert chat_screen(pilot).prompt.text == "first"
+        await type_text(pilot, " again")
+        await edit_note_row(pilot)
+
+        assert chat_screen(pilot).prompt.text == "first again"
+        assert "editing message 1" in screen_text(pilot)

@@ -148,6 +148,11 @@ class BranchController:
     async def action_edit_message(self) -> None:
         note = self.focused_note()
         if note is not None and isinstance(note.payload, Note):
+            if self.screen.composer.edit_changed:
+                # What was changed in the edit under way would be replaced: it stays.
+                send = keymap.first_key("send", self.screen.conversation.settings.keymap)
+                self.screen.notify(f"An edit is not sent yet: {send} sends it, esc cancels it.")
+                return
             self._undo_leaf = None
             self.screen.composer.start_note_edit(note, note_arg(note.payload))
             return
