@@ -8,6 +8,7 @@ from fake_provider import Reply
 
 from core.sessions.entries import Note
 from tests.tui.helpers import notifications, running, screen_text, send, settle, type_text
+from tui import keymap
 from tui.chat.chat_screen import ChatScreen
 from tui.widgets.markers import PinnedNoteLine
 
@@ -110,3 +111,8 @@ async def test_a_changed_message_edit_is_not_replaced_by_the_note(
 
         assert chat_screen(pilot).prompt.text == "first again"
         assert "editing message 1" in screen_text(pilot)
+
+
+def test_help_says_the_edit_key_edits_a_note_too() -> None:
+    [edit] = [a for a in keymap.ACTIONS if a.id == "edit_message"]
+    assert "note" in edit.description
