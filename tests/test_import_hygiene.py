@@ -77,14 +77,7 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
     assert import_cycles() == []
 
 
-TUI_CHAT_CIRCLE = [
-    ("tui.chat.branching", "tui.chat.chat_screen"),
-    ("tui.chat.chat_screen", "tui.chat.compare_actions"),
-]
-"""The circles left (issue 31), through type-only imports alone: the chat
-screen owns its branch and /compare actions, which name the screen they
-serve. Known, so that they cannot grow; a pair that goes comes off the list."""
-
-
 def test_no_import_circle_even_through_type_only_imports() -> None:
-    assert import_cycles(type_only_imports=True) == TUI_CHAT_CIRCLE
+    """The chat screen's collaborators (branches, /compare) name the screen
+    through protocols of their own, not by importing it (issue 31)."""
+    assert import_cycles(type_only_imports=True) == []

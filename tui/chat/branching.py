@@ -1,9 +1,10 @@
 """Branching from the chat: the actions on a focused message, the tree screen,
 and the branch summary offered when the user leaves a branch.
 
-An object the :class:`~tui.chat.chat_screen.ChatScreen` owns (it uses the screen's
-session, chat view, composer and reply worker; the screen imports this module,
-never the other way round). What is not UI is the conversation's
+An object the :class:`~tui.chat.chat_screen.ChatScreen` owns. It uses the
+screen's session, chat view, composer and reply worker through
+:class:`BranchHost`, the protocol of what it needs: the screen imports this
+module, never the other way round, not even for a type. What is not UI is the conversation's
 (:class:`~core.chat.conversation.Conversation`): the session tree (read once, kept
 in step), moving the leaf and whether a branch was left, branch summaries,
 forks and labels. Here: which message is focused, the dialogs, the view.
@@ -28,8 +29,8 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.worker import Worker
 
@@ -45,17 +46,67 @@ from tui.widgets._text import one_line
 from tui.widgets.thinking_block import ThinkingBlock
 
 if TYPE_CHECKING:
-    from tui.chat.chat_screen import ChatScreen
+    from textual.app import App
+    from textual.notifications import SeverityLevel
+    from textual.widget import Widget
+
+    from core.chat.conversation import Conversation
+    from core.sessions.session import Session
+    from tui.chat.composer import Composer
+    from tui.widgets.chat_view import ChatView
+    from tui.widgets.prompt_input import PromptInput
 
 BUSY = "A reply or summary is being written: press Esc to stop it first."
 NOTE_CHARS = 50
+
+
+class BranchHost(Protocol):
+    """What the branch actions use of the chat screen."""
+
+    conversation: Conversation
+    reply_worker: Worker | None
+    """The screen's one worker for replies and summaries (a summary replaces it)."""
+
+    @property
+    def app(self) -> App: ...
+    @property
+    def focused(self) -> Widget | None: ...
+    @property
+    def session(self) -> Session: ...
+    @property
+    def loaded(self) -> bool: ...
+    @property
+    def replying(self) -> bool: ...
+    @property
+    def chat_view(self) -> ChatView: ...
+    @property
+    def composer(self) -> Composer: ...
+    @property
+    def prompt(self) -> PromptInput: ...
+    def notify(self, message: str, *, severity: SeverityLevel = ...) -> None: ...
+    def run_worker(
+        self,
+        work: Coroutine[Any, Any, None],
+        *,
+        group: str = ...,
+        exit_on_error: bool = ...,
+        exclusive: bool = ...,
+    ) -> Worker[None]: ...
+    def call_after_refresh(self, callback: Callable[[], object]) -> bool: ...
+    async def view_settled(self) -> None: ...
+    def show_welcome(self) -> None: ...
+    def refresh_title(self) -> None: ...
+    def refresh_footer(self) -> None: ...
+    def retry(self, entry_id: str | None = None) -> None: ...
+    def set_model(self, model: str | None) -> None: ...
+    def open_session(self, session: Session) -> None: ...
 
 
 class BranchController:
     """The branching half of the chat screen, which owns one and runs its actions
     (the screen's ``action_*`` and ``can_*`` for these keys come here)."""
 
-    def __init__(self, screen: ChatScreen) -> None:
+    def __init__(self, screen: BranchHost) -> None:
         self.screen = screen
         self._undo_leaf: str | None = None
         """Where the leaf was before "branch here", while Esc can still undo it."""
@@ -230,7 +281,7 @@ class BranchController:
         old_leaf = self.screen.session.leaf_id
         left = await self.screen.conversation.move_to(entry_id)
         await self.screen.view_settled()  # the view shows the new path
-        self.screen._show_welcome()
+        self.screen.show_welcome()
         self.screen.call_after_refresh(
             self.screen.refresh_footer
         )  # after the new path's first frame: it sums the path
@@ -316,7 +367,7 @@ class BranchController:
 
         def answered(summarize: bool | None) -> None:
             self.asking = False
-            self.screen._reply_worker = self._summarize(old_leaf, new_entry, bool(summarize), then)
+            self.screen.reply_worker = self._summarize(old_leaf, new_entry, bool(summarize), then)
 
         if mode == "always":
             answered(True)
@@ -366,7 +417,7 @@ class BranchController:
                     raise
                 # Esc skips the summary only: what was being sent still goes.
                 self.screen.notify("Branch summary skipped.")
-                self.screen._reply_worker = then()
+                self.screen.reply_worker = then()
                 raise
             else:
                 self.screen.notify("Branch summary added.")
@@ -374,7 +425,7 @@ class BranchController:
                 self.screen.composer.set_note(note if then is None else None)
         if then is not None:
             self.screen.composer.set_note(None)  # what waited is sent now
-            self.screen._reply_worker = then()  # replaces this worker, which ends here
+            self.screen.reply_worker = then()  # replaces this worker, which ends here
 
     # --- the other actions ----------------------------------------------------------------
 
@@ -448,11 +499,12 @@ class BranchController:
         )
 
         def label_chosen(label: str | None) -> None:
-            self._label(entry, label)
+            self.label(entry, label)
 
         self.screen.app.push_screen(prompt, label_chosen)
 
-    def _label(self, entry: Entry, label: str | None) -> Worker:
+    def label(self, entry: Entry, label: str | None) -> Worker:
+        """Save ``entry``'s label (None: leave it as it is; empty: remove it)."""
         return self.screen.run_worker(
             self._label_run(entry, label), group="branch-label", exit_on_error=False
         )

@@ -75,15 +75,22 @@ _COMPACTING_WHY = {
 if TYPE_CHECKING:
     from core.sessions.content import ToolCallContent
     from core.tools.base import Approval, Tool
+    from core.tools.registry import ToolRegistry
     from tui.chat.view_binding import ViewBinding
     from tui.screens.sessions import PickerResult
     from tui.widgets.assistant_message import AssistantMessage
     from tui.widgets.chat_view import ChatView
 
 
-class SessionOpener(Protocol):
-    """What the chat screen asks of the app it runs in (``TangentsApp``)."""
+class ChatApp(Protocol):
+    """What the chat screen asks of the app it runs in (``TangentsApp``, which
+    imports this module: the screen names what it uses, not the class)."""
 
+    draft_keepers: list[DraftKeeper]
+    """The input's keepers, flushed when the app exits."""
+
+    @property
+    def tool_registry(self) -> ToolRegistry: ...
     def open_session(self, session: Session, came_from: Conversation | None = None) -> None: ...
 
 
@@ -98,7 +105,8 @@ class ChatScreen(Screen[None]):
         self.conversation = conversation
         self.show_thinking = show_thinking
         self.windows: dict[str, int | None] = {}
-        self._reply_worker: Worker | None = None
+        self.reply_worker: Worker | None = None
+        """The worker writing a reply, a compaction or a branch summary (one at a time)."""
         self._binding: ViewBinding | None = None
         """Keeps the chat view in step with the conversation, once it shows the path."""
         self._loaded = asyncio.Event()
@@ -121,6 +129,12 @@ class ChatScreen(Screen[None]):
         return self.conversation.session
 
     @property
+    def chat_app(self) -> ChatApp:
+        """The app as the screen uses it (Textual types ``app`` as any App; this
+        screen runs only in ``TangentsApp``)."""
+        return cast(ChatApp, self.app)
+
+    @property
     def chat_view(self) -> ChatView:
         """The messages; mounted once :attr:`loaded` is set."""
         return self.query_one("#chat")  # type: ignore[return-value]
@@ -139,12 +153,12 @@ class ChatScreen(Screen[None]):
 
     @property
     def replying(self) -> bool:
-        return self._reply_worker is not None and not self._reply_worker.is_finished
+        return self.reply_worker is not None and not self.reply_worker.is_finished
 
     @property
     def asked_anything(self) -> bool:
         """Has a reply (or a compaction) been asked for on this screen yet?"""
-        return self._reply_worker is not None
+        return self.reply_worker is not None
 
     def compose(self) -> ComposeResult:
         yield Static(id="chat-title", markup=False)
@@ -160,9 +174,9 @@ class ChatScreen(Screen[None]):
         yield StatusFooter(id="footer")
 
     def on_mount(self) -> None:
-        self.app.draft_keepers.append(self.drafts)  # type: ignore[attr-defined]
+        self.chat_app.draft_keepers.append(self.drafts)
         self.conversation.subscribe(self._conversation_event)
-        self._show_welcome()
+        self.show_welcome()
         self.refresh_read_only()
         self.refresh_footer()
         self.call_after_refresh(self._load_path)
@@ -228,7 +242,8 @@ class ChatScreen(Screen[None]):
 
     # --- what is shown around the chat -----------------------------------
 
-    def _show_welcome(self) -> None:
+    def show_welcome(self) -> None:
+        """The welcome text, while the session shows no message."""
         welcome = self.query_one("#welcome", Static)
         empty = not self.stand_in.display and not any(
             e.message is not None for e in self.session.path
@@ -388,7 +403,7 @@ class ChatScreen(Screen[None]):
     ) -> None:
         if not self.loaded:
             self._show_stand_in(message)  # now: the chat view is still being loaded
-        self._reply_worker = self._send(message, draft, attachments, edited)
+        self.reply_worker = self._send(message, draft, attachments, edited)
 
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _send(
@@ -425,7 +440,7 @@ class ChatScreen(Screen[None]):
             self.notify(f"Could not save the message, draft kept: {error}", severity="error")
             self._unsent(draft, attachments)
             return
-        self._show_welcome()
+        self.show_welcome()
         self.refresh_footer()
         asked = addressed(message, self.conversation.settings.agents)
         if asked.note is not None and self.conversation.settings.agents:
@@ -444,7 +459,7 @@ class ChatScreen(Screen[None]):
         binding hides it in the frame that shows the message saved."""
         self.stand_in.update(plain(message))
         self.stand_in.display = True
-        self._show_welcome()
+        self.show_welcome()
         # Laid out and painted now, with the emptied input (the key's echo
         # waited for this): not at the update timer's next tick.
         self.refresh(layout=True)
@@ -454,7 +469,7 @@ class ChatScreen(Screen[None]):
         """The message was not saved: its stand-in goes, the draft comes back."""
         if self.stand_in.display:
             self.stand_in.display = False
-            self._show_welcome()
+            self.show_welcome()
         self.composer.restore(draft, attachments)
 
     async def _endpoint_allowed(self) -> bool:
@@ -507,7 +522,7 @@ class ChatScreen(Screen[None]):
             await self.compare.fan_out(models)
             return
         conversation = self.conversation
-        conversation.tools = self.app.tool_registry  # type: ignore[attr-defined]
+        conversation.tools = self.chat_app.tool_registry
         conversation.approve = self._approve
         binding = self._binding
         assert binding is not None  # replies start once the path is shown
@@ -617,8 +632,8 @@ class ChatScreen(Screen[None]):
     def action_stop(self) -> None:
         """Esc: stop the reply; else back to the input; else cancel the edit or
         the "branch here" that was just done."""
-        if self.replying and self._reply_worker is not None:
-            self._reply_worker.cancel()
+        if self.replying and self.reply_worker is not None:
+            self.reply_worker.cancel()
         elif not self.prompt.has_focus:
             self.prompt.focus()
         elif self.branches.cancel_edit():
@@ -695,7 +710,7 @@ class ChatScreen(Screen[None]):
         if self.replying:
             self.notify("A reply is still being written: press Esc to stop it first.")
             return
-        self._reply_worker = self._retry(entry_id)
+        self.reply_worker = self._retry(entry_id)
 
     def action_focus_messages(self) -> None:
         if not self.loaded:
@@ -732,7 +747,7 @@ class ChatScreen(Screen[None]):
         if not model:
             return
         self.conversation.model = model.strip()
-        self._show_welcome()
+        self.show_welcome()
         self.refresh_footer()
         self._lookup_window(self.conversation.model)
 
@@ -793,7 +808,7 @@ class ChatScreen(Screen[None]):
     def action_compare_regenerate(self) -> None:
         entry = self.branches.focused_entry("assistant")
         if entry is not None and not self._refuse_while_replying():
-            self._reply_worker = self._compare_regenerate(entry)
+            self.reply_worker = self._compare_regenerate(entry)
 
     @work(exclusive=True, group="reply", exit_on_error=False)
     async def _compare_regenerate(self, entry: Entry) -> None:
@@ -839,8 +854,7 @@ class ChatScreen(Screen[None]):
     def open_session(self, session: Session, came_from: Conversation | None = None) -> None:
         """Show ``session`` on a new chat screen in place of this one (a new
         session keeps the model and endpoint of ``came_from``)."""
-        # Textual types ``app`` as any App; this screen runs only in TangentsApp.
-        cast(SessionOpener, self.app).open_session(session, came_from)
+        self.chat_app.open_session(session, came_from)
 
     def _refuse_while_replying(self) -> bool:
         if self.replying:
@@ -877,7 +891,7 @@ class ChatScreen(Screen[None]):
                 "A reply is still being written: press Esc to stop it first.", severity="warning"
             )
             return False
-        self._reply_worker = self._compact(focus)
+        self.reply_worker = self._compact(focus)
         return True
 
     def start_round(self, rounds: int) -> bool:
@@ -898,7 +912,7 @@ class ChatScreen(Screen[None]):
                 severity="warning",
             )
             return False
-        self._reply_worker = self._round(rounds)
+        self.reply_worker = self._round(rounds)
         return True
 
     @work(exclusive=True, group="reply", exit_on_error=False)

@@ -1,7 +1,9 @@
 """Compare from the chat: ``/compare``, fan-out replies, the compare screen.
 
-An object the chat screen owns (it uses the screen's session, session tree,
-chat view and reply worker):
+An object the chat screen owns; it uses the screen's session, session tree,
+chat view, branch actions and reply worker through :class:`CompareHost`,
+the protocol of what it needs (the screen imports this module, never the
+other way round):
 
 - ``/compare MODEL MODEL [MODEL MODEL]`` makes the next message go to those
   models at once (``/compare`` alone: the ``[compare] models`` setting;
@@ -19,15 +21,26 @@ Enter on a column keeps it: the position moves there as ◀ ▶ does.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from core.sessions.entries import Entry
 from core.settings import MAX_MODELS, MIN_MODELS
 
 if TYPE_CHECKING:
+    from collections.abc import Coroutine
+    from typing import Any
+
+    from textual.app import App
+    from textual.notifications import SeverityLevel
+    from textual.worker import Worker
+
+    from core.chat.conversation import Conversation
     from core.chat.events import Event
-    from tui.chat.chat_screen import ChatScreen
+    from core.sessions.session import Session
+    from tui.chat.branching import BranchController
+    from tui.chat.composer import Composer
     from tui.screens.compare import Kept
+    from tui.widgets.chat_view import ChatView
 
 # The fan-out, the comparisons and the compare screen are imported when first
 # used: the chat screen owns this object from its first frame.
@@ -47,8 +60,33 @@ def parse_models(arg: str, default: tuple[str, ...]) -> list[str] | str:
     return models
 
 
+class CompareHost(Protocol):
+    """What the /compare actions use of the chat screen."""
+
+    conversation: Conversation
+    reply_worker: Worker | None
+
+    @property
+    def app(self) -> App: ...
+    @property
+    def session(self) -> Session: ...
+    @property
+    def branches(self) -> BranchController: ...
+    @property
+    def chat_view(self) -> ChatView: ...
+    @property
+    def composer(self) -> Composer: ...
+    def notify(self, message: str, *, severity: SeverityLevel = ...) -> None: ...
+    def run_worker(
+        self, work: Coroutine[Any, Any, None], *, group: str = ..., exit_on_error: bool = ...
+    ) -> Worker[None]: ...
+    async def view_settled(self) -> None: ...
+    def refresh_footer(self) -> None: ...
+    def action_stop(self) -> None: ...
+
+
 class CompareActions:
-    def __init__(self, screen: ChatScreen) -> None:
+    def __init__(self, screen: CompareHost) -> None:
         self.screen = screen
         self.pending: list[str] | None = None
         """Models the next message goes to (``/compare``), until it is sent."""
@@ -163,7 +201,7 @@ class CompareActions:
 
     async def _keep(self, kept: Kept) -> None:
         """Move to the kept column once the fan-out's worker has finished."""
-        worker = self.screen._reply_worker
+        worker = self.screen.reply_worker
         if worker is not None and worker.is_running:
             with contextlib.suppress(Exception):
                 await worker.wait()
@@ -172,4 +210,4 @@ class CompareActions:
     def label(self, entry_id: str, label: str | None) -> None:
         tree = self.screen.conversation.known_tree
         if tree is not None and entry_id in tree:
-            self.screen.branches._label(tree.entry(entry_id), label or "")
+            self.screen.branches.label(tree.entry(entry_id), label or "")
