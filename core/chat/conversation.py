@@ -1,13 +1,16 @@
 r"""One open session as every front end uses it: who runs a turn.
 
 A :class:`Conversation` holds the session, the settings, the model, thinking
-level and system prompt the next message will use, the endpoint, the tool
-registry, the approval callback and the session tree (read once, then kept in
-step with every append). It sends, retries, edits, compacts, moves between
-branches, summarizes the branch left and forks, and reports everything that
-happens as one event stream
+level and system prompt the next message will use, the endpoint and the
+session tree (read once, then kept in step with every append). It sends,
+retries, edits, compacts, moves between branches, summarizes the branch left
+and forks, and reports everything that happens as one event stream
 (:mod:`core.chat.events`) to whoever :meth:`~Conversation.subscribe`\ d: the chat
-screen, print mode and ``--json`` are consumers of the same stream.
+screen, print mode and ``--json`` are consumers of the same stream. Front ends
+go through its doors (:meth:`~Conversation.send`, :meth:`~Conversation.edit`,
+:meth:`~Conversation.retry`, :meth:`~Conversation.round`) and never assemble a
+turn themselves: the tools they offer and what they do between the steps are
+arguments of the call (:mod:`core.chat.front_end`).
 
 Changing the model or thinking level only changes what is pending here; the
 ``model_change`` (and system message) is appended together with the next user
@@ -17,9 +20,10 @@ message, so trying models leaves no empty sessions or stray entries behind.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from core.branching.branch_totals import BranchTotals
 from core.branching.tree import SessionTree, shared_length
@@ -58,9 +62,9 @@ from core.usage import SessionTotals
 
 if TYPE_CHECKING:
     from core.chat.fanout import FanOutResult
+    from core.chat.front_end import Answer, ToolUse, TurnHooks
     from core.chat.results import AgentResult
     from core.providers.base import ProviderError
-    from core.tools.base import ApproveFn
     from core.tools.registry import ToolRegistry
 
 Listener = Callable[[Event], None]
@@ -97,15 +101,11 @@ class Conversation:
     ) -> None:
         """``model``/``thinking``/``system`` and ``api_base`` are explicit choices
         (command-line flags) that beat what the session's path says; the defaults
-        do not. :attr:`tools` and :attr:`approve` are the front end's to set."""
+        do not."""
         self.session = session
         self.settings = settings
         self._use_refusals(session.path)
         self.explicit_api_base = api_base
-        self.tools: ToolRegistry | None = None
-        """Offered to the model; None: it answers without tools."""
-        self.approve: ApproveFn | None = None
-        """Asked before a tool with side effects runs; None: such calls are denied."""
         self._listeners: list[Listener] = []
         self._tree: SessionTree | None = None
         self._tree_lock = asyncio.Lock()
@@ -277,9 +277,9 @@ class Conversation:
             self.settings = replace(self.settings, context_windows=windows)
             self._publish(WindowLearned(learned.model, learned.tokens, learned.source))
 
-    def next_context(self) -> Context:
+    def next_context(self, tools: ToolRegistry | None = None) -> Context:
         """What the next request on the path sends (the ``openai`` export):
-        built as a turn builds it, with the tools' share of the window."""
+        built as a turn builds it, with ``tools``' share of the window."""
         from core.chat.turn import next_context
 
         return next_context(
@@ -287,49 +287,109 @@ class Conversation:
             self.settings,
             model=self.model,
             thinking=self.thinking,
-            tools=self.tools.specs() if self.tools is not None else (),
+            tools=tools.specs() if tools is not None else (),
         )
 
     # --- turns ------------------------------------------------------------------
 
-    async def send(self, text: str, attachments: Sequence[Attachment] = ()) -> AgentResult:
+    @overload
+    async def send(
+        self,
+        text: str,
+        attachments: Sequence[Attachment] = ...,
+        *,
+        tools: ToolUse | None = ...,
+        hooks: None = ...,
+    ) -> AgentResult: ...
+    @overload
+    async def send(
+        self,
+        text: str,
+        attachments: Sequence[Attachment] = ...,
+        *,
+        tools: ToolUse | None = ...,
+        hooks: TurnHooks,
+    ) -> AgentResult | None: ...
+    async def send(
+        self,
+        text: str,
+        attachments: Sequence[Attachment] = (),
+        *,
+        tools: ToolUse | None = None,
+        hooks: TurnHooks | None = None,
+    ) -> AgentResult | None:
         """Save the user's message and answer it: each agent it addresses
         (:func:`core.chat.addressing.addressed`) in turn, each after the previous
         answered (a reply that failed ends the sequence), else the session's model.
-        Returns the last reply's result."""
+        Returns the last reply's result (None: ``hooks.answering`` answered
+        otherwise). Stopped while the message is being saved, the save is
+        finished first: what the user typed is kept."""
         asked = addressed(text, self.settings.agents)
-        if asked.note is not None:
+        if asked.note is not None and self.settings.agents:
             self._publish(Notice(asked.note))
         if asked.agents:
             self.check_endpoint([agent.model for agent in asked.agents])
-        await self.add_message(text, attachments)
-        return await self.answer_in_turn(asked.agents)
+        await self._save_message(text, attachments, hooks.saved if hooks is not None else None)
+        return await self._answer(lambda: self.answer_in_turn(asked.agents, tools), hooks)
 
-    async def answer_in_turn(self, agents: Sequence[Agent]) -> AgentResult:
+    async def _save_message(
+        self,
+        text: str,
+        attachments: Sequence[Attachment],
+        saved: Callable[[Sequence[Entry]], None] | None,
+    ) -> None:
+        async def save() -> None:
+            entries = await self.add_message(text, attachments)
+            if saved is not None:
+                saved(entries)
+
+        saving = asyncio.ensure_future(save())
+        try:
+            await asyncio.shield(saving)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await saving  # its failure is the save's; the caller hears it was stopped
+            raise
+
+    async def _answer(self, answer: Answer, hooks: TurnHooks | None) -> AgentResult | None:
+        if hooks is not None and hooks.answering is not None:
+            return await hooks.answering(answer)
+        return await answer()
+
+    async def answer_in_turn(
+        self, agents: Sequence[Agent], tools: ToolUse | None = None
+    ) -> AgentResult:
         """Let ``agents`` answer the path one after the other (none: the
         session's model); stops at the first reply that did not finish."""
         if not agents:
-            return await self.reply()
+            return await self.reply(None, tools)
         for agent in agents:
-            result = await self.reply(agent)
+            result = await self.reply(agent, tools)
             if result.stop != "answered":
                 break
         return result
 
-    async def round(self, rounds: int) -> AgentResult | None:
+    async def round(
+        self, rounds: int, *, tools: ToolUse | None = None, hooks: TurnHooks | None = None
+    ) -> AgentResult | None:
         """``/round N``: the agents of the round table answer each other,
-        ``rounds`` times each in turn, one reply a turn (cancel it as any reply).
-        The agents are those the last user message addressed, else those that
-        answered since it; None when fewer than two."""
+        ``rounds`` times each in turn, one reply a turn (cancel it as any reply;
+        ``hooks.answering`` wraps the whole round). The agents are those the
+        last user message addressed, else those that answered since it; None
+        when fewer than two."""
         agents = self.round_agents()
         if len(agents) < 2:
             return None
-        result = None
-        for _ in range(rounds):
-            result = await self.answer_in_turn(agents)
-            if result.stop != "answered":
-                break
-        return result
+
+        async def answer() -> AgentResult | None:
+            result = None
+            for _ in range(rounds):
+                result = await self.answer_in_turn(agents, tools)
+                if result.stop != "answered":
+                    break
+            return result
+
+        return await self._answer(answer, hooks)
 
     def round_agents(self) -> tuple[Agent, ...]:
         """Who a round lets speak (see :meth:`round`), in their order."""
@@ -374,13 +434,14 @@ class Conversation:
         self.pending_system = None
         return entries
 
-    async def reply(self, agent: Agent | None = None) -> AgentResult:
+    async def reply(self, agent: Agent | None = None, tools: ToolUse | None = None) -> AgentResult:
         """Answer the path as it is (the last message is the user's or a tool
         result, or another speaker's reply on a round table): stream the reply,
         run the tools it calls, and ask again until the model is done.
         ``agent`` answers with its own model, thinking level and system prompt,
         hearing the others as named users (:mod:`core.sessions.speakers`); None:
-        the session's model. Cancelling saves what arrived, then re-raises."""
+        the session's model. ``tools``: offered to the model (None: it answers
+        without tools). Cancelling saves what arrived, then re-raises."""
         from core.chat.agent import run_agent
 
         user_name = self.settings.user_name
@@ -402,8 +463,8 @@ class Conversation:
             model=model,
             speaker=speaker,
             api_base=api_base,
-            tools=self.tools,
-            approve=self.approve,
+            tools=tools.registry if tools is not None else None,
+            approve=tools.approve if tools is not None else None,
             emit=self._publish,
         )
         await self._learn_from_overflows(result)
@@ -447,13 +508,22 @@ class Conversation:
             if self.session.leaf_id != before:
                 self._publish(PositionMoved(self.session.leaf_id, False))
 
-    async def retry(self, entry_id: str | None = None) -> AgentResult | None:
+    async def retry(
+        self,
+        entry_id: str | None = None,
+        *,
+        tools: ToolUse | None = None,
+        hooks: TurnHooks | None = None,
+    ) -> AgentResult | None:
         """Answer again: a new alternative of ``entry_id`` (a reply), else of the
-        last reply on the path; None when there is no message to answer."""
+        last reply on the path, by the agent that wrote it (else the session's
+        model); None when there is no message to answer (or
+        ``hooks.answering`` answered otherwise)."""
         replied = await self._reply_at(entry_id)
-        if not await self.prepare_retry(entry_id):
+        agent = self.agent(replied.agent if replied is not None else None)
+        if not await self._prepare_retry(entry_id, agent is not None):
             return None
-        return await self.reply(self.agent(replied.agent if replied is not None else None))
+        return await self._answer(lambda: self.reply(agent, tools), hooks)
 
     async def _reply_at(self, entry_id: str | None) -> Message | None:
         """The reply a retry replaces: ``entry_id``'s, else the path's last if it is one."""
@@ -465,12 +535,22 @@ class Conversation:
         return message if message is not None and message.role == "assistant" else None
 
     async def edit(
-        self, entry: Entry, text: str, attachments: Sequence[Attachment] = ()
-    ) -> AgentResult:
+        self,
+        entry: Entry,
+        text: str,
+        attachments: Sequence[Attachment] = (),
+        *,
+        tools: ToolUse | None = None,
+        hooks: TurnHooks | None = None,
+    ) -> AgentResult | None:
         """Send ``text`` as an alternative of the user's message ``entry``: the
-        old branch stays, the new one is answered."""
-        await self.move_to(entry.parent_id)
-        return await self.send(text, attachments)
+        old branch stays, the new one is answered (:meth:`send`), unless
+        ``hooks.left`` holds it back after the move (then None)."""
+        old_leaf = self.session.leaf_id
+        left = await self.move_to(entry.parent_id)
+        if hooks is not None and hooks.left is not None and not await hooks.left(old_leaf, left):
+            return None
+        return await self.send(text, attachments, tools=tools, hooks=hooks)
 
     async def move_to(self, entry_id: str | None) -> bool:
         """Make ``entry_id`` the current position (persisted); True when the move
@@ -544,10 +624,11 @@ class Conversation:
             self._publish(CompactionEnded("manual", entry))
         return entry
 
-    async def prepare_retry(self, entry_id: str | None = None) -> bool:
+    async def _prepare_retry(self, entry_id: str | None, by_agent: bool) -> bool:
         """Move the leaf back before a reply (``entry_id``, else the last one if
         the path ends with a reply) and record a model change if needed; False
-        when there is no message to answer. The move leaves no branch worth a
+        when there is no message to answer (``by_agent``: a round-table agent
+        answers another speaker's reply too). The move leaves no branch worth a
         summary: the old reply stays as an alternative of the new one."""
         self.check_endpoint()
         before = self.session.leaf_id
@@ -563,7 +644,8 @@ class Conversation:
         if self.session.leaf_id != before:
             self._publish(PositionMoved(self.session.leaf_id, False))
         last = next((e.message for e in reversed(self.session.path) if e.message is not None), None)
-        if last is None or last.role not in ("user", "tool_result"):
+        answerable = ("user", "tool_result", "assistant") if by_agent else ("user", "tool_result")
+        if last is None or last.role not in answerable:
             return False
         change = self._model_change()
         if change is not None:

@@ -20,6 +20,7 @@ from core.chat.events import (
     ToolChanged,
     TurnEnded,
 )
+from core.chat.front_end import ToolUse
 from core.compaction.run import NothingToCompact
 from core.providers.base import TextDelta
 from core.sessions.entries import BranchSummary, Compaction
@@ -143,14 +144,13 @@ async def test_tool_calls_are_reported_with_their_states(
     conversation: Conversation, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
     (tmp_path / "notes.txt").write_text("the notes\n")
-    conversation.tools = ToolRegistry.default(conversation.settings, cwd=str(tmp_path))
+    registry = ToolRegistry.default(conversation.settings, cwd=str(tmp_path))
     asked: list[str] = []
 
     async def approve(call, tool, preview) -> Approval:
         asked.append(tool.name)
         return Approval("deny", "not now")
 
-    conversation.approve = approve
     fake_provider.script(
         Reply(
             tool_calls=[
@@ -168,9 +168,9 @@ async def test_tool_calls_are_reported_with_their_states(
         )
     )
     try:
-        result = await conversation.send("read then write")
+        result = await conversation.send("read then write", tools=ToolUse(registry, approve))
     finally:
-        await conversation.tools.aclose()
+        await registry.aclose()
 
     assert ("c1", "running") in states and ("c1", "done") in states
     assert ("c2", "denied") in states and ("c2", "running") not in states

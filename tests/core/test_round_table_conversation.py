@@ -72,6 +72,21 @@ async def test_regenerate_asks_the_same_agent_again(
     assert authors(conversation) == ["Critic"]
 
 
+async def test_regenerating_the_last_agent_answers_after_the_one_before(
+    conversation: Conversation, fake_provider: FakeProvider
+) -> None:
+    """The Poet's reply follows the Critic's, not a question: it can be asked again all the same."""
+    fake_provider.script_for("critic", Reply(text="Too long."))
+    fake_provider.script_for("poet", Reply(text="A rhyme."), Reply(text="Another rhyme."))
+    await conversation.send("@Critic @Poet look")
+
+    result = await conversation.retry()
+
+    assert result is not None and result.message.text == "Another rhyme."
+    assert models_asked(fake_provider) == ["critic", "poet", "poet"]
+    assert authors(conversation) == ["Critic", "Poet"]
+
+
 async def test_a_round_lets_the_agents_answer_each_other(
     conversation: Conversation, fake_provider: FakeProvider
 ) -> None:

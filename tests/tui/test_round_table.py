@@ -125,6 +125,22 @@ async def test_a_round_lets_the_agents_answer_each_other(fake_provider, argv) ->
         assert screen.prompt.text == "/round 1", "the command comes back"
 
 
+async def test_retry_asks_the_agent_of_the_reply_again(fake_provider, argv) -> None:
+    """ctrl+r on a round table regenerates the last reply with its own agent
+    (the conversation's retry), not with the session's model."""
+    fake_provider.script_for("critic-model", Reply(text="Too long."))
+    fake_provider.script_for("poet-model", Reply(text="Short."), Reply(text="Shorter."))
+    async with running(argv) as pilot:
+        await send(pilot, "@Critic @Poet is this good?")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        asked = [r.body["model"] for r in fake_provider.requests]
+        assert asked == ["critic-model", "poet-model", "poet-model"]
+        assert authors(pilot) == ["Critic", "Poet"]
+        headers = [r.header_text for r in pilot.app.screen.query(AssistantMessage)]
+        assert [h.split(" · ")[0] for h in headers] == ["◆ Critic", "◆ Poet"]
+
+
 async def test_esc_stops_a_round_and_what_was_typed_goes_after(fake_provider, argv) -> None:
     fake_provider.script_for(
         "critic-model",

@@ -255,31 +255,39 @@ class BranchController:
         self.screen.notify("Edit cancelled.")
         return True
 
-    async def leave_for_edit(self, edited: Entry, message: str, send: Callable[[], Worker]) -> bool:
-        """Before an edited message is saved (in the send worker): move to the
-        edited one's parent. True when a branch summary comes first: ``send``
-        then starts the send again once the summary is made (or declined), and
-        until then the line above the input shows what waits to be sent."""
-        old_leaf, left = await self.move_leaf(edited.parent_id)
+    async def left_for_edit(
+        self, message: str, send: Callable[[], Worker], old_leaf: str | None, left: bool
+    ) -> bool:
+        """An edit moved to the edited message's parent, before its text is saved
+        (``TurnHooks.left``, in the send worker): show the path there. False
+        when a branch summary comes first: ``send`` then starts the send again
+        once the summary is made (or declined), and until then the line above
+        the input shows what waits to be sent."""
+        await self.show_moved()
         self.screen.composer.set_note(
             f"✎ sending “{one_line(message, 60)}” after the branch summary"
         )
-        if self.offer_summary(old_leaf, left, edited.parent_id, then=send):
-            return True
+        if self.offer_summary(old_leaf, left, self.screen.session.leaf_id, then=send):
+            return False
         self.screen.composer.set_note(None)
-        return False
+        return True
 
     # --- moving the leaf --------------------------------------------------------------
 
     async def move_leaf(
         self, entry_id: str | None, show: str | None = None
     ) -> tuple[str | None, bool]:
-        """Make ``entry_id`` the current position (persisted), show its path
-        scrolled to the row of ``show``, and give the input the focus (what is
-        typed next continues from there); returns the previous leaf and whether
-        the move left a branch (:meth:`core.chat.conversation.Conversation.move_to`)."""
+        """Make ``entry_id`` the current position (persisted) and show it
+        (:meth:`show_moved`); returns the previous leaf and whether the move
+        left a branch (:meth:`core.chat.conversation.Conversation.move_to`)."""
         old_leaf = self.screen.session.leaf_id
         left = await self.screen.conversation.move_to(entry_id)
+        await self.show_moved(show)
+        return old_leaf, left
+
+    async def show_moved(self, show: str | None = None) -> None:
+        """Show the path of the new position scrolled to the row of ``show``, and
+        give the input the focus (what is typed next continues from there)."""
         await self.screen.view_settled()  # the view shows the new path
         self.screen.show_welcome()
         self.screen.call_after_refresh(
@@ -288,7 +296,6 @@ class BranchController:
         if show is not None:
             await self.screen.chat_view.scroll_to_entry(show)
         self.screen.prompt.focus()
-        return old_leaf, left
 
     def move_to(
         self,

@@ -29,7 +29,6 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from core.chat.addressing import addressed
 from core.chat.conversation import Conversation
 from core.chat.events import (
     CompactionEnded,
@@ -41,11 +40,12 @@ from core.chat.events import (
     Waiting,
     WindowLearned,
 )
+from core.chat.front_end import TurnHooks
 from core.sanitize import strip_control
 from core.sessions.attachments import Attachment
 from core.sessions.entries import Entry
 from core.sessions.session import Session, SessionError
-from core.settings import Agent, write_state
+from core.settings import write_state
 from core.tokens import guessed_context_window, known_context_window
 from tui import keymap
 from tui.agent_colors import agent_colors
@@ -73,6 +73,8 @@ _COMPACTING_WHY = {
 }
 
 if TYPE_CHECKING:
+    from core.chat.front_end import Answer, ToolUse
+    from core.chat.results import AgentResult
     from core.sessions.content import ToolCallContent
     from core.tools.base import Approval, Tool
     from core.tools.registry import ToolRegistry
@@ -121,6 +123,8 @@ class ChatScreen(Screen[None]):
         self.compare = CompareActions(self)
         self.context_notes = ContextNotes(conversation)
         """What the rows say about messages the model does not see whole."""
+        self._tools_offered: ToolRegistry | None = None
+        """The tools offered to the model since the first reply asked for here."""
         self.drafts = DraftKeeper(lambda: self.session)
         """The input's unsent text, kept in the database (tui/chat/drafts.py)."""
 
@@ -409,9 +413,10 @@ class ChatScreen(Screen[None]):
     async def _send(
         self, message: str, draft: str, attachments: list[Attachment], edited: Entry | None = None
     ) -> None:
-        """Save the user's message (as an alternative of ``edited``), show it, and
-        stream the reply. A worker, so that no handler of this screen ever waits
-        (for the path to load, for the database) while its messages queue up.
+        """Send the user's message through the conversation (as an alternative of
+        ``edited``: :meth:`~core.chat.conversation.Conversation.edit`) and stream
+        the reply. A worker, so that no handler of this screen ever waits (for
+        the path to load, for the database) while its messages queue up.
         Whatever is not saved comes back to the input."""
         try:
             await self._loaded.wait()
@@ -422,30 +427,35 @@ class ChatScreen(Screen[None]):
         if not allowed:
             self._unsent(draft, attachments)
             return
-        if edited is not None and await self.branches.leave_for_edit(
-            edited, message, lambda: self._send(message, draft, attachments)
-        ):
-            return  # sent once the branch summary is made or declined
-        save = asyncio.ensure_future(self.conversation.add_message(message, attachments))
+        saved = False
+
+        def on_saved(entries: Sequence[Entry]) -> None:
+            nonlocal saved
+            saved = True
+            self.show_welcome()
+            self.refresh_footer()
+
+        # An edit that leaves a branch may ask for its summary first: then it
+        # is sent again from there, once the summary is made or declined.
+        left = partial(
+            self.branches.left_for_edit, message, lambda: self._send(message, draft, attachments)
+        )
+        hooks = TurnHooks(saved=on_saved, left=left, answering=self._answering)
+        tools = self._tool_use()
         try:
-            await asyncio.shield(save)
+            if edited is None:
+                await self.conversation.send(message, attachments, tools=tools, hooks=hooks)
+            else:
+                await self.conversation.edit(edited, message, attachments, tools=tools, hooks=hooks)
         except asyncio.CancelledError:
-            # Stopped while saving: the save completes (and the view shows it).
-            try:
-                await save
-            except Exception:
+            if not saved:  # stopped before the message was saved
                 self._unsent(draft, attachments)
             raise
-        except Exception as error:  # storage failures: say so and keep the draft
+        except Exception as error:
+            if saved:
+                raise  # the reply's failure (the worker's handler says it)
             self.notify(f"Could not save the message, draft kept: {error}", severity="error")
             self._unsent(draft, attachments)
-            return
-        self.show_welcome()
-        self.refresh_footer()
-        asked = addressed(message, self.conversation.settings.agents)
-        if asked.note is not None and self.conversation.settings.agents:
-            self.notify(asked.note)
-        await self._stream_reply(asked.agents)
 
     @property
     def stand_in(self) -> Static:
@@ -502,35 +512,44 @@ class ChatScreen(Screen[None]):
         await self._loaded.wait()
         if not await self._endpoint_allowed():
             return
-        if not await self.conversation.prepare_retry(entry_id):
-            self.notify("Nothing to retry: send a message first.")
-            return
-        await self.view_settled()  # the view shows the path the reply answers
-        self.prompt.focus()
-        await self._stream_reply()
+        answered = False
 
-    async def _stream_reply(self, agents: Sequence[Agent] = (), rounds: int = 0) -> None:
-        """Answer with the agent loop: each reply streams into the chat, its tool
-        calls run (side effects after the approval dialog) and the model is asked
-        again until it answers; round-table ``agents`` (none: the session's
-        model) answer each in turn, or, with ``rounds``, the round table's
-        agents answer each other that many times. Esc cancels the worker: the
-        loop saves what came, every call with a result, and the view shows what
-        was saved. After ``/compare``, several models answer at once instead."""
+        async def answering(answer: Answer) -> AgentResult | None:
+            nonlocal answered
+            answered = True
+            await self.view_settled()  # the view shows the path the reply answers
+            self.prompt.focus()
+            return await self._answering(answer)
+
+        await self.conversation.retry(
+            entry_id, tools=self._tool_use(), hooks=TurnHooks(answering=answering)
+        )
+        if not answered:
+            self.notify("Nothing to retry: send a message first.")
+
+    def _tool_use(self) -> ToolUse:
+        """The app's tools for a reply of this screen, side effects asked in the approval dialog."""
+        from core.chat.front_end import ToolUse
+
+        self._tools_offered = self.chat_app.tool_registry
+        return ToolUse(self._tools_offered, self._approve)
+
+    async def _answering(self, answer: Answer) -> AgentResult | None:
+        """Around every answer the conversation gives here (a send's, a
+        retry's, a round's): each reply streams into the chat, its tool calls
+        run (side effects after the approval dialog) and the model is asked
+        again until it answers. Esc cancels the worker: the loop saves what
+        came, every call with a result, and the view shows what was saved.
+        After ``/compare``, several models answer at once instead."""
         models = self.compare.take_pending()
         if models is not None:
             await self.compare.fan_out(models)
-            return
-        conversation = self.conversation
-        conversation.tools = self.chat_app.tool_registry
-        conversation.approve = self._approve
+            return None
         binding = self._binding
         assert binding is not None  # replies start once the path is shown
         binding.begin_reply()
         try:
-            result = await (
-                conversation.round(rounds) if rounds else conversation.answer_in_turn(agents)
-            )
+            result = await answer()
         finally:  # stopped too: show what was saved
             await binding.end_reply()
             self.refresh_footer()
@@ -540,7 +559,8 @@ class ChatScreen(Screen[None]):
                 "tools. Send a message to let it continue.",
                 severity="warning",
             )
-        self._lookup_window(conversation.model)
+        self._lookup_window(self.conversation.model)
+        return result
 
     def _conversation_event(self, event: Event) -> None:
         """What the screen itself shows of the conversation's events (the
@@ -568,7 +588,7 @@ class ChatScreen(Screen[None]):
         """Work out again which messages the model does not see whole, and say
         it on their rows. (Before the first reply the tools are not made yet,
         so their share of the window is not counted until then.)"""
-        if self.context_notes.update() and self.loaded:
+        if self.context_notes.update(self._tools_offered) and self.loaded:
             self.chat_view.refresh_context_notes()
 
     async def _approve(self, call: ToolCallContent, tool: Tool, preview: str) -> Approval:
@@ -746,7 +766,7 @@ class ChatScreen(Screen[None]):
     def set_model(self, model: str | None) -> None:
         if not model:
             return
-        self.conversation.model = model.strip()
+        self.conversation.set_model(model.strip())
         self.show_welcome()
         self.refresh_footer()
         self._lookup_window(self.conversation.model)
@@ -921,7 +941,8 @@ class ChatScreen(Screen[None]):
         being written and the round with it."""
         await self._loaded.wait()
         if await self._endpoint_allowed():
-            await self._stream_reply(rounds=rounds)
+            hooks = TurnHooks(answering=self._answering)
+            await self.conversation.round(rounds, tools=self._tool_use(), hooks=hooks)
 
     # --- compaction -----------------------------------------------------------
 

@@ -9,7 +9,12 @@ resumed session says it at once; a toast was missed and forgotten.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from core.chat.conversation import Conversation
+
+if TYPE_CHECKING:
+    from core.tools.registry import ToolRegistry
 
 
 class ContextNotes:
@@ -22,9 +27,10 @@ class ContextNotes:
     def note(self, entry_id: str) -> str | None:
         return self._notes.get(entry_id)
 
-    def update(self) -> bool:
-        """Work the notes out again; True when they changed."""
-        notes = self.conversation.next_context().left_out
+    def update(self, tools: ToolRegistry | None) -> bool:
+        """Work the notes out again, with ``tools``' share of the window; True
+        when they changed."""
+        notes = self.conversation.next_context(tools).left_out
         changed = notes != self._notes
         self._notes = notes
         return changed

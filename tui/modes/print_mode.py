@@ -23,7 +23,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.chat.conversation import Conversation
 from core.providers import http_clients
 from core.providers.keys import missing_key
 from core.sessions.attachments import Attachment, AttachmentError
@@ -80,6 +79,7 @@ def run_print_mode(args: argparse.Namespace) -> int:
 async def _run(
     args: argparse.Namespace, launch: Launch, prompt: str, attachments: Sequence[Attachment]
 ) -> int:
+    from core.chat.front_end import ToolUse
     from core.chat.target import resolve_target
     from core.providers.capabilities import refusal
     from core.providers.registry import warm_up
@@ -87,7 +87,7 @@ async def _run(
     from core.tools import ToolRegistry
 
     store = await open_store(launch.db_path)
-    conversation: Conversation | None = None
+    tools: ToolRegistry | None = None
     try:
         session = await resolve_session(store, args, cwd=os.getcwd(), writable=True)
         conversation = launch.conversation(
@@ -104,20 +104,20 @@ async def _run(
         out = PipeSafeStdout()
         printer = JsonLines(out, session.id) if args.json_events else TextPrinter(out)
         conversation.subscribe(printer)
-        conversation.tools = ToolRegistry.default(launch.settings, cwd=os.getcwd())
+        tools = ToolRegistry.default(launch.settings, cwd=os.getcwd())
         # MCP servers and the provider's SDK start together: the reply's wait
         # for servers still starting overlaps with loading the SDK.
-        conversation.tools.start_servers()
+        tools.start_servers()
         target = resolve_target(conversation.model, launch.settings, conversation.api_base)
         warm_up(target.model, target.api_base)
-        conversation.approve = print_mode_approval(conversation.tools, args.allow_tools)
+        approve = print_mode_approval(tools, args.allow_tools)
 
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
         loop.add_signal_handler(signal.SIGTERM, task.cancel)
         try:
-            result = await conversation.send(prompt, attachments)
+            result = await conversation.send(prompt, attachments, tools=ToolUse(tools, approve))
         except asyncio.CancelledError:
             printer.close()
             print(file=sys.stderr)
@@ -144,7 +144,7 @@ async def _run(
             return fail(f"the answer was cut off; what arrived was saved (session {session.id})", 1)
         return 0
     finally:
-        if conversation is not None and conversation.tools is not None:
-            await conversation.tools.aclose()
+        if tools is not None:
+            await tools.aclose()
         await http_clients.aclose()
         await store.close()

@@ -160,9 +160,8 @@ async def _next_context(store, info, launch: Launch) -> Context:
 
     session = await Session.open(store, info.id)
     conversation = launch.conversation(session)
-    conversation.tools = ToolRegistry.default(launch.settings, cwd=os.getcwd())
     await conversation.learn_window()
-    return conversation.next_context()
+    return conversation.next_context(ToolRegistry.default(launch.settings, cwd=os.getcwd()))
 
 
 def _print_json(document) -> None:
