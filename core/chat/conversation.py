@@ -330,7 +330,7 @@ class Conversation:
         if asked.agents:
             self.check_endpoint([agent.model for agent in asked.agents])
         await self._save_message(text, attachments, hooks.saved if hooks is not None else None)
-        return await self._answer(lambda: self.answer_in_turn(asked.agents, tools), hooks)
+        return await self._answer(lambda: self._answer_in_turn(asked.agents, tools), hooks)
 
     async def _save_message(
         self,
@@ -356,15 +356,15 @@ class Conversation:
             return await hooks.answering(answer)
         return await answer()
 
-    async def answer_in_turn(
+    async def _answer_in_turn(
         self, agents: Sequence[Agent], tools: ToolUse | None = None
     ) -> AgentResult:
         """Let ``agents`` answer the path one after the other (none: the
         session's model); stops at the first reply that did not finish."""
         if not agents:
-            return await self.reply(None, tools)
+            return await self._reply(None, tools)
         for agent in agents:
-            result = await self.reply(agent, tools)
+            result = await self._reply(agent, tools)
             if result.stop != "answered":
                 break
         return result
@@ -384,7 +384,7 @@ class Conversation:
         async def answer() -> AgentResult | None:
             result = None
             for _ in range(rounds):
-                result = await self.answer_in_turn(agents, tools)
+                result = await self._answer_in_turn(agents, tools)
                 if result.stop != "answered":
                     break
             return result
@@ -434,7 +434,7 @@ class Conversation:
         self.pending_system = None
         return entries
 
-    async def reply(self, agent: Agent | None = None, tools: ToolUse | None = None) -> AgentResult:
+    async def _reply(self, agent: Agent | None = None, tools: ToolUse | None = None) -> AgentResult:
         """Answer the path as it is (the last message is the user's or a tool
         result, or another speaker's reply on a round table): stream the reply,
         run the tools it calls, and ask again until the model is done.
@@ -523,7 +523,7 @@ class Conversation:
         agent = self.agent(replied.agent if replied is not None else None)
         if not await self._prepare_retry(entry_id, agent is not None):
             return None
-        return await self._answer(lambda: self.reply(agent, tools), hooks)
+        return await self._answer(lambda: self._reply(agent, tools), hooks)
 
     async def _reply_at(self, entry_id: str | None) -> Message | None:
         """The reply a retry replaces: ``entry_id``'s, else the path's last if it is one."""
