@@ -40,7 +40,7 @@ from core.chat.events import (
     Waiting,
     WindowLearned,
 )
-from core.chat.front_end import TurnHooks
+from core.chat.front_end import ToolUse, TurnHooks
 from core.sanitize import strip_control
 from core.sessions.attachments import Attachment
 from core.sessions.entries import Entry
@@ -73,7 +73,7 @@ _COMPACTING_WHY = {
 }
 
 if TYPE_CHECKING:
-    from core.chat.front_end import Answer, ToolUse
+    from core.chat.front_end import Answer
     from core.chat.results import AgentResult
     from core.sessions.content import ToolCallContent
     from core.tools.base import Approval, Tool
@@ -529,8 +529,6 @@ class ChatScreen(Screen[None]):
 
     def _tool_use(self) -> ToolUse:
         """The app's tools for a reply of this screen, side effects asked in the approval dialog."""
-        from core.chat.front_end import ToolUse
-
         self._tools_offered = self.chat_app.tool_registry
         return ToolUse(self._tools_offered, self._approve)
 
