@@ -52,7 +52,10 @@ def _global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
         "--api-base",
         metavar="URL",
         default=default,
-        help="base URL of an OpenAI-compatible endpoint (model name says the provider, e.g. openai/my-model)",
+        help=(
+            "base URL of an OpenAI-compatible endpoint (model name says the provider, "
+            "e.g. openai/my-model); wins over an [[endpoints]] entry's base_url"
+        ),
     )
 
 

@@ -47,11 +47,11 @@ def servers_to_ask(model: str, settings: Settings, api_base: str | None) -> dict
     """``{server root: prefix}``: the servers whose own model lists the picker
     shows (the current model's server, when it is one that may be local, and
     every ``[[endpoints]]`` entry), with the prefix their models take."""
-    from core.chat.target import resolve_target
+    from core.chat.target import target_for
     from core.providers.endpoint_window import server_root
 
     servers: dict[str, str] = {}
-    root = server_root(resolve_target(model, settings, api_base))
+    root = server_root(target_for(model, settings, api_base))
     if root is not None:
         endpoint = settings.endpoint_for(model)
         servers[root] = endpoint.name if endpoint else model.split("/", 1)[0]

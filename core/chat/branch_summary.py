@@ -76,7 +76,7 @@ async def summarize_branch(
     :class:`BranchSummaryError` when there is nothing to summarize or the
     model fails.
     """
-    from core.chat.target import resolve_target
+    from core.chat.target import target_for
     from core.compaction.plan import serialize_transcript, summary_max_tokens
     from core.compaction.run import budget
     from core.tokens import context_window
@@ -100,7 +100,7 @@ async def summarize_branch(
     least = min(MIN_TRANSCRIPT_CHARS, window * CHARS_PER_TOKEN // 4)  # a small window
     max_chars = max(least, (window - reply - 1_000) * CHARS_PER_TOKEN)
     transcript = serialize_transcript(content, max_chars)
-    target = resolve_target(model, settings, api_base)
+    target = target_for(model, settings, api_base)
     from core.compaction.plan import request_messages
 
     request = ChatRequest(

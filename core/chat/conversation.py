@@ -43,10 +43,11 @@ from core.chat.events import (
 )
 from core.chat.refused_kinds import merged, refused_on
 from core.chat.target import (
+    Target,
     UntrustedEndpoint,
-    api_base_for,
     remember_endpoint,
     savable_base_url,
+    target_for,
     untrusted_endpoint,
 )
 from core.chat.window_learning import learn_window, window_at_most
@@ -167,9 +168,18 @@ class Conversation:
         await self.session_totals.load(self.session.store, self.session.id)
 
     @property
+    def target(self) -> Target:
+        """Where the current model's requests go: what every front end sends by."""
+        return self.target_for(self.model)
+
+    def target_for(self, model: str) -> Target:
+        """Where ``model``'s requests go from this session (:func:`~core.chat.target.target_for`)."""
+        return target_for(model, self.settings, self.explicit_api_base, path=self.session.path)
+
+    @property
     def api_base(self) -> str | None:
-        """Where the current model's requests go (:func:`~core.chat.target.api_base_for`)."""
-        return api_base_for(self.session.path, self.model, self.explicit_api_base, self.settings)
+        """The base URL of :attr:`target`."""
+        return self.target.api_base
 
     @property
     def endpoint_to_confirm(self) -> str | None:
@@ -199,7 +209,7 @@ class Conversation:
         if self.explicit_api_base:
             remember_endpoint(self.explicit_api_base)
         return self.session.model_change_for(
-            self.model, self.thinking, savable_base_url(self.api_base)
+            self.model, self.thinking, savable_base_url(self.target.chosen_base)
         )
 
     @property
@@ -212,7 +222,7 @@ class Conversation:
         thinking level and endpoint, rather than the launch's defaults."""
         if self.session.path:
             return  # a session with a path has its own
-        endpoint = other.api_base
+        endpoint = other.target.chosen_base
         self.model, self.thinking = other.model, other.thinking
         if endpoint is not None:
             self.explicit_api_base = endpoint
@@ -452,7 +462,7 @@ class Conversation:
             await self.learn_window()
         else:
             model = agent.model
-            api_base = self.explicit_api_base or self.settings.api_base
+            api_base = self.target_for(agent.model).api_base
             note = Note(agent.note, agent.note_depth) if agent.note else None
             speaker = Speaker(agent.name, user_name, agent.system, agent.thinking, note)
             self.check_endpoint([agent.model])

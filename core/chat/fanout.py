@@ -41,7 +41,7 @@ from core.chat.events import (
     FanOutEvent,
     Waiting,
 )
-from core.chat.target import api_base_for, savable_base_url
+from core.chat.target import savable_base_url, target_for
 from core.providers.base import (
     STREAM_EVENT_TYPES,
     StreamEvent,
@@ -156,7 +156,7 @@ async def fan_out(
     every column, moves the position to the first reply, then re-raises. An
     error raised by ``on_event`` is raised at the end, after every reply is saved.
     ``api_base`` is an explicit base URL for every model (``--api-base``); without
-    it each model goes where :func:`~core.chat.target.api_base_for` says, and its model
+    it each model goes where :func:`~core.chat.target.target_for` says, and its model
     change remembers that endpoint as a turn's does."""
     models = checked_models(session, models)
     anchor = session.leaf_id
@@ -190,15 +190,15 @@ async def fan_out(
                 emit(ColumnEvent(index, model, event))
 
         error: str | None = None
-        endpoint = api_base_for(anchor_path, model, api_base, settings)
+        target = target_for(model, settings, api_base, path=anchor_path)
         try:
-            await column.set_model(model, thinking, savable_base_url(endpoint))
+            await column.set_model(model, thinking, savable_base_url(target.chosen_base))
             turn = await run_turn(
                 column,
                 quiet,
                 model=model,
                 speaker=Speaker(thinking=thinking),
-                api_base=endpoint,
+                api_base=target.api_base,
                 emit=on_turn_event,
             )
             error = str(turn.error) if turn.error is not None else None

@@ -1,7 +1,11 @@
-"""Where a model's requests go: the provider-facing model name, base URL and key.
+"""Where a model's requests go: decided once, here, for every request.
 
-Its own module because every request needs it (a turn, a compaction, a branch
-summary, the SDK warm-up) and none of them should import another for it.
+A :class:`Target` (the provider-facing model name, base URL, key variable and
+wire) is what a turn, a compaction, a branch summary, the window probe and
+the SDK warm-up send by; the conversation owns the one for its model
+(:attr:`core.chat.conversation.Conversation.target`) and every front end (the
+app, print mode, the ``sessions`` commands) asks it rather than deciding.
+:func:`target_for` is the one rule.
 
 An endpoint saved in a session is data: a session file from someone else (an
 import, later a sync) can name any host, and a request there would carry the
@@ -17,15 +21,28 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from core.providers.keys import PROVIDER_KEYS
+from core.providers.wires import Wire, wire_of
 from core.sessions.context import saved_endpoint
 from core.sessions.entries import Entry
 from core.settings import Settings, read_state, write_state
 
 _NAMED_IN_ENV = ("OPENAI_BASE_URL", "OPENAI_API_BASE", "ANTHROPIC_BASE_URL")
+_BASE_IN_ENV: dict[Wire, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_BASE", "OPENAI_BASE_URL"),
+    "anthropic": ("ANTHROPIC_BASE_URL",),
+}
+"""The variables a wire's SDK would take its base URL from, in the order it reads them."""
 _REMEMBERED = "trusted_endpoints"
 """The state file's list of origins the user named (:func:`remember_endpoint`)."""
+
+Source = Literal["flag", "endpoint", "session", "config", "environment", "provider"]
+"""What chose a target's base URL (see :func:`target_for`)."""
+_CHOSEN: frozenset[Source] = frozenset({"flag", "session", "config"})
+"""Sources of a base URL saved with the model: the ones a session goes back to."""
 
 
 class UntrustedEndpoint(Exception):
@@ -43,43 +60,110 @@ class UntrustedEndpoint(Exception):
 
 @dataclass(frozen=True)
 class Target:
-    """Where a model's requests go: the provider-facing model name, base URL and key."""
+    """Where a model's requests go."""
 
     model: str
+    """The provider-facing name (a configured endpoint's ``NAME/m`` goes as ``openai/m``)."""
     api_base: str | None
-    api_key: str | None
+    """None: the provider's own server."""
+    key_env: str | None = None
+    """The environment variable whose key is sent (its name, never the key)."""
+    wire: Wire = "litellm"
+    source: Source = "provider"
+    """What chose :attr:`api_base`."""
+    key_for: str = ""
+    """Who the key is for, as the user knows it: the endpoint's or the provider's name."""
+    key_needed: bool = False
+    """The server refuses a request without the key (a hosted provider, or an
+    endpoint that names a variable); a local server at a base URL needs none."""
+
+    @property
+    def api_key(self) -> str | None:
+        return (os.environ.get(self.key_env) or None) if self.key_env else None
+
+    @property
+    def chosen_base(self) -> str | None:
+        """The base URL the user chose for the session (``--api-base``, the one
+        saved with the model, the config's ``api_base``): saved with the model,
+        so that ``-c`` goes back there; None when an ``[[endpoints]]`` entry, the
+        environment or the provider decides."""
+        return self.api_base if self.source in _CHOSEN else None
+
+    def missing_key(self) -> str | None:
+        """Why a request cannot go for lack of a key (one line), or None."""
+        if self.key_needed and self.key_env and not self.api_key:
+            return f"no API key for {self.key_for}: set {self.key_env}"
+        return None
 
 
-def resolve_target(model: str, settings: Settings, api_base: str | None) -> Target:
-    """Custom endpoints from the config are OpenAI-compatible: ``NAME/model`` is sent
-    as ``openai/model`` to the endpoint's base URL with the key from its env var."""
+def target_for(
+    model: str, settings: Settings, api_base: str | None = None, *, path: Sequence[Entry] = ()
+) -> Target:
+    """The one rule for where ``model``'s requests go. The base URL, first found:
+
+    1. ``api_base``: named for this request (``--api-base``, or a target
+       decided already, so deciding again gives the same target);
+    2. the ``base_url`` of the ``[[endpoints]]`` entry serving the model;
+    3. the one saved with the model on ``path`` (a continued session), if the
+       user named its origin (:func:`is_trusted`);
+    4. the config's ``api_base``;
+    5. the environment's for the wire (``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``);
+    6. none: the provider's own server.
+
+    A configured endpoint's model is sent as ``openai/model`` with the key from
+    its ``api_key_env``, wherever its base URL came from."""
     endpoint = settings.endpoint_for(model)
+    saved = saved_endpoint(path, model) if path and not api_base else None
     if endpoint is not None:
         bare = model.split("/", 1)[1] if model.startswith(endpoint.name + "/") else model
-        return Target(model=f"openai/{bare}", api_base=endpoint.base_url, api_key=endpoint.api_key)
-    return Target(model=model, api_base=api_base, api_key=None)
+        return Target(
+            model=f"openai/{bare}",
+            api_base=api_base or endpoint.base_url,
+            key_env=endpoint.api_key_env,
+            wire="openai",
+            source="flag" if api_base else "endpoint",
+            key_for=endpoint.name,
+            key_needed=endpoint.api_key_env is not None,
+        )
+    wire = wire_of(model)
+    base, source = _base(api_base, saved, settings, wire)
+    provider = model.split("/", 1)[0] if "/" in model else ""
+    names = PROVIDER_KEYS.get(provider, ())
+    return Target(
+        model=model,
+        api_base=base,
+        key_env=next((n for n in names if os.environ.get(n)), names[0] if names else None),
+        wire=wire,
+        source=source,
+        key_for=provider,
+        key_needed=bool(names) and base is None,
+    )
 
 
-def api_base_for(
-    path: Sequence[Entry], model: str, explicit: str | None, settings: Settings
-) -> str | None:
-    """The base URL ``model``'s requests go to: ``--api-base`` given now, else
-    the one saved with the model on the path (a continued session) if the user
-    named its origin, else the settings' ``api_base``."""
-    if explicit:
-        return explicit
-    saved = saved_endpoint(path, model)
+def _base(
+    api_base: str | None, saved: str | None, settings: Settings, wire: Wire
+) -> tuple[str | None, Source]:
+    """Steps 1 and 3 to 6 of :func:`target_for`."""
+    if api_base:
+        return api_base, "flag"
     if saved and is_trusted(saved, settings):
-        return saved
-    return settings.api_base
+        return saved, "session"
+    if settings.api_base:
+        return settings.api_base, "config"
+    named = next((os.environ[n] for n in _BASE_IN_ENV.get(wire, ()) if os.environ.get(n)), None)
+    if named:
+        return named, "environment"
+    return None, "provider"
 
 
 def untrusted_endpoint(
     path: Sequence[Entry], model: str, explicit: str | None, settings: Settings
 ) -> str | None:
     """The endpoint saved with ``model`` on the path when the user never named
-    its origin (so :func:`api_base_for` passed it over); None otherwise."""
-    if explicit:
+    its origin (so :func:`target_for` passed it over); None otherwise, and
+    whenever something the user named decides (``--api-base``, an
+    ``[[endpoints]]`` entry)."""
+    if explicit or settings.endpoint_for(model) is not None:
         return None
     saved = saved_endpoint(path, model)
     return saved if saved and not is_trusted(saved, settings) else None

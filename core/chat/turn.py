@@ -17,7 +17,7 @@ from core.chat.checkpoint import ReplyCheckpoint
 from core.chat.events import CompactionEnded, CompactionStarted, Emit, Silence, Waiting, ignore
 from core.chat.refused_kinds import META_KEY, refusal_error, refused_kind
 from core.chat.results import TurnResult
-from core.chat.target import resolve_target
+from core.chat.target import target_for
 from core.chat.window_full import stopped_by_window, window_full
 from core.providers.base import ChatRequest, ProviderError, ToolSpec
 from core.sessions.context import Context, estimated_tokens, system_prompt
@@ -131,7 +131,7 @@ async def _ask(
         token_budget=prelude.token_budget,
         speaker=turn.speaker,
     )
-    target = resolve_target(context.model, settings, turn.api_base)
+    target = target_for(context.model, settings, turn.api_base)
     images = {}
     for sha in context.image_shas + context.file_shas:
         blob = await session.store.get_blob(sha)

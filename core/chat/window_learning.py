@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timedelta
 
-from core.chat.target import resolve_target, savable_base_url
+from core.chat.target import savable_base_url, target_for
 from core.providers.endpoint_window import ask_window, served_name, server_root
 from core.providers.slots import slot, slots_for
 from core.sessions.ids import now_iso
@@ -41,7 +41,7 @@ async def learn_window(
     known = await asyncio.to_thread(known_context_window, model, settings.context_windows)
     if known is not None:
         return None
-    target = resolve_target(model, settings, api_base)
+    target = target_for(model, settings, api_base)
     root = server_root(target)
     endpoint = savable_base_url(root)
     if root is None or endpoint is None:
@@ -74,7 +74,7 @@ async def window_at_most(
 
     if refused >= await asyncio.to_thread(context_window, model, settings.context_windows):
         return None
-    target = resolve_target(model, settings, api_base)
+    target = target_for(model, settings, api_base)
     endpoint = savable_base_url(server_root(target)) or ""
     guessed = known_context_window(model, settings.context_windows) is None
     slots = slots_for(target, settings)

@@ -181,13 +181,11 @@ def _smaller(session: Session, preparation: Preparation, summary: str, model: st
 def _summary_target(model: str, settings: Settings, api_base: str | None):
     """The summarizing model and where its requests go. ``--api-base`` carries
     over to a compaction model of the same provider only."""
-    from core.chat.target import resolve_target
+    from core.chat.target import target_for
 
     summary_model = settings.compaction.compaction_model or model
     same_provider = summary_model.split("/", 1)[0] == model.split("/", 1)[0]
-    return summary_model, resolve_target(
-        summary_model, settings, api_base if same_provider else None
-    )
+    return summary_model, target_for(summary_model, settings, api_base if same_provider else None)
 
 
 async def _summarize(

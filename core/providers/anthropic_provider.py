@@ -13,7 +13,6 @@ malformed JSON.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -34,6 +33,9 @@ from core.providers.errors import to_provider_error
 from core.providers.outcome import final_events
 from core.providers.pacing import LoopShare
 from core.sessions.messages import StopReason, Usage
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+"""Where requests go when the target names no base URL (the SDK's own default)."""
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
@@ -75,7 +77,7 @@ class AnthropicProvider:
         sdk.preload("anthropic", _prepare)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        api_key = request.api_key or os.environ.get("ANTHROPIC_API_KEY")
+        api_key = request.api_key  # with the base URL, decided by core.chat.target
         if not api_key:
             yield ErrorEvent(ProviderError("auth", "no API key: set ANTHROPIC_API_KEY"))
             return
@@ -85,7 +87,7 @@ class AnthropicProvider:
             anthropic = await sdk.loaded("anthropic", _prepare)
             client = anthropic.AsyncAnthropic(
                 api_key=api_key,
-                base_url=request.api_base or os.environ.get("ANTHROPIC_BASE_URL") or None,
+                base_url=request.api_base or DEFAULT_BASE_URL,
                 max_retries=0,  # our own policy: core.providers.retry
                 timeout=request.timeout,  # each request's own, on the shared client
                 http_client=http_clients.shared("anthropic", lambda: _http_client(anthropic, None)),

@@ -1,15 +1,12 @@
-"""Which environment variable holds a provider's key, and whether a model has one.
+"""Which environment variables hold a provider's key.
 
-Checked before anything is written, so a missing key is one line ("no API key
-for openai: set OPENAI_API_KEY") instead of a failed request and a session
-holding only the question.
+:class:`core.chat.target.Target` names the one a request sends, and says
+before anything is written when it is missing.
 """
 
 from __future__ import annotations
 
 import os
-
-from core.settings import Settings
 
 PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_API_KEY",),
@@ -38,25 +35,3 @@ def provider_keys_in_use() -> tuple[str, ...]:
     may send whichever model is asked."""
     values = (os.environ.get(name) for names in PROVIDER_KEYS.values() for name in names)
     return tuple(value for value in values if value)
-
-
-def missing_key(model: str, settings: Settings, api_base: str | None) -> str | None:
-    """Why ``model`` cannot be asked for lack of a key, or None.
-
-    A custom endpoint needs the variable its ``api_key_env`` names (if any);
-    a model sent to an explicit base URL (a local server) needs none; a
-    provider from the table needs one of its variables. Providers not in the
-    table are left for the request to judge."""
-    endpoint = settings.endpoint_for(model)
-    if endpoint is not None:
-        name = endpoint.api_key_env
-        if name and not os.environ.get(name):
-            return f"no API key for {endpoint.name}: set {name}"
-        return None
-    if api_base:
-        return None
-    provider = model.split("/", 1)[0] if "/" in model else ""
-    names = PROVIDER_KEYS.get(provider)
-    if names and not any(os.environ.get(name) for name in names):
-        return f"no API key for {provider}: set {names[0]}"
-    return None

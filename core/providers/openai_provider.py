@@ -18,7 +18,6 @@ every provider's.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -33,10 +32,6 @@ from core.providers.pacing import LoopShare
 from core.sessions.messages import user_text
 
 PREFIX = "openai/"
-
-
-def serves(model: str) -> bool:
-    return model.startswith(PREFIX)
 
 
 def request_params(request: ChatRequest) -> dict[str, Any]:
@@ -77,7 +72,7 @@ class OpenAIProvider:
     name = "openai"
 
     def preload(self, api_base: str | None = None) -> None:
-        base_url = _explicit_base(api_base) or DEFAULT_BASE_URL
+        base_url = api_base or DEFAULT_BASE_URL
         sdk.preload("httpx", prepare)
         if tls.needs_trust_store(base_url):
             tls.preload()
@@ -87,16 +82,12 @@ class OpenAIProvider:
         share = LoopShare()
         api_key = request.api_key
         try:
-            explicit_base = _explicit_base(request.api_base)
-            # A local server (llama.cpp, vLLM, LM Studio) needs no key.
-            api_key = (
-                request.api_key
-                or os.environ.get("OPENAI_API_KEY")
-                or (NO_KEY if explicit_base else None)
-            )
+            # The target decided base and key (core.chat.target); a local
+            # server (llama.cpp, vLLM, LM Studio) needs no key.
+            api_key = request.api_key or (NO_KEY if request.api_base else None)
             if api_key is None:
                 raise MissingKeyError(MISSING_KEY)
-            base_url = explicit_base or DEFAULT_BASE_URL
+            base_url = request.api_base or DEFAULT_BASE_URL
             client = await httpx_client(base_url)
             async with openai_http.chunks(
                 client, base_url, api_key, request_params(request), timeout=request.timeout
@@ -124,11 +115,6 @@ async def httpx_client(base_url: str) -> Any:
             event_hooks={"response": [bodies.error_body_hook(httpx)]},
         ),
     )
-
-
-def _explicit_base(api_base: str | None) -> str | None:
-    """The base URL given for the request, else by the environment (None: OpenAI's)."""
-    return api_base or os.environ.get("OPENAI_API_BASE") or os.environ.get("OPENAI_BASE_URL")
 
 
 def _model_info(model: str) -> Mapping[str, Any] | None:

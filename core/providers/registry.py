@@ -1,4 +1,5 @@
-"""Which provider serves a model name.
+"""Which provider serves a model name: the one of its wire
+(:func:`core.providers.wires.wire_of`).
 
 ``anthropic/...`` goes through the anthropic SDK, ``openai/...`` (custom
 endpoints are sent as ``openai/...`` too) over httpx (no SDK), ``demo``
@@ -9,31 +10,24 @@ of these modules imports an SDK: see :mod:`core.providers.sdk`.
 
 from __future__ import annotations
 
-from core.providers import openai_provider
 from core.providers.anthropic_provider import AnthropicProvider
 from core.providers.base import Provider
 from core.providers.demo import DemoProvider
 from core.providers.litellm_provider import LiteLLMProvider
 from core.providers.openai_provider import OpenAIProvider
+from core.providers.wires import Wire, wire_of
 
 _DEMO = DemoProvider()
-_ANTHROPIC = AnthropicProvider()
-_OPENAI = OpenAIProvider()
-_LITELLM = LiteLLMProvider()
-
-
-def is_demo(model: str) -> bool:
-    return model == "demo" or model.startswith("demo/")
+_PROVIDERS: dict[Wire, Provider] = {
+    "demo": _DEMO,
+    "anthropic": AnthropicProvider(),
+    "openai": OpenAIProvider(),
+    "litellm": LiteLLMProvider(),
+}
 
 
 def get_provider(model: str) -> Provider:
-    if is_demo(model):
-        return _DEMO
-    if model.startswith("anthropic/"):
-        return _ANTHROPIC
-    if openai_provider.serves(model):
-        return _OPENAI
-    return _LITELLM
+    return _PROVIDERS[wire_of(model)]
 
 
 def warm_up(model: str, api_base: str | None = None) -> None:

@@ -164,4 +164,6 @@ def test_a_missing_key_is_told_before_anything_is_written(tmp_path: Path) -> Non
     assert (
         result.stderr == "tangents: anthropic/b: no API key for anthropic: set ANTHROPIC_API_KEY\n"
     )
-    assert result.stdout == "" and not db.exists()
+    # checked for the session's own target (its saved endpoint may need no key),
+    # so the database may be open by then: nothing is in it
+    assert result.stdout == "" and (not db.exists() or sessions(db) == [])

@@ -8,6 +8,7 @@ import hashlib
 import pytest
 from fake_provider import Fail, Reply, StreamError, ToolCall
 
+from core.chat.target import target_for
 from core.providers import sdk
 from core.providers.anthropic_format import THINKING_BUDGETS
 from core.providers.base import ErrorEvent, ToolSpec
@@ -19,6 +20,7 @@ from core.sessions.content import (
     ToolResultContent,
 )
 from core.sessions.messages import Message, user_text
+from core.settings import Settings
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
@@ -201,7 +203,10 @@ async def test_sdk_does_not_retry_on_its_own(anthropic_wire):
 async def test_key_and_base_url_come_from_the_environment(anthropic_wire, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key-for-anthropic-123")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", anthropic_wire.server.base_url)
-    result = await anthropic_wire.run(anthropic_wire.request("hi", api_key=None, api_base=None))
+    target = target_for(anthropic_wire.model, Settings())
+    result = await anthropic_wire.run(
+        anthropic_wire.request("hi", api_key=target.api_key, api_base=target.api_base)
+    )
     assert result.message.text == "echo: hi"
     headers = anthropic_wire.server.last_request.headers
     assert "env-key-for-anthropic-123" in headers.get("x-api-key", "") + headers.get(

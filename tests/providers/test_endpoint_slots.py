@@ -13,7 +13,7 @@ import pytest
 from fake_local_server import LocalServer
 
 from core.chat.fanout import fan_out
-from core.chat.target import resolve_target
+from core.chat.target import target_for
 from core.providers.base import ChatRequest, TextDelta
 from core.providers.registry import get_provider
 from core.providers.retry import stream_with_retry
@@ -64,7 +64,7 @@ async def test_the_window_question_waits_for_the_running_reply() -> None:
     local = LocalServer("llama-cpp-python", 4_096)
     with FakeProvider(local=local) as server:
         settings = lab(server)
-        target = resolve_target("lab/alpha", settings, None)
+        target = target_for("lab/alpha", settings, None)
         slots = slots_for(target, settings)
         server.script(Reply(text="word " * 200, chunk_size=5, delay=0.005))
         request = ChatRequest(
@@ -86,11 +86,11 @@ async def test_the_window_question_waits_for_the_running_reply() -> None:
 
 def test_hosted_providers_are_not_bounded_and_a_local_one_is() -> None:
     settings = Settings(endpoints=(Endpoint("lab", "http://127.0.0.1:8080/v1", parallel=3),))
-    hosted = resolve_target("openai/gpt-4o", settings, None)
+    hosted = target_for("openai/gpt-4o", settings, None)
     assert slots_for(hosted, settings) is None
-    bounded = slots_for(resolve_target("lab/qwen", settings, None), settings)
+    bounded = slots_for(target_for("lab/qwen", settings, None), settings)
     assert bounded is not None and bounded.parallel == 3
-    other = slots_for(resolve_target("openai/qwen", settings, "http://localhost:9/v1"), settings)
+    other = slots_for(target_for("openai/qwen", settings, "http://localhost:9/v1"), settings)
     assert other is not None and other.parallel == 1
 
 

@@ -10,6 +10,7 @@ from email.utils import formatdate
 import pytest
 from fake_provider import Drop, Fail, Reply, Stall, StreamError
 
+from core.chat.target import target_for
 from core.providers.base import ErrorEvent, ProviderError
 from core.providers.errors import (
     DETAIL_LIMIT,
@@ -17,6 +18,7 @@ from core.providers.errors import (
     sanitize_detail,
     to_provider_error,
 )
+from core.settings import Settings
 
 LONG = Reply(text="a reply long enough to be cut in the middle of its stream", chunk_size=4)
 
@@ -238,7 +240,8 @@ async def test_key_from_the_environment_is_redacted_too(anthropic_wire, monkeypa
     key = "env_canary_secret_9d8c7b6a"
     monkeypatch.setenv("ANTHROPIC_API_KEY", key)
     anthropic_wire.server.script(Fail(401))
-    error = error_of(await anthropic_wire.run(anthropic_wire.request(api_key=None)))
+    target = target_for(anthropic_wire.model, Settings())
+    error = error_of(await anthropic_wire.run(anthropic_wire.request(api_key=target.api_key)))
     assert error.kind == "auth"
     assert key not in str(error)
     assert key in anthropic_wire.server.last_request.headers.get("authorization", "") + str(

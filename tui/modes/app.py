@@ -122,11 +122,10 @@ class TangentsApp(App[None]):
         first request will need (a request that comes sooner awaits it without
         blocking the loop), and start the MCP servers, so that they are ready
         by the time the first message is written."""
-        from core.chat.target import resolve_target
         from core.providers.registry import warm_up
 
         conversation = self.conversation
-        target = resolve_target(conversation.model, conversation.settings, conversation.api_base)
+        target = conversation.target
         warm_up(target.model, target.api_base)
         if conversation.settings.mcp_servers:
             self.tool_registry.start_servers()

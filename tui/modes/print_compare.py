@@ -25,7 +25,6 @@ import sys
 from core.chat.events import ColumnEvent, ColumnFinished, Event
 from core.chat.fanout import FanOutError, distinct_models
 from core.providers.base import TextDelta
-from core.providers.keys import missing_key
 from core.sanitize import StreamCleaner
 from tui.modes.bootstrap import Launch, UsageError, fail, open_store, resolve_session
 from tui.modes.print_output import JsonLines, PipeSafeStdout, say
@@ -85,16 +84,16 @@ class InOrder:
 async def run_compare(
     args: argparse.Namespace, launch: Launch, prompt: str, models: list[str]
 ) -> int:
-    for model in models:
-        no_key = missing_key(model, launch.settings, launch.api_base)
-        if no_key is not None:
-            return fail(f"{model}: {no_key}", 2)  # before anything is written
     store = await open_store(launch.db_path)
     try:
         session = await resolve_session(store, args, cwd=os.getcwd(), writable=True)
         conversation = launch.conversation(
             session, model=models[0], thinking=args.thinking, system=args.system
         )
+        for model in models:
+            no_key = conversation.target_for(model).missing_key()
+            if no_key is not None:
+                return fail(f"{model}: {no_key}", 2)  # before anything is written
         out = PipeSafeStdout()
         printer = JsonLines(out, session.id) if args.json_events else InOrder(models, out)
         conversation.subscribe(printer)

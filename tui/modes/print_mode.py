@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.providers import http_clients
-from core.providers.keys import missing_key
 from core.sessions.attachments import Attachment, AttachmentError
 from tui.modes.bootstrap import (
     Launch,
@@ -80,7 +79,6 @@ async def _run(
     args: argparse.Namespace, launch: Launch, prompt: str, attachments: Sequence[Attachment]
 ) -> int:
     from core.chat.front_end import ToolUse
-    from core.chat.target import resolve_target
     from core.providers.capabilities import refusal
     from core.providers.registry import warm_up
     from core.sessions.sniff import kind_of
@@ -95,7 +93,7 @@ async def _run(
         )
         conversation.check_endpoint()  # before a key is looked for or anything written
         for model in conversation.models_for(prompt):
-            if (no_key := missing_key(model, launch.settings, conversation.api_base)) is not None:
+            if (no_key := conversation.target_for(model).missing_key()) is not None:
                 return fail(no_key, 2)  # before anything is written
         kinds = (kind_of(a.blob.media_type) for a in attachments)
         refused = refusal(conversation.model, kinds, launch.settings)
@@ -108,7 +106,7 @@ async def _run(
         # MCP servers and the provider's SDK start together: the reply's wait
         # for servers still starting overlaps with loading the SDK.
         tools.start_servers()
-        target = resolve_target(conversation.model, launch.settings, conversation.api_base)
+        target = conversation.target
         warm_up(target.model, target.api_base)
         approve = print_mode_approval(tools, args.allow_tools)
 

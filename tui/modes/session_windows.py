@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.chat.target import resolve_target, savable_base_url
+from core.chat.target import savable_base_url, target_for
 from core.providers.endpoint_window import server_root
 from core.sessions.persistence import SessionStore
 from core.settings import Settings
@@ -41,7 +41,7 @@ async def model_windows(
         if model in settings.context_windows:
             found.append(ModelWindow(model, settings.context_windows[model], "settings"))
             continue
-        root = savable_base_url(server_root(resolve_target(model, settings, endpoint)))
+        root = savable_base_url(server_root(target_for(model, settings, endpoint)))
         learned = await store.learned_window(root, model) if root else None
         if learned is not None and learned.tokens:
             found.append(ModelWindow(model, learned.tokens, learned.source, learned.learned_at))
