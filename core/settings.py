@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.config_check import Problem, bounded, build, choice
+from core.providers.pacing import Pace, no_pace
 from core.sessions.entries import THINKING_LEVELS
 from core.sessions.messages import AGENT_NAME
 
@@ -192,6 +193,10 @@ class Settings:
     refused_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Model -> attachment kinds its server refused in this session
     (:mod:`core.chat.refused_kinds`): sent as notes. Not read from a file."""
+    pace: Pace = field(default=no_pace, compare=False, repr=False)
+    """Awaited between slices of every stream read (:mod:`core.providers.pacing`):
+    the front end's say in sharing the event loop (the app's lets keys go
+    first). Not read from a file."""
     mcp_servers: tuple[McpServer, ...] = ()
     tools: ToolSettings = field(default_factory=ToolSettings)
     config_path: Path | None = None
@@ -245,7 +250,12 @@ def load_settings(
     env = {attr: os.environ[name] for name, attr in _ENV_OVERRIDES.items() if os.environ.get(name)}
     found: list[Problem] = []
     settings = (
-        build(Settings, {**data, **env}, found, skip=frozenset({"config_path", "refused_kinds"}))
+        build(
+            Settings,
+            {**data, **env},
+            found,
+            skip=frozenset({"config_path", "refused_kinds", "pace"}),
+        )
         or Settings()
     )
     from_env = {attr: name for name, attr in _ENV_OVERRIDES.items() if attr in env}

@@ -111,6 +111,7 @@ async def summarize_branch(
         api_base=target.api_base,
         api_key=target.api_key,
         slots=slots_for(target, settings),
+        pace=settings.pace,
     )
     try:
         text, _ = await complete_text(request, model, settings, on_wait)

@@ -149,6 +149,7 @@ async def _ask(
         near_window=3 * estimated_tokens(context.messages)
         >= prelude.window,  # both net of overhead
         slots=slots_for(target, settings),
+        pace=settings.pace,
     )
     provider = get_provider(target.model)
     builder = MessageBuilder(context.model, provider.name, turn.speaker.agent)

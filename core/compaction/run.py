@@ -234,6 +234,7 @@ async def _summarize(
             # a stream that ends before a word is then the window refusing it
             near_window=3 * (len(prompt) + len(prompts.SYSTEM)) // CHARS_PER_TOKEN >= window,
             slots=slots_for(target, settings),
+            pace=settings.pace,
         )
 
     # One request at a time: a single-slot local server cuts off (or queues) a

@@ -82,7 +82,7 @@ class AnthropicProvider:
             yield ErrorEvent(ProviderError("auth", "no API key: set ANTHROPIC_API_KEY"))
             return
         state = _StreamState(request.model)
-        share = LoopShare()
+        share = LoopShare(request.pace)
         try:
             anthropic = await sdk.loaded("anthropic", _prepare)
             client = anthropic.AsyncAnthropic(

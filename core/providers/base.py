@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Union
 
+from core.providers.pacing import Pace, no_pace
 from core.sessions.messages import Message, StopReason, Usage
 
 
@@ -50,6 +51,9 @@ class ChatRequest:
     slots: EndpointSlots | None = None
     """Each attempt waits for one of its server's slots; None: a hosted
     provider, not bounded here."""
+    pace: Pace = field(default=no_pace, repr=False, compare=False)
+    """Awaited between slices of reading the stream (:mod:`core.providers.pacing`):
+    the front end's say in when reading goes on."""
 
 
 # --- stream events ---------------------------------------------------------

@@ -63,7 +63,7 @@ class LiteLLMProvider:
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         reader = ChunkReader(request.model)
-        share = LoopShare()
+        share = LoopShare(request.pace)
         try:
             litellm: Any = await sdk.loaded("litellm", load_table)
             # this loop's client (litellm never closes it), as the last one may be closed

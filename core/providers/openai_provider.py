@@ -79,7 +79,7 @@ class OpenAIProvider:
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         reader = ChunkReader(request.model)
-        share = LoopShare()
+        share = LoopShare(request.pace)
         api_key = request.api_key
         try:
             # The target decided base and key (core.chat.target); a local

@@ -1,146 +1,81 @@
-"""The UI first: stream readers let a key reach its widget and a render finish,
-renderers let a key be painted, and a key never reported cannot stall a
-stream beyond the bound."""
+"""A stream reader shares the loop at a neutral pace: it gives the loop a turn
+after each slice and awaits the pace its request carries (the front end's
+policy; none by default), on every wire."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
 
-from core.providers.pacing import LoopShare, UiFirst
+import pytest
+from fake_provider import Reply
 
+import core.providers.pacing as pacing
+from core.chat.conversation import Conversation
+from core.providers.pacing import LoopShare
+from core.sessions.session import Session
+from core.settings import Settings
+from storage import SqliteStore
 
-async def loop_turns(count: int = 10) -> None:
-    """Let every ready task run ``count`` times (no clock involved)."""
-    for _ in range(count):
-        await asyncio.sleep(0)
-
-
-async def test_a_reader_waits_at_its_slice_end_until_the_key_is_handled() -> None:
-    keys = UiFirst(hold_seconds=30)
-    share = LoopShare(slice_seconds=0, ui=keys)
-    keys.key_read()
-    reader = asyncio.create_task(share.tick())
-    await loop_turns()
-    assert not reader.done()
-    keys.key_handled()
-    await asyncio.wait_for(reader, 5)
-    assert keys.held  # handled, not yet painted
+TEXT = " ".join(f"word{n}" for n in range(200))
 
 
-async def test_a_renderer_waits_until_the_key_is_painted_too() -> None:
-    keys = UiFirst(hold_seconds=30)
-    keys.key_read()
-    renderer = asyncio.create_task(keys.render_turn())
-    keys.key_handled()
-    await loop_turns()
-    assert not renderer.done()
-    keys.key_painted()
-    await asyncio.wait_for(renderer, 5)
-    assert not keys.held
+class Counted:
+    """A pace that only counts how often it was awaited."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def __call__(self) -> None:
+        self.calls += 1
 
 
-async def test_every_key_read_is_waited_for() -> None:
-    keys = UiFirst(hold_seconds=30)
-    keys.key_read()
-    keys.key_read()
-    reader = asyncio.create_task(keys.reader_turn())
-    keys.key_handled()
-    await loop_turns()
-    assert not reader.done()
-    keys.key_handled()
-    await asyncio.wait_for(reader, 5)
+async def test_a_reader_awaits_its_pace_after_each_slice_only() -> None:
+    pace = Counted()
+    await LoopShare(pace, slice_seconds=0).tick()
+    assert pace.calls == 1
+    await LoopShare(pace, slice_seconds=3600).tick()  # within its slice: reads on
+    assert pace.calls == 1
 
 
-async def test_without_keys_nothing_waits() -> None:
-    keys = UiFirst(hold_seconds=30)
-    await asyncio.wait_for(keys.render_turn(), 5)
-    share = LoopShare(slice_seconds=0, ui=keys)
-    await asyncio.wait_for(share.tick(), 5)
+async def test_the_default_pace_waits_for_nothing() -> None:
+    await asyncio.wait_for(LoopShare(slice_seconds=0).tick(), 5)
 
 
-async def test_a_key_never_reported_holds_streams_only_up_to_the_bound() -> None:
-    keys = UiFirst(hold_seconds=0.05)
-    keys.key_read()  # went to a widget that was removed: no handling, no paint
-    await asyncio.wait_for(keys.render_turn(), 5)
-    assert not keys.held  # forgotten: the next slice does not wait again
+async def test_every_wire_reads_at_its_request_pace(wire, monkeypatch) -> None:
+    monkeypatch.setattr(pacing, "SLICE_SECONDS", 0)
+    wire.server.script(Reply(text=TEXT))
+    pace = Counted()
+    result = await wire.run(wire.request(pace=pace))
+    assert result.message.text == TEXT
+    assert pace.calls > 0
 
 
-async def test_a_reader_waits_while_a_render_is_under_way() -> None:
-    ui = UiFirst(hold_seconds=30)
-    share = LoopShare(slice_seconds=0, ui=ui)
-    with ui.rendering():
-        reader = asyncio.create_task(share.tick())
-        await loop_turns()
-        assert not reader.done()
-        await asyncio.wait_for(ui.render_turn(), 5)  # renders do not wait for renders
-    await asyncio.wait_for(reader, 5)
-    assert not ui.held
+@pytest.fixture
+async def session(tmp_path: Path) -> AsyncIterator[Session]:
+    store = await SqliteStore.open(tmp_path / "t.db")
+    try:
+        yield await Session.create(store, cwd=str(tmp_path))
+    finally:
+        await store.close()
 
 
-def test_one_instance_serves_successive_event_loops() -> None:
-    """The app's instance is the process's; each test (and each run) has its own loop."""
-    keys = UiFirst(hold_seconds=30)
-
-    async def one_key() -> None:
-        keys.key_read()
-        waiter = asyncio.create_task(keys.render_turn())
-        await loop_turns()
-        keys.key_handled()
-        keys.key_painted()
-        await asyncio.wait_for(waiter, 5)
-
-    asyncio.run(one_key())
-    asyncio.run(one_key())
-
-
-async def test_keys_a_closed_ui_never_reported_hold_nothing_back() -> None:
-    first = UiFirst(hold_seconds=30.0)
-    first.key_read()
-    first.key_read()
-    first.key_handled()
-    first.forget_keys()
-    await asyncio.wait_for(first.render_turn(), 1)
-    await asyncio.wait_for(first.reader_turn(), 1)
-    assert not first.held
-
-
-async def test_a_key_read_while_the_reader_gives_its_turn_holds_it_too() -> None:
-    """The key that arrives while the reader has let the loop go (its slice
-    over) is one its next slice would delay: the reader waits for it."""
-    keys = UiFirst(hold_seconds=30)
-    share = LoopShare(slice_seconds=0, ui=keys)
-    reader = asyncio.create_task(share.tick())
-    await asyncio.sleep(0)  # the reader has started and given the loop a turn
-    keys.key_read()
-    await loop_turns()
-    assert not reader.done()
-    keys.key_handled()
-    await asyncio.wait_for(reader, 5)
-
-
-def test_renders_do_not_keep_a_key_waiting_beyond_its_hold(monkeypatch) -> None:
-    """A key whose handler never finishes (it awaits a screen update) must not
-    hold screen updates for good while a reply's renders come one after another."""
-    import core.providers.pacing as pacing
-
-    now = [100.0]
-    monkeypatch.setattr(pacing.time, "perf_counter", lambda: now[0])
-    keys = UiFirst(hold_seconds=0.1)
-    keys.key_read()
-    for _ in range(5):
-        now[0] += 0.05
-        with keys.rendering():
-            pass
-    assert not keys.key_waiting
-
-
-def test_a_key_waits_until_handled_and_within_the_hold() -> None:
-    keys = UiFirst(hold_seconds=30)
-    assert not keys.key_waiting
-    keys.key_read()
-    assert keys.key_waiting
-    keys.key_handled()
-    assert not keys.key_waiting  # painted or not: its handling is what waits for no update
-    late = UiFirst(hold_seconds=0)
-    late.key_read()
-    assert not late.key_waiting  # never reported: nothing waits beyond the bound
+async def test_a_conversation_reads_its_replies_at_the_pace_it_was_given(
+    fake_provider, session, monkeypatch
+) -> None:
+    """The front end gives the pace once, in its conversation's settings
+    (the app: keys first), and every request the conversation makes carries it."""
+    monkeypatch.setattr(pacing, "SLICE_SECONDS", 0)
+    fake_provider.script(Reply(text=TEXT))
+    pace = Counted()
+    conversation = Conversation(
+        session,
+        Settings(retries=0, pace=pace),
+        default_model="openai/qwen3",
+        default_thinking="off",
+        api_base=fake_provider.base_url + "/v1",
+    )
+    result = await conversation.send("hi")
+    assert result.message.text == TEXT
+    assert pace.calls > 0

@@ -22,7 +22,6 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
-from core.providers.pacing import ui_first
 from core.sessions.content import TextContent, ThinkingContent, ToolCallContent
 from core.sessions.messages import Message, Usage
 from tests.tui.snapshot_apps.chat_data import (
@@ -35,6 +34,7 @@ from tests.tui.snapshot_apps.chat_data import (
 )
 from tests.tui.test_chat_view import ChatTestApp, screen_text
 from tests.tui.test_chat_view_window import settle
+from tui.internals.keys_first import ui_first
 from tui.internals.textual_private import layout_count
 from tui.widgets._markdown_split import split_markdown
 from tui.widgets.reply_view import FIRST_FRAME_CHARS, ReplyView

@@ -13,8 +13,9 @@ from textual.app import App
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownBlock
 
-from core.providers.pacing import UiFirst, ui_first
-from tests.tui.helpers import running, settle, wait_for
+from tests.fake_provider import FakeProvider, Reply
+from tests.tui.helpers import running, send, settle, wait_for
+from tui.internals.keys_first import UiFirst, ui_first
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.segmented_markdown import MarkdownSegment, _drop_blocks_from
 
@@ -233,3 +234,27 @@ async def test_a_key_no_widget_handles_is_read_once() -> None:
         pilot.app.post_message(events.Key("f19", None))  # as the terminal driver posts it
         await settle(pilot)
         assert not ui_first.held
+
+
+async def test_the_apps_replies_are_read_keys_first(monkeypatch) -> None:
+    """The app gives its conversations the keys-first pace: a reply's stream
+    reader waits at each slice's end until the keys read are handled."""
+    import core.providers.pacing as pacing
+
+    monkeypatch.setattr(pacing, "SLICE_SECONDS", 0)  # every chunk ends a slice
+    turns: list[bool] = []
+    reader_turn = ui_first.reader_turn
+
+    async def counted() -> None:
+        turns.append(True)
+        await reader_turn()
+
+    monkeypatch.setattr(ui_first, "reader_turn", counted)
+    with FakeProvider() as server:
+        server.script(Reply(text=PARAGRAPHS))
+        argv = ["--model", "openai/qwen3", "--api-base", f"{server.base_url}/v1"]
+        async with running(argv) as pilot:
+            await send(pilot, "hello")
+            reply = pilot.app.conversation.session.path[-1].message
+            assert reply is not None and reply.text == PARAGRAPHS
+    assert turns

@@ -40,7 +40,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
 
-from core.providers.pacing import ui_first
+from tui.internals.keys_first import ui_first
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

@@ -17,13 +17,13 @@ from textual.widget import Widget
 
 from core.chat.conversation import Conversation
 from core.providers import http_clients
-from core.providers.pacing import ui_first
 from core.sanitize import strip_control
 from core.sessions.session import Session
 from core.settings import write_state
 from tui import keymap
 from tui.chat.chat_screen import ChatScreen
 from tui.chat.drafts import DraftKeeper
+from tui.internals.keys_first import ui_first
 from tui.internals.textual_private import (
     give_result_callback,
     key_events,
@@ -254,7 +254,13 @@ def create_app(
     """``model``, ``thinking`` and ``system`` are the command line's explicit
     choices; without them the session's own (or the settings') apply. They
     apply to every session opened in the app."""
-    make_conversation = partial(launch.conversation, model=model, thinking=thinking, system=system)
+    make_conversation = partial(
+        launch.conversation,
+        model=model,
+        thinking=thinking,
+        system=system,
+        pace=ui_first.reader_turn,  # keys first: replies read on once keys are handled
+    )
     return TangentsApp(
         make_conversation(session), make_conversation=make_conversation, open_picker=open_picker
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.paths import default_config_path, default_db_path
+from core.providers.pacing import Pace, no_pace
 from core.sanitize import strip_control
 from core.sessions.session import Session, SessionError, inactive_reason
 from core.settings import ConfigError, Settings, load_settings, seconds
@@ -58,15 +59,17 @@ class Launch:
         model: str | None = None,
         thinking: str | None = None,
         system: str | None = None,
+        pace: Pace = no_pace,
     ) -> Conversation:
         """The conversation every mode works with: these defaults, and the command
         line's explicit choices (``model``, ``thinking``, ``system``), which beat
-        what the session's path says."""
+        what the session's path says. ``pace``: the mode's say in sharing the
+        event loop with the streams it reads (the app's lets keys go first)."""
         from core.chat.conversation import Conversation
 
         return Conversation(
             session,
-            self.settings,
+            replace(self.settings, pace=pace),
             default_model=self.model,
             default_thinking=self.thinking,
             api_base=self.api_base,

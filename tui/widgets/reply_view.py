@@ -25,12 +25,12 @@ from core.providers.base import (
     ToolCallDelta,
     UsageEvent,
 )
-from core.providers.pacing import ui_first
 from core.sanitize import StreamCleaner
 from core.sessions.content import ImageContent, TextContent, ThinkingContent, ToolCallContent
 from core.sessions.entries import Entry
 from core.sessions.messages import Usage
 from tui.internals import gc_policy as _gc
+from tui.internals.keys_first import ui_first
 from tui.internals.textual_private import lay_out_now
 from tui.widgets._context import ViewContext
 from tui.widgets._text import one_line
@@ -128,7 +128,7 @@ class ReplyView(AssistantMessage):
         self._readers_held = contextlib.ExitStack()
         """Stream readers' wait (:meth:`UiFirst.rendering`) from the first event
         fed until the first render is made and painted (at most
-        ``pacing.HOLD_SECONDS``)."""
+        ``keys_first.HOLD_SECONDS``)."""
         self._wake = asyncio.Event()
         self._stream_ended = False
         self._stream_in = False

@@ -35,7 +35,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
-from core.providers.pacing import ui_first
+from tui.internals.keys_first import ui_first
 from tui.internals.textual_private import (
     append_markdown,
     layout_count,
