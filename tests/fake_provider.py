@@ -1,6 +1,6 @@
 """A fake LLM provider over real HTTP on 127.0.0.1, for tests.
 
-It speaks two wire formats, chosen by path:
+It speaks these wire formats, chosen by path:
 
 * OpenAI chat completions, ``POST /v1/chat/completions`` (and ``/chat/completions``):
   SSE ``data:`` chunks ending in ``[DONE]``, ``reasoning_content`` deltas,
@@ -10,6 +10,9 @@ It speaks two wire formats, chosen by path:
   ``content_block_start/delta/stop`` (``text_delta``, ``thinking_delta``,
   ``signature_delta``, ``input_json_delta``, ``redacted_thinking`` blocks),
   ``message_delta``, ``message_stop`` and ``ping``; or one JSON body.
+* For litellm's own HTTP routes, text replies only: Gemini,
+  ``POST /models/NAME:streamGenerateContent`` (SSE), and Ollama,
+  ``POST /api/chat`` and ``/api/generate`` (JSON lines).
 
 Every request is recorded (:attr:`FakeProvider.requests`). Responses come from a
 queue filled with :meth:`FakeProvider.script`; when it is empty the server
@@ -611,6 +614,124 @@ class _OpenAI:
         return ""
 
 
+class _Gemini:
+    """Google AI Studio's ``:streamGenerateContent?alt=sse`` (litellm's
+    ``gemini/...``): one event per piece of text; text replies only."""
+
+    @staticmethod
+    def error_body(status: int, message: str) -> dict[str, Any]:
+        return {"error": {"code": status, "message": message, "status": "INVALID_ARGUMENT"}}
+
+    @staticmethod
+    def stream_error(error_type: str, message: str) -> bytes:
+        return f"data: {json.dumps({'error': {'message': message, 'status': error_type}})}\r\n\r\n".encode()
+
+    @staticmethod
+    def _data(reply: Reply, body: Any, text: str, last: bool) -> dict[str, Any]:
+        candidate: dict[str, Any] = {
+            "content": {"role": "model", "parts": [{"text": text}]},
+            "index": 0,
+        }
+        data: dict[str, Any] = {"candidates": [candidate]}
+        if last:
+            usage = _usage(reply, body)
+            candidate["finishReason"] = (
+                "MAX_TOKENS" if reply.stop_reason == "max_tokens" else "STOP"
+            )
+            data["usageMetadata"] = {
+                "promptTokenCount": usage["input_tokens"],
+                "candidatesTokenCount": usage["output_tokens"],
+                "totalTokenCount": usage["input_tokens"] + usage["output_tokens"],
+            }
+        return data
+
+    @staticmethod
+    def chunks(reply: Reply, body: Any) -> Iterator[bytes]:
+        pieces = _pieces(reply.text, reply.chunk_size) or [""]
+        for i, piece in enumerate(pieces):
+            data = _Gemini._data(reply, body, piece, last=i == len(pieces) - 1)
+            yield f"data: {json.dumps(data)}\r\n\r\n".encode()
+
+    @staticmethod
+    def whole(reply: Reply, body: Any) -> dict[str, Any]:
+        return _Gemini._data(reply, body, reply.text, last=True)
+
+    @staticmethod
+    def last_user_text(body: Any) -> str:
+        for content in reversed(body.get("contents") or []):
+            texts = [p.get("text", "") for p in content.get("parts") or [] if isinstance(p, dict)]
+            if content.get("role") == "user" and texts:
+                return texts[-1]
+        return ""
+
+
+class _Ollama:
+    """Ollama's ``/api/chat`` (litellm's ``ollama_chat/...``) and
+    ``/api/generate`` (``ollama/...``): JSON lines; text replies only."""
+
+    content_type = "application/x-ndjson"
+
+    def __init__(self, chat: bool) -> None:
+        self.chat = chat
+
+    @staticmethod
+    def error_body(status: int, message: str) -> dict[str, Any]:
+        return {"error": message}
+
+    @staticmethod
+    def stream_error(error_type: str, message: str) -> bytes:
+        return f"{json.dumps({'error': message})}\n".encode()
+
+    def _line(self, text: str, body: Any, done: dict[str, Any] | None = None) -> bytes:
+        data: dict[str, Any] = {
+            "model": body.get("model", "fake"),
+            "created_at": "2026-01-01T00:00:00Z",
+        }
+        if self.chat:
+            data["message"] = {"role": "assistant", "content": text}
+        else:
+            data["response"] = text
+        data["done"] = done is not None
+        data.update(done or {})
+        return f"{json.dumps(data)}\n".encode()
+
+    def chunks(self, reply: Reply, body: Any) -> Iterator[bytes]:
+        for piece in _pieces(reply.text, reply.chunk_size):
+            yield self._line(piece, body)
+        usage = _usage(reply, body)
+        reason = "length" if reply.stop_reason == "max_tokens" else "stop"
+        yield self._line(
+            "",
+            body,
+            {
+                "done_reason": reason,
+                "prompt_eval_count": usage["input_tokens"],
+                "eval_count": usage["output_tokens"],
+            },
+        )
+
+    def whole(self, reply: Reply, body: Any) -> dict[str, Any]:
+        return json.loads(self._line(reply.text, body, {"done_reason": "stop"}))
+
+    def last_user_text(self, body: Any) -> str:
+        if not self.chat:
+            # litellm sends the chat as one prompt: "### User:\nTEXT\n\n"
+            lines = str(body.get("prompt", "")).strip().splitlines()
+            return lines[-1] if lines else ""
+        return _OpenAI.last_user_text(body)
+
+
+def _wire(path: str) -> Any:
+    """The wire format a request path speaks."""
+    if path == "/v1/messages":
+        return _Anthropic
+    if path.startswith(("/models/", "/v1beta/models/")):
+        return _Gemini
+    if path in ("/api/chat", "/api/generate"):
+        return _Ollama(chat=path == "/api/chat")
+    return _OpenAI
+
+
 # --- the server --------------------------------------------------------------
 
 
@@ -705,6 +826,12 @@ class FakeProvider:
         app.router.add_post("/chat/completions", self._handle)
         # behind a gateway path (``/key/XYZ/v1``), as proxies and AI gateways serve it
         app.router.add_post("/{gateway:.+}/chat/completions", self._handle)
+        app.router.add_post(
+            "/models/{model_and_method}", self._handle
+        )  # gemini, its api_base given
+        app.router.add_post("/v1beta/models/{model_and_method}", self._handle)
+        app.router.add_post("/api/chat", self._handle)
+        app.router.add_post("/api/generate", self._handle)
         for path in ("/v1/models", "/models", "/props", "/api/ps", "/api/v0/models/{name}"):
             app.router.add_get(path, self._local_info)
         app.router.add_post("/api/show", self._local_info)
@@ -825,7 +952,7 @@ class FakeProvider:
                 _client_end(request),
             )
         )
-        wire = _Anthropic if request.path == "/v1/messages" else _OpenAI
+        wire = _wire(request.path)
         if not isinstance(body, dict):
             return web.json_response(wire.error_body(400, "body is not a JSON object"), status=400)
         refusal = self.local.refusal(body) if self.local is not None else None
@@ -859,7 +986,7 @@ class FakeProvider:
         if isinstance(item, Drop) and item.after_chunks == 0:
             self._drop(request)
             return web.Response()
-        if not body.get("stream"):
+        if not (body.get("stream") or request.path.endswith(":streamGenerateContent")):
             if isinstance(item, Drop):
                 self._drop(request)
                 return web.Response()
@@ -941,7 +1068,10 @@ class FakeProvider:
         item: ScriptItem | None,
     ) -> web.StreamResponse:
         response = web.StreamResponse(
-            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+            headers={
+                "Content-Type": getattr(wire, "content_type", "text/event-stream"),
+                "Cache-Control": "no-cache",
+            }
         )
         delay = self.chunk_delay if reply.delay is None else reply.delay
         try:
