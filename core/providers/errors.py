@@ -85,6 +85,9 @@ def to_provider_error(exc: BaseException, *, api_key: str | None = None) -> Prov
     if isinstance(exc, BadValue):  # a value the reader refused: already one line
         return ProviderError("bad_response", sanitize_detail(str(exc), api_key))
     chain = _chain(exc)
+    ours = [e for e in chain if isinstance(e, ProviderError)]
+    if ours:  # raised under an SDK (a body refused by our client's hooks) and wrapped by it
+        return ours[0]
     names = {cls.__name__ for e in chain for cls in type(e).__mro__}
     # litellm stamps 500 on connection errors it wraps; that is no server's answer
     status = None if "APIConnectionError" in names else _status(chain)

@@ -8,12 +8,12 @@ so that is what decides between a finished and an interrupted reply.
 
 For the OpenAI-compatible providers litellm sends through the ``openai`` SDK,
 its documented ``litellm.aclient_session`` is our shared httpx client, whose
-hook reads an error body (endless, or a gzip bomb) only up to
-:data:`core.providers.bodies.ERROR_BODY_LIMIT`. Not bounded in size, only in
-time (core.providers.limits): a stream line without end on that path (the
-``openai`` SDK's event decoder has no line limit and takes no decoder), and
-every body of the providers litellm reads with its own ``AsyncHTTPHandler``
-(gemini, ...), whose client it makes per provider.
+hooks read an error body (endless, or a gzip bomb) only up to
+:data:`core.providers.bodies.ERROR_BODY_LIMIT` and refuse a line or an event
+longer than :data:`core.providers.sse.MAX_LINE` (:mod:`core.providers.line_limit`).
+Not bounded in size, only in time (core.providers.limits): every body of the
+providers litellm reads with its own ``AsyncHTTPHandler`` (gemini, ...), whose
+client it makes per provider.
 """
 
 from __future__ import annotations

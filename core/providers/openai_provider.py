@@ -22,7 +22,7 @@ import sys
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from core.providers import bodies, http_clients, openai_format, openai_http, sdk, tls
+from core.providers import bodies, http_clients, line_limit, openai_format, openai_http, sdk, tls
 from core.providers.base import ChatRequest, StreamEvent
 from core.providers.cost import price_table
 from core.providers.errors import to_provider_error
@@ -104,7 +104,9 @@ class OpenAIProvider:
 
 async def httpx_client(base_url: str) -> Any:
     """The loop's httpx client, for requests to ``base_url`` (its TLS trust store
-    read first if it is https)."""
+    read first if it is https). Its hooks bound every body it receives: an
+    error's whole (:mod:`core.providers.bodies`), any other's lines
+    (:mod:`core.providers.line_limit`)."""
     httpx = await sdk.loaded("httpx", prepare)
     verify = await tls.ready(base_url)
     return http_clients.shared(
@@ -112,7 +114,9 @@ async def httpx_client(base_url: str) -> Any:
         lambda: httpx.AsyncClient(
             verify=verify,
             follow_redirects=True,
-            event_hooks={"response": [bodies.error_body_hook(httpx)]},
+            event_hooks={
+                "response": [bodies.error_body_hook(httpx), line_limit.line_limit_hook(httpx)]
+            },
         ),
     )
 

@@ -19,6 +19,8 @@ from tests.integration.cli import (
 
 CLAUDE = "anthropic/claude-test"
 GPT = "openai/gpt-test"
+LM_STUDIO = "lm_studio/local-test"
+"""Sent by litellm through the ``openai`` SDK (the OpenAI wire)."""
 BOUND = 48 * 1024 * 1024
 """More than a bounded read lets through (its limit and the socket buffers),
 far less than the fake server sends a client that reads on."""

@@ -6,6 +6,7 @@ database sound."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import pytest
 from fake_provider import EndlessError, EndlessLine, GzipBomb
@@ -15,6 +16,7 @@ from tests.integration.limits_run import (
     CLAUDE,
     FULL,
     GPT,
+    LM_STUDIO,
     ask,
     one_line,
     saved_reply,
@@ -62,3 +64,29 @@ def test_a_gzip_bomb_error_body_is_bounded_after_decompression(tmp_path, fake_pr
     assert saved_reply(tmp_path)["stop_reason"] == "error"
     peak_kib = int(peak.read_text())
     assert peak_kib < 600 * 1024
+
+
+PEAK_BOUND_KIB = 600 * 1024
+"""Far below what the payloads below hold once read (gigabytes), above what
+the program holds to import litellm and refuse them."""
+
+
+def peak_of(tmp_path) -> tuple[tuple[str, ...], Callable[[], int]]:
+    """A wrapper that measures the program's peak resident size, and its reader (KiB)."""
+    peak = tmp_path / "peak-kib"
+    wrapper = (sys.executable, "-m", "tests.integration.peak_rss", str(peak))
+    return wrapper, lambda: int(peak.read_text())
+
+
+def test_a_line_without_end_through_litellm_is_refused_in_bounded_memory(
+    tmp_path, fake_provider
+) -> None:
+    """Through the openai SDK's event decoder, which has no line limit of its own."""
+    fake_provider.script(EndlessLine(after_chunks=6))
+    wrapper, peak_kib = peak_of(tmp_path)
+    result = ask(tmp_path, fake_provider, LM_STUDIO, wrapper=wrapper)
+    assert "16 MB" in one_line(result)
+    reply = saved_reply(tmp_path)
+    assert reply["stop_reason"] == "error"
+    assert FULL.startswith(text_of(reply))
+    assert peak_kib() < PEAK_BOUND_KIB
