@@ -6,14 +6,16 @@ ends (a dropped connection litellm did not notice); the finish reason the
 provider really sent is on the stream wrapper as ``received_finish_reason``,
 so that is what decides between a finished and an interrupted reply.
 
-For the OpenAI-compatible providers litellm sends through the ``openai`` SDK,
-its documented ``litellm.aclient_session`` is our shared httpx client, whose
-hooks read an error body (endless, or a gzip bomb) only up to
+The bodies litellm reads are bounded by our shared httpx client, whose hooks
+read an error body (endless, or a gzip bomb) only up to
 :data:`core.providers.bodies.ERROR_BODY_LIMIT` and refuse a line or an event
 longer than :data:`core.providers.sse.MAX_LINE` (:mod:`core.providers.line_limit`).
-Not bounded in size, only in time (core.providers.limits): every body of the
-providers litellm reads with its own ``AsyncHTTPHandler`` (gemini, ...), whose
-client it makes per provider.
+litellm is given that client through public settings only: as its documented
+``litellm.aclient_session`` for the providers it sends through the ``openai``
+SDK, and as the ``client`` of the request (an ``AsyncHTTPHandler`` over it) for
+the routes of :data:`OWN_HANDLER_ROUTES`, which it would otherwise send with a
+client it makes per provider. Any other route keeps litellm's own client,
+bounded in time (core.providers.limits) but not in size.
 """
 
 from __future__ import annotations
@@ -28,6 +30,25 @@ from core.providers.errors import to_provider_error
 from core.providers.openai_chunks import ChunkReader
 from core.providers.openai_provider import httpx_client
 from core.providers.pacing import LoopShare
+
+OWN_HANDLER_ROUTES = frozenset(
+    {
+        "gemini",
+        "vertex_ai_beta",
+        "ollama",
+        "ollama_chat",
+        "openrouter",
+        "groq",
+        "mistral",
+        "deepseek",
+        "together_ai",
+        "hosted_vllm",
+        "xai",
+    }
+)
+"""litellm providers it reads with its own ``AsyncHTTPHandler``, which they
+take as the request's ``client`` (the ``openai`` SDK's routes take only an
+SDK client there): each is tested against the fake provider."""
 
 
 def completion_params(request: ChatRequest) -> dict[str, Any]:
@@ -67,8 +88,12 @@ class LiteLLMProvider:
         try:
             litellm: Any = await sdk.loaded("litellm", load_table)
             # this loop's client (litellm never closes it), as the last one may be closed
-            litellm.aclient_session = await httpx_client(request.api_base or "https://")
-            response = await litellm.acompletion(**completion_params(request))
+            client = await httpx_client(request.api_base or "https://")
+            litellm.aclient_session = client
+            params = completion_params(request)
+            if _route(litellm, request) in OWN_HANDLER_ROUTES:
+                params["client"] = _handler(litellm, client, request.timeout)
+            response = await litellm.acompletion(**params)
             try:
                 async for chunk in response:
                     for event in reader.events(chunk):
@@ -85,3 +110,17 @@ class LiteLLMProvider:
             reader.error = to_provider_error(exc, api_key=request.api_key)
         for event in reader.ending():
             yield event
+
+
+def _route(litellm: Any, request: ChatRequest) -> str:
+    """The litellm provider that serves ``request`` (``gemini``, ``ollama_chat``, ...)."""
+    return str(litellm.get_llm_provider(model=request.model, api_base=request.api_base)[1])
+
+
+def _handler(litellm: Any, client: Any, timeout: float) -> Any:
+    """litellm's HTTP handler sending over ``client`` with the request's
+    timeout; a client it makes again to retry a refused connection gets
+    ``client``'s hooks."""
+    handler = litellm.AsyncHTTPHandler(timeout=timeout, event_hooks=client.event_hooks)
+    handler.client = client
+    return handler

@@ -21,6 +21,8 @@ CLAUDE = "anthropic/claude-test"
 GPT = "openai/gpt-test"
 LM_STUDIO = "lm_studio/local-test"
 """Sent by litellm through the ``openai`` SDK (the OpenAI wire)."""
+OLLAMA = "ollama_chat/llama-test"
+"""Sent by litellm with its own HTTP handler (Ollama's wire)."""
 BOUND = 48 * 1024 * 1024
 """More than a bounded read lets through (its limit and the socket buffers),
 far less than the fake server sends a client that reads on."""
@@ -37,7 +39,10 @@ def configure(home: Path, **limits: float) -> Path:
 def ask(home: Path, fake, model: str, *extra: str, wrapper: Sequence[str] = (), **limits: float):
     config = configure(home, **limits)
     env = anthropic_env(fake.base_url) if model == CLAUDE else openai_env()
-    base = () if model == CLAUDE else ("--api-base", f"{fake.base_url}/v1")
+    base = {
+        CLAUDE: (),
+        OLLAMA: ("--api-base", fake.base_url),
+    }.get(model, ("--api-base", f"{fake.base_url}/v1"))
     return run(
         "--db",
         str(home / "t.db"),

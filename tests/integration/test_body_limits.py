@@ -17,6 +17,7 @@ from tests.integration.limits_run import (
     FULL,
     GPT,
     LM_STUDIO,
+    OLLAMA,
     ask,
     one_line,
     saved_reply,
@@ -89,4 +90,21 @@ def test_a_line_without_end_through_litellm_is_refused_in_bounded_memory(
     reply = saved_reply(tmp_path)
     assert reply["stop_reason"] == "error"
     assert FULL.startswith(text_of(reply))
+    assert peak_kib() < PEAK_BOUND_KIB
+
+
+@pytest.mark.parametrize(
+    ("model", "status", "said"),
+    [(LM_STUDIO, 400, "HTTP 400"), (OLLAMA, 400, "HTTP 400"), (OLLAMA, 200, "16 MB")],
+    ids=["openai-sdk-error", "own-handler-error", "own-handler-reply"],
+)
+def test_a_gzip_bomb_through_litellm_is_bounded_after_decompression(
+    tmp_path, fake_provider, model, status, said
+) -> None:
+    """A gigabyte of spaces once decompressed, as an error body or as a reply."""
+    fake_provider.script(GzipBomb(status))
+    wrapper, peak_kib = peak_of(tmp_path)
+    result = ask(tmp_path, fake_provider, model, wrapper=wrapper)
+    assert said in one_line(result)
+    assert saved_reply(tmp_path)["stop_reason"] == "error"
     assert peak_kib() < PEAK_BOUND_KIB
