@@ -186,10 +186,12 @@ class Trickle:
 @dataclass
 class EndlessLine:
     """After ``after_chunks`` chunks, a ``data:`` line that never ends, sent as
-    fast as the client reads it."""
+    fast as the client reads it; with ``short_lines``, an event that never
+    ends instead: short ``data:`` lines and never the blank line after them."""
 
     after_chunks: int = 2
     reply: Reply | None = None
+    short_lines: bool = False
 
 
 @dataclass
@@ -240,6 +242,7 @@ _ITEM_TYPES: dict[str, type] = {
 BOMB_SIZE = 1 << 30
 """What a :class:`GzipBomb` body expands to: a gigabyte of spaces."""
 _BLOCK = b"x" * 65536
+_SHORT_LINES = b"x\ndata: " * 8192
 _bomb: list[bytes] = []
 
 
@@ -1089,8 +1092,9 @@ class FakeProvider:
                     await asyncio.sleep(item.seconds)
                 if isinstance(item, EndlessLine) and count == item.after_chunks:
                     await response.write(b"data: ")
+                    block = _SHORT_LINES if item.short_lines else _BLOCK
                     while True:
-                        await self._sent(response, _BLOCK)
+                        await self._sent(response, block)
                 if delay and count:
                     await asyncio.sleep(delay)
                 if isinstance(item, Trickle):

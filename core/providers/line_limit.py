@@ -29,6 +29,14 @@ _RECORD_PER_LINE = ("ndjson", "jsonl")
 """Content types of JSON lines (Ollama's streams): a record is a line, never
 an event, since no blank line ever comes."""
 UNREADABLE = "the server's compressed body could not be decompressed"
+MAX_EVENT_LINE_ENDS = 2000
+"""Line ends in one event (a thousand lines ended with ``\r\n``): the
+``openai`` SDK copies an event's whole text again for each of its lines, so
+an event of many short lines costs time in the square of its size long
+before it is large. A server's event has a few lines."""
+TOO_MANY_LINES = (
+    "an event of the stream has more than a thousand lines; the rest of the reply was refused"
+)
 
 
 def line_limit_hook(httpx: Any) -> Callable[[Any], Awaitable[None]]:
@@ -46,7 +54,9 @@ def line_limit_hook(httpx: Any) -> Callable[[Any], Awaitable[None]]:
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             decoders = [_Inflater(name) for name in reversed(self._encodings)]
-            counters = [_Counter(_LINE_ENDS)] + ([] if self._per_line else [_Counter(_EVENT_ENDS)])
+            counters: list[_Counter | _EventLines] = [_Counter(_LINE_ENDS)]
+            if not self._per_line:
+                counters += [_Counter(_EVENT_ENDS), _EventLines()]
             async for chunk in self._raw:
                 for piece in _decoded(decoders, chunk):
                     for counter in counters:
@@ -135,3 +145,21 @@ class _Counter:
         self._last = piece[-1:]
         if self._size > MAX_LINE:
             raise ProviderError("bad_response", TOO_LONG)
+
+
+class _EventLines:
+    """The line ends of the event being read, refused past
+    :data:`MAX_EVENT_LINE_ENDS`."""
+
+    def __init__(self) -> None:
+        self._ends = 0
+        self._last = b""
+
+    def add(self, piece: bytes) -> None:
+        window = self._last + piece
+        at = max(window.rfind(end) for end in _EVENT_ENDS)
+        after = window[at + 2 :] if at >= 0 else piece
+        self._ends = (0 if at >= 0 else self._ends) + after.count(b"\n") + after.count(b"\r")
+        self._last = piece[-1:]
+        if self._ends > MAX_EVENT_LINE_ENDS:
+            raise ProviderError("bad_response", TOO_MANY_LINES)

@@ -73,6 +73,22 @@ async def test_a_stream_line_without_end_through_litellm_is_refused(
     assert fake_provider.endless_bytes < LINE_LIMIT + BOUND
 
 
+async def test_an_event_without_end_through_litellm_is_refused(
+    fake_provider: FakeProvider,
+) -> None:
+    """Short lines and never the blank line that ends an event: the openai
+    SDK's decoder keeps every line of an event until that blank line, copying
+    it whole for each, so the event is refused by its count of lines."""
+    wire = make_wire("litellm", fake_provider)
+    fake_provider.script(EndlessLine(after_chunks=3, short_lines=True))
+    async with asyncio.timeout(60):
+        result = await wire.run(wire.request(timeout=30.0))
+    [error] = result.of(ErrorEvent)
+    assert error.error.kind == "bad_response"
+    assert "more than a thousand lines" in error.error.message
+    assert fake_provider.endless_bytes < BOUND
+
+
 @pytest.mark.parametrize("model", OWN_HANDLER_MODELS)
 async def test_a_reply_on_litellms_own_handler_arrives_whole(
     fake_provider: FakeProvider, model: str
