@@ -9,6 +9,7 @@ from contextlib import closing
 from pathlib import Path
 
 from tests.integration.cli import (
+    CANARY_OPENAI,
     anthropic_env,
     export,
     openai_env,
@@ -23,6 +24,8 @@ LM_STUDIO = "lm_studio/local-test"
 """Sent by litellm through the ``openai`` SDK (the OpenAI wire)."""
 OLLAMA = "ollama_chat/llama-test"
 """Sent by litellm with its own HTTP handler (Ollama's wire)."""
+GEMINI = "gemini/gemini-test"
+"""Sent by litellm with its own HTTP handler (Gemini's wire)."""
 BOUND = 48 * 1024 * 1024
 """More than a bounded read lets through (its limit and the socket buffers),
 far less than the fake server sends a client that reads on."""
@@ -39,9 +42,12 @@ def configure(home: Path, **limits: float) -> Path:
 def ask(home: Path, fake, model: str, *extra: str, wrapper: Sequence[str] = (), **limits: float):
     config = configure(home, **limits)
     env = anthropic_env(fake.base_url) if model == CLAUDE else openai_env()
+    if model == GEMINI:
+        env["GEMINI_API_KEY"] = CANARY_OPENAI
     base = {
         CLAUDE: (),
         OLLAMA: ("--api-base", fake.base_url),
+        GEMINI: ("--api-base", fake.base_url),
     }.get(model, ("--api-base", f"{fake.base_url}/v1"))
     return run(
         "--db",

@@ -1,6 +1,7 @@
 """The adversarial variants of tests/integration/test_body_limits.py (issue
 37): more error statuses, more places for a line without end, gzip bombs on
-both wires. Run with ``TANGENTS_LONG_TESTS=1``; each ends in one line on
+every wire (the two direct ones, litellm's openai SDK route and two of the
+routes it reads with its own HTTP handler). Run with ``TANGENTS_LONG_TESTS=1``; each ends in one line on
 stderr with the reply saved, having read a bounded part."""
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from tests.integration.limits_run import (
     BOUND,
     CLAUDE,
     FULL,
+    GEMINI,
     GPT,
+    LM_STUDIO,
+    OLLAMA,
     ask,
     one_line,
     saved_reply,
@@ -24,7 +28,7 @@ pytestmark = [
     pytest.mark.slow,
     long_only,
 ]
-MODELS = [GPT, CLAUDE]
+MODELS = [GPT, CLAUDE, LM_STUDIO, OLLAMA, GEMINI]
 
 
 @pytest.mark.parametrize("model", MODELS)
