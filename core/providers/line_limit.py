@@ -30,7 +30,7 @@ _RECORD_PER_LINE = ("ndjson", "jsonl")
 an event, since no blank line ever comes."""
 UNREADABLE = "the server's compressed body could not be decompressed"
 MAX_EVENT_LINE_ENDS = 2000
-"""Line ends in one event (a thousand lines ended with ``\r\n``): the
+"""Line ends in one event (a thousand lines ended with ``\\r\\n``): the
 ``openai`` SDK copies an event's whole text again for each of its lines, so
 an event of many short lines costs time in the square of its size long
 before it is large. A server's event has a few lines."""
