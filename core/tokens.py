@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from core.providers.keys import PROVIDER_KEYS
 from core.sessions.content import (
@@ -29,7 +29,7 @@ from core.sessions.content import (
 )
 from core.sessions.context import build_context, estimate_tokens, latest_compaction
 from core.sessions.entries import BranchSummary, Entry
-from core.sessions.messages import Message
+from core.sessions.messages import Message, Usage
 
 DEFAULT_CONTEXT_WINDOW = 8_192
 """A conservative guess for a model nothing describes (a local model without a
@@ -144,8 +144,7 @@ def split_usage(path: Sequence[Entry], model: str) -> UsageSplit:
         if (
             message is not None
             and message.role == "assistant"
-            and message.usage is not None
-            and message.usage.total_tokens > 0
+            and _reported(message.usage)
             and message.stop_reason not in _UNUSABLE_STOPS
         ):
             return UsageSplit(message.usage.total_tokens, _sent_messages(path[index + 1 :]), None)
@@ -164,10 +163,26 @@ def usage_unreported(path: Sequence[Entry]) -> bool:
         message = entry.message
         if message is None or message.role != "assistant":
             continue
-        if message.usage is not None and message.usage.total_tokens > 0:
+        if _reported(message.usage):
             return False
         replied = True
     return replied
+
+
+def _reported(usage: Usage | None) -> TypeGuard[Usage]:
+    """The server counted: an estimate made here is no report."""
+    return usage is not None and usage.total_tokens > 0 and not usage.estimated
+
+
+def estimated_usage(sent: Sequence[Message], overhead: int, reply: Message) -> Usage:
+    """Pure. What a request and its reply would have counted, estimated as the
+    safety net estimates (~4 characters a token): for a server that says no
+    usage, so the totals are not zero. ``overhead``: the system prompt and tools."""
+    return Usage(
+        input_tokens=sum(estimate_tokens(m) for m in sent) + overhead,
+        output_tokens=estimate_tokens(reply),
+        estimated=True,
+    )
 
 
 def _sent_messages(entries: Sequence[Entry]) -> tuple[Message, ...]:

@@ -236,6 +236,7 @@ _USAGE_FIELDS = (
 _SESSION_USAGE = (
     "SELECT "
     + ", ".join(f"total(json_extract(usage, '$.{name}'))" for name in _USAGE_FIELDS)
+    + ", max(coalesce(json_extract(usage, '$.estimated'), 0))"
     + " FROM (SELECT CASE type WHEN 'message' THEN json_extract(payload, '$.usage')"
     " ELSE json_extract(payload, '$.details.usage') END AS usage"
     " FROM entries WHERE session_id = ? AND type IN ('message', 'compaction'))"
@@ -247,8 +248,18 @@ def session_usage(conn: sqlite3.Connection, session_id: str) -> Usage:
     """Usage summed over every entry of a session (assistant messages and
     compactions' summary requests), every branch."""
     row = conn.execute(_SESSION_USAGE, (session_id,)).fetchone()
-    tokens, costs = [int(v) for v in row[:5]], row[5:]
-    return Usage(*tokens, *costs)
+    return Usage(
+        input_tokens=int(row[0]),
+        output_tokens=int(row[1]),
+        cache_read_tokens=int(row[2]),
+        cache_write_tokens=int(row[3]),
+        reasoning_tokens=int(row[4]),
+        input_cost=row[5],
+        output_cost=row[6],
+        cache_read_cost=row[7],
+        cache_write_cost=row[8],
+        estimated=bool(row[9]),
+    )
 
 
 def search_sessions(

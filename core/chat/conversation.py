@@ -77,6 +77,8 @@ class Totals:
 
     tokens: int = 0
     cost: float = 0.0
+    tokens_estimated: bool = False
+    """Some reply on the branch was counted here (its server said no usage)."""
     context_tokens: int | None = None
     """What the next request will hold (the latest reply's reported usage plus an
     estimate of what came after it); None on an empty path."""
@@ -85,6 +87,8 @@ class Totals:
     session_tokens: int | None = None
     """Every branch of the session; None until the session's totals are loaded."""
     session_cost: float = 0.0
+    session_estimated: bool = False
+    """:attr:`session_tokens` holds an estimate too."""
 
 
 class Conversation:
@@ -670,10 +674,12 @@ class Conversation:
         return Totals(
             tokens=branch.total_tokens,
             cost=branch.cost,
+            tokens_estimated=branch.estimated,
             context_tokens=self._branch_totals.context_tokens(path, self.model) if path else None,
             context_estimated=self._branch_totals.context_estimated(path),
             session_tokens=session.total_tokens if session is not None else None,
             session_cost=session.cost if session is not None else 0.0,
+            session_estimated=session is not None and session.estimated,
         )
 
 

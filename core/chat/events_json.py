@@ -121,6 +121,7 @@ def usage_json(usage: Usage) -> dict[str, Any]:
         "cache_write_tokens": usage.cache_write_tokens,
         "reasoning_tokens": usage.reasoning_tokens,
         "cost": usage.cost,
+        **({"estimated": True} if usage.estimated else {}),
     }
 
 

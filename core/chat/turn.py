@@ -26,6 +26,7 @@ from core.sessions.messages import Message
 from core.sessions.session import Session
 from core.sessions.speakers import Speaker
 from core.settings import Settings
+from core.tokens import estimated_usage
 
 if TYPE_CHECKING:
     from core.compaction.plan import Budget
@@ -165,7 +166,7 @@ async def _ask(
             if checkpoint.due(builder):
                 await checkpoint.save(builder)
     except asyncio.CancelledError:
-        message = builder.finish_aborted()
+        message = _counted(builder.finish_aborted(), context, turn.overhead)
         if defer_tool_calls and message.tool_calls:
             from core.tools.base import unrun_results
 
@@ -182,7 +183,7 @@ async def _ask(
     kind = refused_kind(builder.error, builder.has_content, context.image_shas)
     if kind is not None and builder.error is not None:
         builder.error = refusal_error(builder.error, context.model, kind)
-    message = builder.finish()
+    message = _counted(builder.finish(), context, turn.overhead)
     if kind is not None:
         message = replace(message, meta={**message.meta, META_KEY: kind})
     if stopped_by_window(message, request.max_tokens, provider.name):
@@ -192,6 +193,14 @@ async def _ask(
         return TurnResult(None, builder.error, context, message, reply_id, compactions, notes)
     entry = await session.append(message, entry_id=reply_id)
     return TurnResult(entry, builder.error, context, compactions=compactions, notes=notes)
+
+
+def _counted(message: Message, context: Context, overhead: int) -> Message:
+    """A reply its server said no usage for (llama-cpp-python) carries an
+    estimate, marked so: totals and ``sessions show`` are not zero."""
+    if not message.content or (message.usage is not None and message.usage.total_tokens):
+        return message
+    return replace(message, usage=estimated_usage(context.messages, overhead, message))
 
 
 async def _with_window_full(message: Message, model: str, settings: Settings) -> Message:

@@ -221,8 +221,9 @@ def overview_text(overview: Overview) -> str:
             replies = f"{row.replies} repl{'y' if row.replies == 1 else 'ies'}"
             lines.append(f"     {row.model}: {replies}, ${u.cost:.4f}")
             # Two short lines: the overview fits an 80-column /info dialog.
+            about = "~" if u.estimated else ""  # counted here: the server said no usage
             lines.append(
-                f"       input {u.input_tokens:,} · output {u.output_tokens:,}"
+                f"       input {about}{u.input_tokens:,} · output {about}{u.output_tokens:,}"
                 f" · reasoning {u.reasoning_tokens:,}"
             )
             lines.append(

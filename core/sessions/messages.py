@@ -53,6 +53,10 @@ class Usage:
     output_cost: float = 0.0
     cache_read_cost: float = 0.0
     cache_write_cost: float = 0.0
+    estimated: bool = False
+    """The server said no usage: the counts are estimated here
+    (:func:`core.tokens.estimated_usage`), shown with ``~``. A sum holding any
+    estimate is one."""
 
     @property
     def total_tokens(self) -> int:
@@ -83,10 +87,11 @@ class Usage:
             output_cost=self.output_cost + other.output_cost,
             cache_read_cost=self.cache_read_cost + other.cache_read_cost,
             cache_write_cost=self.cache_write_cost + other.cache_write_cost,
+            estimated=self.estimated or other.estimated,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cache_read_tokens": self.cache_read_tokens,
@@ -100,6 +105,9 @@ class Usage:
                 "total": self.cost,
             },
         }
+        if self.estimated:
+            out["estimated"] = True
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:
@@ -119,6 +127,7 @@ class Usage:
                 "output_cost": float(cost.get("output", 0.0)),
                 "cache_read_cost": float(cost.get("cache_read", 0.0)),
                 "cache_write_cost": float(cost.get("cache_write", 0.0)),
+                "estimated": data.get("estimated") is True,
             },
         )
 

@@ -18,6 +18,7 @@ from core.tokens import (
     context_tokens,
     context_window,
     count_tokens,
+    estimated_usage,
     image_tokens,
     split_usage,
     upper_bound_tokens,
@@ -124,3 +125,18 @@ def test_a_path_whose_server_counts_nothing_is_estimated_whole() -> None:
     compacted = extend(counted, Compaction(summary="s", first_kept_id=counted[-1].id))
     assert not usage_unreported(extend(compacted, user("q")))  # nothing replied since
     assert usage_unreported(extend(compacted, user("q"), assistant("a")))
+
+
+def test_an_estimate_made_here_is_no_report() -> None:
+    """Issue 32: a reply carrying the usage estimated for a server that counts
+    nothing leaves the context figure an estimate counted from the messages."""
+    words = "the garden by the sea " * 40
+    path = chain(user(words), assistant(words), user("and then?"))
+    guessed = Usage(input_tokens=9_000, output_tokens=9_000, estimated=True)
+    estimated = chain(user(words), assistant(words, usage=guessed), user("and then?"))
+    assert usage_unreported(estimated)
+    assert context_tokens(estimated, MODEL, exact=False) == context_tokens(path, MODEL, exact=False)
+    reply = estimated[1].message
+    usage = estimated_usage([estimated[0].message], 100, reply)
+    assert usage.estimated and usage.input_tokens == len(words) // 4 + 4 + 100
+    assert usage.output_tokens == len(words) // 4 + 4

@@ -70,3 +70,18 @@ async def test_session_totals_add_appended_entries_without_reading_again(
     await session.append(message("not counted: no usage"))
     assert totals.usage.input_tokens == 115 and totals.usage.output_tokens == 16
     assert totals.usage == await store.session_usage(session.id)
+
+
+async def test_an_estimate_anywhere_in_the_session_marks_its_total(store: SqliteStore) -> None:
+    """Issue 32: a reply counted here (its server said no usage) makes the
+    session's total an estimate, as the sum in memory says."""
+    sid = await new_session(store)
+    root = Entry.new(sid, None, message("question"))
+    counted = Entry.new(sid, root.id, reply("counted", 100, 10, 0.0))
+    await store.append(sid, [root, counted], counted.id)
+    assert not (await store.session_usage(sid)).estimated
+    guessed = Entry.new(sid, root.id, reply("estimated", 80, 8, 0.0, estimated=True))
+    await store.append(sid, [guessed], guessed.id)
+    usage = await store.session_usage(sid)
+    assert usage.estimated and usage.input_tokens == 180
+    assert usage == total_usage([root, counted, guessed])

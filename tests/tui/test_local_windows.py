@@ -6,6 +6,7 @@ fake provider imitating each local server over HTTP (tests/fake_local_server.py)
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from core.providers import registry
 from core.sessions.entries import Compaction
 from tests.fake_provider import FakeProvider
 from tests.tui.helpers import app_of, notifications, running, screen_text, send, settle, wait_for
+from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.footer import StatusFooter
 
 WORDS = "the garden by the sea has cats and a long wall of old stones "
@@ -110,3 +112,24 @@ async def test_a_server_that_counts_nothing_gets_an_estimate_marked_so() -> None
         async with running(argv) as pilot:
             await send(pilot, "hello " + WORDS * 4)
             assert not footer(pilot).context_estimated and "ctx ~" not in screen_text(pilot)
+
+
+async def test_the_token_figure_of_a_server_that_counts_nothing_is_marked() -> None:
+    """Issue 32: the footer said ``0 tok`` for a whole llama-cpp-python
+    conversation. Its tokens are counted here, and the figure marked ``~``."""
+    with FakeProvider(local=LocalServer("llama-cpp-python", 4_096)) as server:
+        argv = ["--model", "openai/smollm2", "--api-base", f"{server.base_url}/v1"]
+        async with running(argv) as pilot:
+            await send(pilot, "hello " + WORDS * 4)
+            assert footer(pilot).tokens_estimated and footer(pilot).tokens > 60
+            assert re.search(r"│ ~\d+ tok", screen_text(pilot)), screen_text(pilot)
+            reply = pilot.app.screen.query(AssistantMessage).last()
+            assert re.search(r"~\d+ tokens", reply.header_text), reply.header_text
+    with FakeProvider(local=LocalServer("llama.cpp", 4_096)) as server:  # it counts
+        argv = ["--model", "openai/smollm2", "--api-base", f"{server.base_url}/v1"]
+        async with running(argv) as pilot:
+            await send(pilot, "hello " + WORDS * 4)
+            assert not footer(pilot).tokens_estimated
+            assert re.search(r"│ \d+ tok", screen_text(pilot)), screen_text(pilot)
+            reply = pilot.app.screen.query(AssistantMessage).last()
+            assert "~" not in reply.header_text and "tokens" in reply.header_text

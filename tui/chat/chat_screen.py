@@ -314,8 +314,10 @@ class ChatScreen(Screen[None]):
             window_guessed=model in self.windows and self.windows[model] is None,
             tokens=totals.tokens,
             cost=totals.cost,
+            tokens_estimated=totals.tokens_estimated,
             session_tokens=totals.session_tokens,
             session_cost=totals.session_cost,
+            session_estimated=totals.session_estimated,
             hint=f"{help_key} help · {palette_key} commands",
             keys=self._message_keys() if self.message_focused() else "",
         )

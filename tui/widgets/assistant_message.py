@@ -57,10 +57,10 @@ def header_content(model: str, usage: str, agent: str | None, context: ViewConte
 
 
 def usage_label(usage: Usage | None) -> str:
-    """``1,234 tokens · $0.0123`` for a header."""
+    """``1,234 tokens · $0.0123`` for a header; ``~1,234`` when counted here."""
     if usage is None:
         return ""
-    label = f"{human_count(usage.output_tokens)} tokens"
+    label = f"{'~' if usage.estimated else ''}{human_count(usage.output_tokens)} tokens"
     if usage.cost > 0:
         label += f" · ${usage.cost:.4f}"
     return label

@@ -27,9 +27,12 @@ class FooterState:
     """The server reported no usage: ``context_tokens`` is counted here (``~``)."""
     tokens: int = 0
     cost: float = 0.0
+    tokens_estimated: bool = False
+    """Some of ``tokens`` were counted here, the server said none (``~``)."""
     session_tokens: int | None = None
     """Every branch; None while unknown."""
     session_cost: float = 0.0
+    session_estimated: bool = False
     hint: str = ""
     """Right-aligned key hints, e.g. ``F1 help · ctrl+p commands``."""
     keys: str = ""
@@ -64,12 +67,14 @@ def context_level(used: int | None, window: int | None) -> str:
 
 
 def totals_text(state: FooterState) -> str:
-    """``12k tok · $0.0400``; with other branches, ``branch 12k tok $0.0400 · session 40k $0.1200``."""
-    tokens, cost = format_tokens(state.tokens), format_cost(state.cost)
+    """``12k tok · $0.0400``; with other branches, ``branch 12k tok $0.0400 · session 40k $0.1200``;
+    ``~`` before a figure that holds an estimate."""
+    tokens = counted(state.tokens, state.tokens_estimated)
+    cost = format_cost(state.cost)
     if state.session_tokens is None:
         return f"{tokens} tok · {cost}"
     session_tokens, session_cost = (
-        format_tokens(state.session_tokens),
+        counted(state.session_tokens, state.session_estimated),
         format_cost(state.session_cost),
     )
     if (session_tokens, session_cost) == (tokens, cost):
@@ -79,7 +84,12 @@ def totals_text(state: FooterState) -> str:
 
 def short_totals_text(state: FooterState) -> str:
     """The current branch's totals only: ``12k tok · $0.0400``."""
-    return f"{format_tokens(state.tokens)} tok · {format_cost(state.cost)}"
+    return f"{counted(state.tokens, state.tokens_estimated)} tok · {format_cost(state.cost)}"
+
+
+def counted(tokens: int, estimated: bool) -> str:
+    """``1.2k``, or ``~1.2k`` when the figure holds an estimate."""
+    return ("~" if estimated and tokens else "") + format_tokens(tokens)
 
 
 def fit_hints(hints: str, width: int, more: str = "") -> str:
@@ -102,7 +112,7 @@ def context_text(
     used: int | None, window: int | None, guessed: bool = False, estimated: bool = False
 ) -> str:
     """``ctx 1.2k/4.1k (29%)``; ``~`` before an estimate, ``?`` after a guessed window."""
-    shown = ("~" if estimated and used else "") + (format_tokens(used) if used is not None else "0")
+    shown = counted(used, estimated) if used is not None else "0"
     if window is None:
         return f"ctx {shown}/?"
     percent = 100 * (used or 0) / window
