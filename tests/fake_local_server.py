@@ -26,6 +26,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+try:
+    from fake_local_attachments import attachment_refusal
+except ImportError:  # imported as tests.fake_local_server
+    from tests.fake_local_attachments import attachment_refusal
+
 KINDS = ("vllm", "llama.cpp", "llama-cpp-python", "ollama", "lm-studio")
 
 
@@ -57,8 +62,9 @@ class LocalServer:
     its start silently dropped (``truncated`` counts them)."""
     truncated: int = 0
     text_only: bool = False
-    """A model that takes no images: llama-cpp-python's chat handler then fails
-    on a message whose content is a list (HTTP 500, its Python error's words)."""
+    """A model that takes no attachments: a request carrying an image, audio
+    or a file is refused as this kind of server refuses it
+    (:mod:`fake_local_attachments`)."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -129,10 +135,10 @@ class LocalServer:
     def refusal(self, body: Any) -> tuple[int, Any] | str | None:
         """None when the prompt fits; else ``(status, body)`` to answer, or
         ``"end"``: start the event stream and end it without a word."""
-        if self.text_only and _has_image(body):
+        refused = attachment_refusal(self.kind, body) if self.text_only else None
+        if refused is not None:
             self.refused += 1
-            message = 'can only concatenate str (not "list") to str'
-            return 500, {"error": {"message": message, "type": "internal_server_error"}}
+            return refused
         tokens = prompt_tokens(body)
         self.largest_prompt = max(self.largest_prompt, tokens)
         if tokens <= self.window:
@@ -176,14 +182,3 @@ class LocalServer:
             "error": f"Trying to keep the first {tokens} tokens when context the overflows. However,"
             f" the model is loaded with context length of only {window} tokens, which is not enough."
         }
-
-
-def _has_image(body: Any) -> bool:
-    """An ``image_url`` part in any message of an OpenAI chat request."""
-    messages = body.get("messages") if isinstance(body, dict) else None
-    return any(
-        isinstance(part, dict) and part.get("type") == "image_url"
-        for message in messages or []
-        if isinstance(message, dict) and isinstance(message.get("content"), list)
-        for part in message["content"]
-    )

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 
 from core.chat.checkpoint import ReplyCheckpoint
 from core.chat.events import CompactionEnded, CompactionStarted, Emit, Silence, Waiting, ignore
-from core.chat.refused_kinds import META_KEY, refusal_error, refused_kind
+from core.chat.refused_kinds import (
+    META_KEY,
+    recorded,
+    refusal_error,
+    refused_kinds,
+    sent_kinds,
+)
 from core.chat.results import TurnResult
 from core.chat.target import target_for
 from core.chat.window_full import stopped_by_window, window_full
@@ -128,7 +134,7 @@ async def _ask(
         turn.model,
         default_thinking=turn.thinking,
         image_budget=settings.image_budget,
-        vision="image" not in settings.refused_kinds.get(prelude.model, ()),
+        refused=settings.refused_kinds.get(prelude.model, ()),
         token_budget=prelude.token_budget,
         speaker=turn.speaker,
     )
@@ -180,12 +186,12 @@ async def _ask(
             _say_still_too_long(builder)
         elif await _compact_after_overflow(turn, builder, prelude):
             return None
-    kind = refused_kind(builder.error, builder.has_content, context.image_shas)
-    if kind is not None and builder.error is not None:
-        builder.error = refusal_error(builder.error, context.model, kind)
+    kinds = refused_kinds(builder.error, builder.has_content, sent_kinds(context))
+    if kinds and builder.error is not None:
+        builder.error = refusal_error(builder.error, context.model, kinds)
     message = _counted(builder.finish(), context, turn.overhead)
-    if kind is not None:
-        message = replace(message, meta={**message.meta, META_KEY: kind})
+    if kinds:
+        message = replace(message, meta={**message.meta, META_KEY: recorded(kinds)})
     if stopped_by_window(message, request.max_tokens, provider.name):
         message = await _with_window_full(message, context.model, settings)
     compactions, notes = tuple(prelude.compactions), tuple(prelude.notes) + context.notes

@@ -13,7 +13,7 @@ among the messages as they are sent.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from core.sessions.content import (
@@ -130,11 +130,14 @@ def build_context(
     *,
     default_thinking: str = "off",
     image_budget: int = 3,
-    vision: bool = True,
+    refused: Collection[str] = (),
     token_budget: int | None = None,
     speaker: Speaker | None = None,
 ) -> Context:
-    """``speaker`` names who is asked on a round table (see
+    """``refused``: kinds of attachment (``image``, ``audio``, ``pdf``) the
+    model does not take, sent as their one-line notes.
+
+    ``speaker`` names who is asked on a round table (see
     :mod:`core.sessions.speakers`): an agent's model, thinking level and system
     prompt are its own (``default_model``/``default_thinking``, ``speaker.system``),
     whatever the path says."""
@@ -146,8 +149,8 @@ def build_context(
         model, thinking, system = default_model, default_thinking, speaker.system
     messages = _visible_messages(path, speaker)
     messages = _apply_provider_rules(messages, model)
-    messages, image_shas = _apply_image_budget(messages, image_budget if vision else 0)
-    messages, sent_files = apply_file_budget(messages, image_budget)
+    messages, image_shas = _apply_image_budget(messages, 0 if "image" in refused else image_budget)
+    messages, sent_files = apply_file_budget(messages, image_budget, refused)
     notes: list[str] = []
     dropped = shortened = 0
     left_out: dict[str, str] = {}

@@ -6,7 +6,7 @@ older ones and repeats become a one-line note. Pure functions.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from core.sessions.content import Block, FileContent, TextContent
 from core.sessions.messages import Message
@@ -23,10 +23,11 @@ def file_tokens(block: FileContent) -> int:
 
 
 def apply_file_budget(
-    messages: Sequence[Message], budget: int
+    messages: Sequence[Message], budget: int, refused: Collection[str] = ()
 ) -> tuple[list[Message], tuple[str, ...]]:
-    """``messages`` with files beyond the budget as notes, and the sha256 of
-    each file still sent as data (oldest first)."""
+    """``messages`` with files beyond the budget, or of a kind the model
+    ``refused``, as notes, and the sha256 of each file still sent as data
+    (oldest first)."""
     chosen: list[str] = []
     per_kind: Counter[str] = Counter()
     keep: set[tuple[int, int]] = set()
@@ -37,7 +38,7 @@ def apply_file_budget(
             if not isinstance(block, FileContent) or block.sha256 in chosen:
                 continue
             kind = kind_of(block.media_type)
-            if per_kind[kind] < budget:
+            if kind not in refused and per_kind[kind] < budget:
                 per_kind[kind] += 1
                 chosen.append(block.sha256)
                 keep.add((m_index, b_index))

@@ -248,7 +248,7 @@ def test_older_images_become_notes_and_repeats_are_sent_once() -> None:
 
 def test_model_without_vision_gets_notes() -> None:
     path = chain(Message(role="user", content=(image(4), TextContent("look"))))
-    context = build_context(path, MODEL, vision=False)
+    context = build_context(path, MODEL, refused={"image"})
     assert context.messages[0].content[0].text.startswith("[image omitted: image/png 40x20")
     assert context.image_shas == ()
 
