@@ -57,15 +57,24 @@ def _parts(body: Any) -> list[dict[str, Any]]:
 
 
 def _validation_errors(types: list[str]) -> str:
-    """FastAPI's words for parts of types its request model does not know."""
+    """FastAPI's words for parts of types its request model does not know, as
+    llama-cpp-python 0.3.36 answers them (its first errors: the message
+    tried as each role's type, then each part type)."""
     errors = [
-        f"  {{'type': 'literal_error', 'loc': ('body', 'messages', 0, 'typed-dict', 'content',"
-        f" 1, 'typed-dict', 'type'), 'msg': \"Input should be 'text' or 'image_url'\","
-        f" 'input': '{name}'}}"
+        "{'type': 'literal_error', 'loc': ('body', 'messages', 0,"
+        " 'ChatCompletionRequestSystemMessage', 'role'), 'msg': \"Input should be 'system'\","
+        " 'input': 'user', 'ctx': {'expected': \"'system'\"}}"
+    ]
+    errors += [
+        "{'type': 'literal_error', 'loc': ('body', 'messages', 0,"
+        " 'ChatCompletionRequestUserMessage', 'content', 'list[union["
+        "ChatCompletionRequestMessageContentPartText,ChatCompletionRequestMessageContentPartImage]]',"
+        " 1, 'ChatCompletionRequestMessageContentPartText', 'type'), 'msg': \"Input should be"
+        f" 'text'\", 'input': '{name}', 'ctx': {{'expected': \"'text'\"}}}}"
         for name in types
     ]
     count = len(errors)
-    return f"{count} validation error{'s' if count > 1 else ''}:\n" + "\n".join(errors)
+    return f"{count} validation errors:\n" + "\n".join(f"  {error}" for error in errors)
 
 
 def _error(message: str, kind: str, code: int | None = None) -> dict[str, Any]:
