@@ -29,7 +29,7 @@ from core.sessions.context_fit import Fitted, fit_budget, shortened_note
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.sessions.file_budget import apply_file_budget, file_shas, file_tokens
 from core.sessions.messages import Message
-from core.sessions.note import active_note, pin_note
+from core.sessions.note import active_note, note_text, pin_note
 from core.sessions.speakers import Hearing, Speaker
 
 SUMMARY_PREFIX = (
@@ -154,9 +154,15 @@ def build_context(
     notes: list[str] = []
     dropped = shortened = 0
     left_out: dict[str, str] = {}
+    pinned = [note for note in (active_note(path), speaker.note) if note and note.active]
     if token_budget is not None:
         protected = 1 if messages and messages[0].text.startswith(SUMMARY_PREFIX) else 0
-        fitted = fit_budget(messages, token_budget, estimate_tokens, protected)
+        # The notes are pinned after the fit: their room is kept for them.
+        notes_room = sum(
+            estimate_tokens(Message(role="user", content=(TextContent(note_text(note)),)))
+            for note in pinned
+        )
+        fitted = fit_budget(messages, token_budget - notes_room, estimate_tokens, protected)
         messages, dropped, shortened = fitted.messages, fitted.dropped, len(fitted.shortened)
         notes += fitted.notes()
         left_out = _left_out_by_entry(path, fitted)

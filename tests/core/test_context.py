@@ -21,7 +21,7 @@ from core.sessions.context import (
     build_context,
     estimate_tokens,
 )
-from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
+from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message
 from tests.strategies import conversation_paths
 
@@ -101,6 +101,24 @@ def test_safety_net_fits_or_keeps_only_the_last_turn(path, budget) -> None:
         assert len(users) <= 2
     if context.dropped_messages:
         assert context.notes
+
+
+def test_a_pinned_note_has_its_room_kept_by_the_safety_net() -> None:
+    # Found by the property above: the note was pinned after the fit, so it
+    # pushed a request that fitted over the budget, older turns still in it.
+    path = chain(
+        user("first"),
+        assistant(TextContent("one")),
+        user("second " * 20),
+        assistant(TextContent("two " * 20)),
+        Note(text="stay brief " * 10, depth=0),
+        user("third"),
+    )
+    whole = sum(estimate_tokens(m) for m in build_context(path, MODEL).messages)
+    budget = whole - 10
+    context = build_context(path, MODEL, token_budget=budget)
+    assert sum(estimate_tokens(m) for m in context.messages) <= budget
+    assert "[Note: stay brief" in context.messages[-1].text
 
 
 @given(conversation_paths())
