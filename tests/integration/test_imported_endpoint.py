@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from fake_provider import FakeProvider, Reply
 
-from tests.integration.cli import CANARY_ANTHROPIC, CANARY_OPENAI, export, run
+from tests.integration.cli import CANARY_ANTHROPIC, CANARY_OPENAI, export, outcome_lines, run
 
 LOCAL = "openai/smollm2"
 
@@ -71,7 +71,7 @@ def test_an_imported_endpoint_gets_no_request_and_no_key(
     result = run("--db", str(db), *which, "-p", "a question for the host", env=keys_env())
     assert result.returncode == 2, result.stdout + result.stderr
     assert attacker.requests == [] and attacker.info_requests == []
-    lines = result.stderr.strip().splitlines()
+    lines = outcome_lines(result.stderr)
     assert len(lines) == 1, result.stderr
     assert attacker.base_url.split("//", 1)[1] in lines[0]
     assert "--api-base" in lines[0]

@@ -10,7 +10,7 @@ from pathlib import Path
 from fake_local_server import LocalServer
 
 from tests.fake_provider import FakeProvider
-from tests.integration.cli import run
+from tests.integration.cli import outcome_lines, run
 
 WORDS = "the garden by the sea has cats and a long wall of old stones "
 
@@ -28,7 +28,7 @@ def test_a_reply_stopped_by_the_full_window_says_so_and_fails(tmp_path: Path) ->
     assert "context window" in done.stderr and "is full" in done.stderr, done.stderr
     assert "output token limit" not in done.stderr
     assert "retry" not in done.stderr and "/compact" in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert len(outcome_lines(done.stderr)) == 1, done.stderr
 
 
 def test_sessions_show_says_the_window_and_where_it_came_from(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 from fake_provider import Reply
 
 from tests.attachments.samples import pdf_bytes, png_bytes, wav_bytes, write
-from tests.integration.cli import anthropic_env, export, openai_env, run, sessions
+from tests.integration.cli import anthropic_env, export, openai_env, outcome_lines, run, sessions
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ def test_audio_to_a_model_without_audio_input_is_refused_before_anything(
     clip = write(tmp_path / "clip.wav", wav_bytes())
     result = openai_run(fake_provider, db, "openai/gpt-4o", "-p", "transcribe", "-a", str(clip))
     assert result.returncode == 2
-    [line] = result.stderr.splitlines()
+    [line] = outcome_lines(result.stderr)
     assert "audio" in line and "openai/gpt-4o" in line
     assert fake_provider.requests == []
     assert saved_entries(db) == 0
@@ -153,7 +153,7 @@ def test_hostile_files_are_refused_in_one_line(
     make(path)
     result = openai_run(fake_provider, db, "openai/gpt-audio", "-p", "hi", "-a", str(path))
     assert result.returncode == 2
-    [line] = result.stderr.splitlines()
+    [line] = outcome_lines(result.stderr)
     assert name in line and reason in line
     assert "Traceback" not in result.stderr
     assert fake_provider.requests == []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fake_provider import Reply, ToolCall
 
-from tests.integration.cli import anthropic_env, export, sessions, tangents_command
+from tests.integration.cli import anthropic_env, export, outcome_lines, sessions, tangents_command
 
 CLAUDE = "anthropic/claude-test"
 
@@ -63,7 +63,7 @@ def test_allowed_tools_run_and_tool_activity_goes_to_stderr(
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Reading first.\nWrote the summary.\n"
     assert (work / "out" / "summary.txt").read_text() == "hello world\n"
-    lines = result.stderr.splitlines()
+    lines = outcome_lines(result.stderr)
     assert lines[0] == 'tool: read_file {"path": "notes.txt"}'
     assert lines[1].startswith("tool: read_file done in ")
     assert any(line.startswith("tool: write_file done in") for line in lines)
