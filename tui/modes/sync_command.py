@@ -9,10 +9,9 @@ from pathlib import Path
 
 from core.sanitize import json_for_terminal, strip_control
 from core.settings import read_state, write_state
-from core.sync import git
 from core.sync.device import device_id
-from core.sync.engine import sync_folder
-from tui.modes.bootstrap import UsageError, fail, one_line_errors, open_store, resolve_launch
+from tui.modes.bootstrap import UsageError, fail, one_line_errors, resolve_launch
+from tui.modes.sync_once import SyncFailed, sync_once
 
 _WARNED = "sync_db_warned"
 
@@ -35,20 +34,10 @@ async def _run(args: argparse.Namespace) -> int:
     folder = folder.resolve()
     _warn_if_inside(launch.db_path, folder)
     device = device_id()
-    carried = git.has_upstream(folder)
-    store = await open_store(launch.db_path)
     try:
-        if carried:
-            git.pull(folder, device)
-        report = await sync_folder(store, folder, device)
-        if carried:
-            git.push(folder, device)
-    except OSError as error:
-        return fail(f"cannot sync with {folder}: {error.strerror or error}", code=1)
-    except git.GitError as error:
-        return fail(f"cannot sync with {folder}: {error}", code=1)
-    finally:
-        await store.close()
+        report = await sync_once(launch.db_path, folder, device)
+    except SyncFailed as error:
+        return fail(str(error), code=1)
     for line in report.refused:
         print(f"tangents: {strip_control(line)}", file=sys.stderr)
     if args.json:
