@@ -116,6 +116,12 @@ class SyncSettings:
     folder: str | None = None
     """A folder a sync engine shares between machines (Syncthing, Dropbox,
     OneDrive, a git work tree): ``tangents sync`` exchanges sessions through it."""
+    auto: bool = False
+    """The app syncs by itself with ``folder``: in the background at launch,
+    after each saved reply and at quit."""
+    quit_wait: float = bounded(5.0, 0.0, 600.0)
+    """Seconds quitting the app waits for its last sync; then it quits and
+    says so (the next sync sends the rest)."""
 
 
 @dataclass(frozen=True)

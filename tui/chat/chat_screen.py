@@ -25,6 +25,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
@@ -85,6 +86,15 @@ class SessionOpener(Protocol):
     """What the chat screen asks of the app it runs in (``TangentsApp``)."""
 
     def open_session(self, session: Session, came_from: Conversation | None = None) -> None: ...
+
+
+class Syncing(Protocol):
+    """What the chat screen asks of the app's syncs (``TangentsApp``)."""
+
+    sync_status: str
+
+    def sync_soon(self) -> None: ...
+    async def sync_now(self) -> tuple[str, SeverityLevel]: ...
 
 
 class ChatScreen(Screen[None]):
@@ -162,6 +172,7 @@ class ChatScreen(Screen[None]):
     def on_mount(self) -> None:
         self.app.draft_keepers.append(self.drafts)  # type: ignore[attr-defined]
         self.conversation.subscribe(self._conversation_event)
+        self.watch(self.app, "sync_status", lambda _: self.refresh_footer(), init=False)
         self._show_welcome()
         if not self.session.info.active:
             self.notify(inactive_reason(self.session.info), severity="warning", timeout=30)
@@ -285,6 +296,7 @@ class ChatScreen(Screen[None]):
             session_tokens=totals.session_tokens,
             session_cost=totals.session_cost,
             hint=f"{help_key} help · {palette_key} commands",
+            sync=cast(Syncing, self.app).sync_status,
             keys=self._message_keys() if self.message_focused() else "",
         )
 
@@ -568,6 +580,7 @@ class ChatScreen(Screen[None]):
         ):
             self._compaction_ended()
             self._send_queued()
+            cast(Syncing, self.app).sync_soon()  # what it saved goes to the other machines
 
     # --- actions ------------------------------------------------------------
 
@@ -841,6 +854,15 @@ class ChatScreen(Screen[None]):
             )
             return False
         return await command.run(self, invocation.arg, text)
+
+    def sync_now(self) -> None:
+        """``/sync``: one sync, in a worker; its outcome in one line."""
+        self._sync_now()
+
+    @work(group="sync", exit_on_error=False)
+    async def _sync_now(self) -> None:
+        message, severity = await cast(Syncing, self.app).sync_now()
+        self.notify(message, severity=severity, timeout=30)
 
     def start_compact(self, focus: str | None) -> bool:
         """``/compact [focus]``, in the reply worker; False while a reply is written."""

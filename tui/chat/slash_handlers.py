@@ -81,6 +81,7 @@ class Chat(Protocol):
     def action_new_session(self) -> None: ...
     def start_compact(self, focus: str | None) -> bool: ...
     def start_round(self, rounds: int) -> bool: ...
+    def sync_now(self) -> None: ...
 
 
 Handler = Callable[[Chat, str, str], Awaitable[bool]]
@@ -289,6 +290,12 @@ async def fork(chat: Chat, arg: str, text: str) -> bool:
         return False
     first_k, last_n = (int(parts[0]), int(parts[1])) if parts else (None, None)
     chat.branches.fork(leaf, first_k, last_n)
+    return True
+
+
+async def sync(chat: Chat, arg: str, text: str) -> bool:
+    """``/sync``: sessions exchanged with the config's ``[sync] folder`` now."""
+    chat.sync_now()
     return True
 
 

@@ -12,6 +12,7 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.message import Message
 from textual.notifications import SeverityLevel
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -32,6 +33,7 @@ from tui.internals.textual_private import (
     patches_wanted,
     warm_link_patterns,
 )
+from tui.modes.app_sync import AppSync
 from tui.modes.bootstrap import Launch
 from tui.terminal_answers import typed_ahead
 from tui.widgets.prompt_input import PromptInput
@@ -39,6 +41,9 @@ from tui.widgets.prompt_input import PromptInput
 if TYPE_CHECKING:
     from core.tools import ToolRegistry
 
+
+SYNC_STATUS_EVERY = 20.0
+"""Seconds between updates of the footer's "synced N min ago"."""
 
 LINKS_WARM_AFTER = 0.5
 """Seconds after the first frame at which the Markdown parser's link patterns
@@ -51,15 +56,20 @@ class TangentsApp(App[None]):
     CSS_PATH = "../chat/chat.tcss"
     """The chat screen's styles: Textual does not load its default screen's own CSS_PATH."""
 
+    sync_status: reactive[str] = reactive("")
+    """What the footer says of the syncs: ``syncing…``, ``synced 3 min ago``, an error."""
+
     def __init__(
         self,
         conversation: Conversation,
         *,
         make_conversation: Callable[[Session], Conversation],
         open_picker: bool = False,
+        db_path: Path | None = None,
     ) -> None:
         """``make_conversation`` gives another session the launch's settings;
-        ``open_picker`` (``-r``) starts on the session picker."""
+        ``open_picker`` (``-r``) starts on the session picker; ``db_path`` is
+        the database a sync opens a connection of its own to."""
         super().__init__()
         self.conversation = conversation
         self.make_conversation = make_conversation
@@ -67,6 +77,13 @@ class TangentsApp(App[None]):
         self.draft_keepers: list[DraftKeeper] = []
         """Every chat screen's draft keeper: written once more after the app ends."""
         self._tools: ToolRegistry | None = None
+        folder = conversation.settings.sync.folder
+        self.syncs = (
+            AppSync(conversation.settings.sync, db_path, self._sync_changed)
+            if folder and db_path is not None
+            else None
+        )
+        """Syncs with the config's folder; None without one."""
 
     @property
     def keymap_overrides(self) -> Mapping[str, str]:
@@ -100,6 +117,35 @@ class TangentsApp(App[None]):
         # now, before the keys typed meanwhile (a first message) are handled.
         self.warm_up()
         self.set_timer(LINKS_WARM_AFTER, self._warm_link_patterns)
+        if self.syncs is not None:
+            self.set_interval(SYNC_STATUS_EVERY, self._sync_changed)
+            self.syncs.soon()
+
+    def _sync_changed(self) -> None:
+        if self.syncs is not None:
+            self.sync_status = self.syncs.status()
+
+    def sync_soon(self) -> None:
+        """Something was saved: a sync in the background, when ``[sync] auto`` is on."""
+        if self.syncs is not None:
+            self.syncs.soon()
+
+    async def sync_now(self) -> tuple[str, SeverityLevel]:
+        """One sync now (``/sync``): what to tell the user, in one line."""
+        if self.syncs is None:
+            return (
+                "No sync folder: set folder in the config's [sync] "
+                "(or run tangents sync --folder DIR).",
+                "warning",
+            )
+        outcome = await self.syncs.now()
+        if outcome.report is None:
+            return f"Sync failed: {outcome.error}", "error"
+        return f"Synced: {outcome.report.summary()}.", "information"
+
+    async def sync_at_quit(self) -> str | None:
+        """The last sync, bounded: a line to print when it was cut short."""
+        return None if self.syncs is None else await self.syncs.at_quit()
 
     def _warm_link_patterns(self) -> None:
         """Compile the Markdown parser's link patterns in a thread, not on this
@@ -257,5 +303,8 @@ def create_app(
     apply to every session opened in the app."""
     make_conversation = partial(launch.conversation, model=model, thinking=thinking, system=system)
     return TangentsApp(
-        make_conversation(session), make_conversation=make_conversation, open_picker=open_picker
+        make_conversation(session),
+        make_conversation=make_conversation,
+        open_picker=open_picker,
+        db_path=launch.db_path,
     )
