@@ -147,6 +147,24 @@ async def test_a_session_continued_elsewhere_shows_both_continuations_when_opene
         assert info is not None and arrows_text(info) == "◀ 2/2 ▶"
 
 
+async def test_the_picker_marks_sessions_that_came_from_another_machine(tmp_path: Path) -> None:
+    b = machine_b(tmp_path)
+    b.ask("written on b")
+    b.sync()
+    configure(b.folder, auto=True)
+    async with running(size=(110, 30)) as pilot:
+        await synced(pilot)
+        await send(pilot, "written on a")
+        await synced(pilot)
+        await pilot.press("ctrl+o")
+        await wait_for(lambda: "written on b" in screen_text(pilot), pilot, timeout=30)
+        rows = [line for line in screen_text(pilot).splitlines() if "msg" in line]
+        from_b = next(row for row in rows if "written on b" in row)
+        from_a = next(row for row in rows if "written on a" in row)
+        assert f"from {b.device()} just now" in from_b, rows
+        assert "from " not in from_a, rows
+
+
 async def test_a_quit_never_waits_long_for_a_slow_remote(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
