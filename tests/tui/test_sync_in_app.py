@@ -117,11 +117,11 @@ async def test_slash_sync_errors_are_one_line(tmp_path: Path) -> None:
         assert "f1 help" in footer and "demo" in footer, footer
 
 
-async def test_a_session_continued_elsewhere_shows_both_continuations_when_opened_again(
+async def test_a_session_continued_elsewhere_shows_both_continuations_while_open(
     tmp_path: Path,
 ) -> None:
-    """Decided: a session synced in while it is open shows the new entries the
-    next time it is opened (the open one goes on from where it is here)."""
+    """Entries synced into the open session show as alternatives at once; the
+    open session goes on from where it is here. Opened again, the same."""
     b = machine_b(tmp_path)
     configure(b.folder, auto=True)
     async with running() as pilot:
@@ -135,16 +135,28 @@ async def test_a_session_continued_elsewhere_shows_both_continuations_when_opene
         await send(pilot, "continued on a")
         received = await synced(pilot, first)
         assert received.report is not None and received.report.received_entries == 2
+
+        def arrows() -> str:
+            screen = pilot.app.screen
+            assert isinstance(screen, ChatScreen)
+            mine = next(
+                e for e in screen.session.path if e.message and e.message.text == "continued on a"
+            )
+            info = screen.branches.branch_info(mine.id)
+            return "" if info is None else arrows_text(info)
+
+        await wait_for(lambda: "the start · 2 branches" in screen_text(pilot), pilot, timeout=30)
+        assert arrows() == "◀ 2/2 ▶"
+        assert (
+            app_of(pilot)
+            .conversation.session.path[-1]
+            .message.text.count('You said: "continued on a"')
+            == 1
+        )
         store = app_of(pilot).conversation.session.store
         app_of(pilot).open_session(await Session.open(store, session_id))
         await wait_for(lambda: "the start · 2 branches" in screen_text(pilot), pilot, timeout=30)
-        screen = pilot.app.screen
-        assert isinstance(screen, ChatScreen)
-        mine = next(
-            e for e in screen.session.path if e.message and e.message.text == "continued on a"
-        )
-        info = screen.branches.branch_info(mine.id)
-        assert info is not None and arrows_text(info) == "◀ 2/2 ▶"
+        assert arrows() == "◀ 2/2 ▶"
 
 
 async def test_the_picker_marks_sessions_that_came_from_another_machine(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
@@ -47,6 +48,7 @@ from core.sessions.attachments import Attachment
 from core.sessions.entries import Entry
 from core.sessions.session import Session, SessionError, inactive_reason
 from core.settings import Agent, write_state
+from core.sync.auto import SyncOutcome
 from core.tokens import guessed_context_window, known_context_window
 from tui import keymap
 from tui.agent_colors import agent_colors
@@ -92,6 +94,7 @@ class Syncing(Protocol):
     """What the chat screen asks of the app's syncs (``TangentsApp``)."""
 
     sync_status: str
+    sync_ended_signal: Signal[SyncOutcome]
 
     def sync_soon(self) -> None: ...
     async def sync_now(self) -> tuple[str, SeverityLevel]: ...
@@ -173,6 +176,7 @@ class ChatScreen(Screen[None]):
         self.app.draft_keepers.append(self.drafts)  # type: ignore[attr-defined]
         self.conversation.subscribe(self._conversation_event)
         self.watch(self.app, "sync_status", lambda _: self.refresh_footer(), init=False)
+        cast(Syncing, self.app).sync_ended_signal.subscribe(self, self._sync_ended)
         self._show_welcome()
         if not self.session.info.active:
             self.notify(inactive_reason(self.session.info), severity="warning", timeout=30)
@@ -854,6 +858,14 @@ class ChatScreen(Screen[None]):
             )
             return False
         return await command.run(self, invocation.arg, text)
+
+    def _sync_ended(self, outcome: SyncOutcome) -> None:
+        """A sync took entries of this session from another machine: they show
+        as alternatives where they part from the path here (which stays)."""
+        report = outcome.report
+        if report is not None and self.session.id in report.received_sessions:
+            self.conversation.entries_arrived()
+            self.branches.refresh_branches()
 
     def sync_now(self) -> None:
         """``/sync``: one sync, in a worker; its outcome in one line."""

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.widget import Widget
 
 from core.chat.conversation import Conversation
@@ -22,6 +23,7 @@ from core.providers.pacing import ui_first
 from core.sanitize import strip_control
 from core.sessions.session import Session
 from core.settings import write_state
+from core.sync.auto import SyncOutcome
 from tui import keymap
 from tui.chat.chat_screen import ChatScreen
 from tui.chat.drafts import DraftKeeper
@@ -84,6 +86,9 @@ class TangentsApp(App[None]):
             else None
         )
         """Syncs with the config's folder; None without one."""
+        self.sync_ended_signal: Signal[SyncOutcome] = Signal(self, "sync-ended")
+        """Published with each sync's outcome as it ends."""
+        self._sync_published: SyncOutcome | None = None
 
     @property
     def keymap_overrides(self) -> Mapping[str, str]:
@@ -122,8 +127,13 @@ class TangentsApp(App[None]):
             self.syncs.soon()
 
     def _sync_changed(self) -> None:
-        if self.syncs is not None:
-            self.sync_status = self.syncs.status()
+        if self.syncs is None:
+            return
+        self.sync_status = self.syncs.status()
+        last = self.syncs.syncs.last
+        if last is not None and last is not self._sync_published:
+            self._sync_published = last
+            self.sync_ended_signal.publish(last)
 
     def sync_soon(self) -> None:
         """Something was saved: a sync in the background, when ``[sync] auto`` is on."""
