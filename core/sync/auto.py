@@ -90,7 +90,9 @@ class AutoSync:
         if self.last.error is not None:
             return f"sync failed: {self.last.error}"
         minutes = int(max(0.0, now - self.last.at) // 60)
-        return "synced just now" if minutes < 1 else f"synced {minutes} min ago"
+        if minutes < 1:
+            return "synced just now"
+        return f"synced {minutes} min ago" if minutes < 60 else f"synced {minutes // 60} h ago"
 
 
 def one_line(error: BaseException) -> str:

@@ -51,6 +51,7 @@ async def test_a_failed_sync_is_one_line_and_the_next_runs() -> None:
     second = await syncs.request()
     assert second.report is not None
     assert syncs.status(second.at + 150) == "synced 2 min ago"
+    assert syncs.status(second.at + 7300) == "synced 2 h ago"
 
 
 async def test_a_quit_waits_at_most_its_bound() -> None:

@@ -17,11 +17,20 @@ from core.sessions.session import Session
 from storage.store import SqliteStore
 from tests.sync.machines import Machine
 from tests.sync.test_sync_git import clones, git_env
-from tests.tui.helpers import app_of, notifications, running, screen_text, send, wait_for
+from tests.tui.helpers import (
+    app_of,
+    notifications,
+    running,
+    screen_text,
+    send,
+    type_text,
+    wait_for,
+)
 from tui.chat.chat_screen import ChatScreen
 from tui.cli import build_parser
 from tui.modes.launch import build_app, prepare_launch
 from tui.widgets.branch_bar import arrows_text
+from tui.widgets.prompt_input import PromptInput
 
 SYNC_WAIT = 120.0
 """Seconds a sync may take on a loaded machine (each opens its database)."""
@@ -198,6 +207,10 @@ async def test_a_quit_never_waits_long_for_a_slow_remote(
     try:
         async with app.run_test() as pilot:
             await wait_for(lambda: app.syncs is not None and app.syncs.syncs.running, pilot)
+            await type_text(pilot, "typed while it syncs")  # keys echo: the sync is not in the way
+            prompt = pilot.app.screen.query_one(PromptInput)
+            await wait_for(lambda: prompt.text == "typed while it syncs", pilot)
+            assert app.syncs.syncs.running
         line = await asyncio.wait_for(app.sync_at_quit(), SYNC_WAIT)
         assert line == "The sync at quit was cut short after 0.2 s; the next sync sends the rest."
         release.touch()
