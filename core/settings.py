@@ -116,6 +116,10 @@ class SyncSettings:
     folder: str | None = None
     """A folder a sync engine shares between machines (Syncthing, Dropbox,
     OneDrive, a git work tree): ``tangents sync`` exchanges sessions through it."""
+    key_env: str | None = None
+    """The name of an environment variable holding a passphrase: the folder's
+    journals and images are then encrypted with a key derived from it (for a
+    folder in someone else's cloud). The passphrase is never written anywhere."""
     auto: bool = False
     """The app syncs by itself with ``folder``: in the background at launch,
     after each saved reply and at quit."""

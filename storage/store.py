@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -189,6 +189,11 @@ class SqliteStore:
 
     async def sync_recent(self, entry_mark: int) -> RecentChanges:
         return await self._run(sync.recent, entry_mark)
+
+    async def sync_held(
+        self, session_ids: Collection[str], entry_ids: Collection[str]
+    ) -> dict[str, list[Entry]]:
+        return await self._run(sync.held, sorted(session_ids), sorted(entry_ids))
 
     async def apply_sync(self, batch: SyncBatch) -> None:
         await self._write(sync.apply, batch)

@@ -4,10 +4,12 @@ transaction, so a sync killed half-way leaves the database as it was."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import replace
 from itertools import groupby
 
+from core.sessions.entries import Entry
 from core.sessions.ids import now_iso
 from core.sync.batch import LocalSession, LocalSnapshot, RecentChanges, SyncBatch
 from core.sync.cursor import SyncCursor
@@ -54,6 +56,24 @@ def recent(conn: sqlite3.Connection, entry_mark: int) -> RecentChanges:
     finally:
         conn.execute("COMMIT")
     return RecentChanges(sessions, base, entries, mark, mark_id)
+
+
+def held(
+    conn: sqlite3.Connection, session_ids: list[str], entry_ids: list[str]
+) -> dict[str, list[Entry]]:
+    """The entries of ``session_ids`` and of every session holding one of
+    ``entry_ids``, by session, in the order they were written."""
+    rows = conn.execute(
+        f"SELECT {ENTRY_COLUMNS} FROM entries WHERE session_id IN ("
+        "SELECT value FROM json_each(?) UNION "
+        "SELECT session_id FROM entries WHERE id IN (SELECT value FROM json_each(?))"
+        ") ORDER BY rowid",
+        (json.dumps(session_ids), json.dumps(entry_ids)),
+    )
+    found: dict[str, list[Entry]] = {}
+    for entry in entries_from_rows(rows):
+        found.setdefault(entry.session_id, []).append(entry)
+    return found
 
 
 def _max_rowid(conn: sqlite3.Connection) -> int:

@@ -303,6 +303,12 @@ def build_parser() -> argparse.ArgumentParser:
     sync.add_argument(
         "--folder", metavar="DIR", help="the shared folder (setting: folder in [sync])"
     )
+    sync.add_argument(
+        "--key-env",
+        metavar="NAME",
+        help="encrypt the folder with the passphrase in environment variable NAME "
+        "(setting: key_env in [sync])",
+    )
     sync.add_argument("--json", action="store_true", help="JSON output")
 
     return parser

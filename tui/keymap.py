@@ -122,7 +122,7 @@ ACTIONS: tuple[Action, ...] = (
         "edit_message",
         "enter,alt+e",
         "edit_message",
-        "Edit the focused message (sends an alternative)",
+        "Edit the focused message (sends an alternative) or note",
         "chat",
     ),
     Action(

@@ -48,7 +48,7 @@ from core.chat.target import (
 from core.chat.window_learning import learn_window, window_at_most
 from core.sessions.attachments import Attachment
 from core.sessions.context import Context, system_prompt
-from core.sessions.entries import THINKING_LEVELS, Compaction, Entry
+from core.sessions.entries import THINKING_LEVELS, Compaction, Entry, Note
 from core.sessions.messages import Message, user_text
 from core.sessions.persistence import LearnedWindow
 from core.sessions.session import Session
@@ -397,7 +397,8 @@ class Conversation:
         else:
             model = agent.model
             api_base = self.explicit_api_base or self.settings.api_base
-            speaker = Speaker(agent.name, user_name, agent.system, agent.thinking)
+            note = Note(agent.note, agent.note_depth) if agent.note else None
+            speaker = Speaker(agent.name, user_name, agent.system, agent.thinking, note)
             self.check_endpoint([agent.model])
             self._publish(AgentAsked(agent.name, agent.model))
         result = await run_agent(

@@ -36,6 +36,7 @@ from core.sessions.content import (
 )
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message
+from core.sessions.note import depth_words
 from core.sessions.persistence import Blob, SessionInfo
 
 SNIPPET = 48
@@ -177,7 +178,7 @@ def _entry(
     elif isinstance(payload, Note):
         kind, who = "pinned-note", "Note"
         body = (
-            f'<p class="note">pinned {payload.depth} messages from the end of every request</p>'
+            f'<p class="note">pinned {depth_words(payload.depth)} from the end of every request</p>'
             + _markdown(payload.text)
             if payload.active
             else '<p class="note">the note was removed</p>'

@@ -25,6 +25,7 @@ from core.sessions.content import (
 )
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message
+from core.sessions.note import depth_words
 from core.sessions.persistence import SessionInfo
 
 
@@ -167,7 +168,7 @@ def to_markdown(info: SessionInfo, path: Sequence[Entry]) -> str:
             lines.append(f"*Model: {payload.model}, thinking: {payload.thinking}*\n")
         elif isinstance(payload, Note):
             if payload.active:
-                lines.append(f"## Note (pinned {payload.depth} messages from the end)\n")
+                lines.append(f"## Note (pinned {depth_words(payload.depth)} from the end)\n")
                 lines.append(quoted(payload.text) + "\n")
             else:
                 lines.append("*Note removed*\n")

@@ -4,8 +4,8 @@ thinking and prompt caching survive, which litellm's translation would lose.
 The SDK makes the request (headers, base URL, timeouts, an error status raised
 as its own exception); the stream's events are read as plain JSON
 (:func:`_events`) and translated one by one. Building the SDK's typed events
-took half the CPU time of a stream (~28 us an event in all, ~15 us without
-them), and three streams at once are CPU-bound. Its ``messages.stream`` helper
+took about half the CPU time of a stream, and three
+streams at once are CPU-bound (tests/bench/bench_compare.py). Its ``messages.stream`` helper
 would also re-parse the partial tool JSON after every delta and raise on
 malformed JSON.
 """

@@ -5,8 +5,9 @@ the latest ``model_change``; the latest compaction's summary then its kept
 tail; branch summaries as user messages, custom messages left out; provider
 rules (thinking signatures, tool-call ids, unpaired calls and results, aborted
 turns); the image budget; a safety net that drops the oldest turns when the
-estimate still exceeds the budget; and, last, the pinned note
-(core/sessions/note.py), placed among the messages as they are sent.
+estimate still exceeds the budget; and, last, the pinned notes
+(core/sessions/note.py): the session's, then the asked agent's own, placed
+among the messages as they are sent.
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def build_context(
         if dropped:
             image_shas = _pixel_images(messages)
             sent_files = file_shas(messages)
-    messages = pin_note(alternate(messages), active_note(path))
+    messages = pin_note(pin_note(alternate(messages), active_note(path)), speaker.note)
     return Context(
         messages=tuple(messages),
         system=system,

@@ -2,7 +2,8 @@
 
 The newest :class:`~core.sessions.entries.Note` entry of the path is the one in
 force; a note with no text turns it off. It is sent as a ``[Note: TEXT]``
-user-role item.
+user-role item. An agent of a round table may have a note of its own
+(``[[agents]]`` ``note``), pinned the same way in its requests only.
 
 Depth counts the messages of the request as the model sees them: the
 messages of :class:`~core.sessions.context.Context` after consecutive
@@ -34,15 +35,21 @@ def active_note(path: Sequence[Entry]) -> Note | None:
     return None
 
 
+def depth_words(depth: int) -> str:
+    """A note's depth as people read it: ``1 message``, ``4 messages``."""
+    return "1 message" if depth == 1 else f"{depth} messages"
+
+
 def note_text(note: Note) -> str:
     """What the model reads."""
     return f"[Note: {note.text}]"
 
 
 def pin_note(messages: Sequence[Message], note: Note | None) -> list[Message]:
-    """``messages`` (already alternating) with ``note`` placed as the module says."""
+    """``messages`` (already alternating) with ``note`` placed as the module
+    says; a note that is off (no text) places nothing."""
     out = list(messages)
-    if note is None or not out:
+    if note is None or not note.active or not out:
         return out
     item = TextContent(note_text(note))
     for index in range(min(len(out) - 1 - note.depth, len(out) - 1), -1, -1):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.sessions.content import Block, TextContent, ThinkingContent, ToolCallContent
+from core.sessions.entries import Note
 from core.sessions.messages import Message
 
 
@@ -33,6 +34,9 @@ class Speaker:
     thinking: str = "off"
     """The thinking level it answers with (for the session's model: the
     default when the path names none)."""
+    note: Note | None = None
+    """An agent's own note (``[[agents]]`` ``note``/``note_depth``): pinned in
+    its requests only, beside the session's note."""
 
 
 class Hearing:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -82,6 +82,12 @@ class SyncStore(SessionStore, Protocol):
 
     async def sync_recent(self, entry_mark: int) -> RecentChanges:
         """Registers, the base and the entries after ``entry_mark``."""
+
+    async def sync_held(
+        self, session_ids: Collection[str], entry_ids: Collection[str]
+    ) -> dict[str, list[Entry]]:
+        """The entries of ``session_ids`` and of every session holding one of
+        ``entry_ids``, by session, in the order they were written."""
 
     async def apply_sync(self, batch: SyncBatch) -> None:
         """Apply what other devices wrote (entries keep their ids) and save the

@@ -1,15 +1,16 @@
 """What the last sync had read of a folder, to tell whether anything changed.
 
 Each file a device keeps beside its journals (the journals and any copy a sync
-engine left) is known by its size and the hash of its last bytes: a file that
-grew, shrank or was rewritten shows a different pair, and a sync reads the
-folder again. Blobs are not listed: they are read only for an entry that
-names them, and an entry arrives in a journal.
+engine left) is known by its :data:`~core.sync.journal.Mark`: where its last
+complete line ends and the hash of the bytes before. A file that only grew is
+read from there on; one that shrank or was rewritten is read whole again. A
+line still being copied does not move the mark, so it is read once whole.
+Blobs are not listed: they are read only for an entry that names them, and an
+entry arrives in a journal.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -17,12 +18,10 @@ from pathlib import Path
 
 from core.sync import folder as layout
 from core.sync.hlc import Stamp
+from core.sync.journal import Mark, last_mark
 
-_TAIL_BYTES = 4096
-"""How much of a file's end is hashed: at least its last line's end."""
-
-Marks = dict[str, tuple[int, str]]
-"""A file's path under the folder -> (size, hash of its tail)."""
+Marks = dict[str, Mark]
+"""A file's path under the folder (``device/name``) -> its mark."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +76,7 @@ def folder_key(folder: Path) -> str:
 
 
 def scan(folder: Path) -> Marks:
-    """Every file directly in a device's directory, by size and tail hash."""
+    """Every journal (and journal copy) in a device's directory, by its mark."""
     marks: Marks = {}
     root = folder / layout.ROOT
     try:
@@ -90,20 +89,9 @@ def scan(folder: Path) -> Marks:
         except OSError:
             continue
         for file in files:
-            mark = _mark(file.path)
+            if not any(kind in file.name for kind in (layout.ENTRIES, layout.REGISTERS)):
+                continue
+            mark = last_mark(file.path)
             if mark is not None:
                 marks[f"{device.name}/{file.name}"] = mark
     return marks
-
-
-def _mark(path: str) -> tuple[int, str] | None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        size = os.fstat(fd).st_size
-        tail = os.pread(fd, _TAIL_BYTES, max(0, size - _TAIL_BYTES))
-    finally:
-        os.close(fd)
-    return size, hashlib.sha256(tail).hexdigest()

@@ -8,13 +8,16 @@ the same changes again next time, and the union makes that harmless.
 
 When every file in the folder is as the last sync left it (see
 :mod:`core.sync.cursor`), no journal is read: the sync only sends what was
-added here since, and with nothing new it writes nothing at all.
+added here since, and with nothing new it writes nothing at all. When other
+devices' journals only grew, only what they gained is read, and merged with
+the sessions it names; the whole folder is read again when that cannot
+settle everything (see :func:`_sync_changes`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +25,13 @@ from core.sessions.entries import Entry
 from core.sessions.persistence import Blob, SessionInfo
 from core.sync import folder as layout
 from core.sync.batch import LocalSession, LocalSnapshot, RecentChanges, SyncBatch, SyncStore
-from core.sync.cursor import SyncCursor, folder_key, scan
+from core.sync.cursor import Marks, SyncCursor, folder_key, scan
 from core.sync.hlc import Clock, Stamp, wall_ms
-from core.sync.journal import append_lines
+from core.sync.journal import append_lines, last_mark
 from core.sync.merge import FolderView
 from core.sync.plan import descends, encode, image_hashes, key, parent_first
+from core.sync.reading import read_changes, read_folder
+from core.sync.seal import Seal, folder_seal
 
 
 @dataclass
@@ -75,35 +80,32 @@ def _count(number: int, word: str) -> str:
     return f"{number} {word if number == 1 else plural}"
 
 
-def read_folder(folder: Path, device: str) -> FolderView:
-    view = FolderView()
-    for name in layout.devices(folder, device):
-        for kind, add in (
-            (layout.ENTRIES, view.add_entry_line),
-            (layout.REGISTERS, view.add_register_line),
-        ):
-            for lines in layout.read_journals(folder, name, kind):
-                view.skipped += lines.skipped
-                for line in lines.objects:
-                    add(name, line)
-    return view
-
-
 async def sync_folder(
-    store: SyncStore, folder: Path, device: str, now: Callable[[], int] = wall_ms
+    store: SyncStore,
+    folder: Path,
+    device: str,
+    now: Callable[[], int] = wall_ms,
+    passphrase: str | None = None,
 ) -> SyncReport:
+    """One sync; ``passphrase`` opens (or seals) an encrypted folder, and
+    :class:`~core.sync.seal.SealError` says in one line why it does not."""
+    seal = folder_seal(layout.marker(folder), passphrase, bool(layout.devices(folder, "")[1:]))
     cursor = await store.sync_cursor(folder_key(folder))
-    if cursor is not None and cursor.journals == scan(folder):
+    if cursor is not None:
         recent = await store.sync_recent(cursor.entry_mark)
         if recent.mark_id == cursor.mark_id:
-            return await _send_recent(store, folder, device, now, cursor, recent)
-    return await _sync_all(store, folder, device, now)
+            if cursor.journals == scan(folder):
+                return await _send_recent(store, folder, seal, device, now, cursor, recent)
+            report = await _sync_changes(store, folder, seal, device, now, cursor, recent)
+            if report is not None:
+                return report
+    return await _sync_all(store, folder, seal, device, now)
 
 
 async def _sync_all(
-    store: SyncStore, folder: Path, device: str, now: Callable[[], int]
+    store: SyncStore, folder: Path, seal: Seal, device: str, now: Callable[[], int]
 ) -> SyncReport:
-    view = read_folder(folder, device)
+    view, marks = read_folder(folder, device, seal)
     snapshot = await store.sync_snapshot()
     clock = Clock(device, now)
     if view.latest is not None:
@@ -112,18 +114,19 @@ async def _sync_all(
     outgoing = _Outgoing()
     base_labels = _base_labels(snapshot.base)
     for local in snapshot.sessions.values():
-        await _send_session(store, folder, view, local, clock, outgoing, report)
+        await _send_session(store, folder, seal, view, local, clock, outgoing, report)
         _register_lines(local, snapshot.base, base_labels, clock, outgoing, report)
     _tombstones(snapshot.base, snapshot.sessions, view.dead, clock, outgoing)
     for line in outgoing.entries:
         view.add_entry_line(device, line)
     for line in outgoing.registers:
         view.add_register_line(device, line)
-    _write(folder, device, outgoing)
-    batch = await _receive(store, folder, view, snapshot, device, report)
+    _write(folder, seal, device, outgoing)
+    batch = await _receive(store, folder, seal, view, snapshot, device, report)
     settled = not (report.waiting or view.refused)
+    marks.update(_own_marks(folder, device))
     batch.cursor = SyncCursor(
-        folder_key(folder), scan(folder), snapshot.entry_mark, None, str(clock.last), settled
+        folder_key(folder), marks, snapshot.entry_mark, None, str(clock.last), settled
     )
     await store.apply_sync(batch)
     report.refused = list(view.refused)
@@ -131,21 +134,91 @@ async def _sync_all(
     return report
 
 
-async def _send_recent(
+async def _sync_changes(
     store: SyncStore,
     folder: Path,
+    seal: Seal,
     device: str,
     now: Callable[[], int],
     cursor: SyncCursor,
     recent: RecentChanges,
-) -> SyncReport:
-    """A sync over a folder unchanged since the last: send the sessions,
-    entries (in the order written: parent first) and register changes made
-    here since; with none, touch nothing."""
+) -> SyncReport | None:
+    """A sync that reads only what other devices' journals gained since the
+    last, merged with the sessions it names (their entries read from the
+    database). None, having written nothing, when those lines alone cannot
+    settle it: a register write no later than what the last sync saw (the
+    winner may lie in what was not read), a session known neither here nor
+    by a line read, an entry that waits or is refused, this device's own
+    journals changed by another hand. Then the whole folder is read."""
+    read = read_changes(folder, device, seal, cursor.journals)
+    if read is None or cursor.clock is None:
+        return None
+    view, marks = read
+    seen = Stamp.parse(cursor.clock)
+    if view.earliest is not None and view.earliest <= seen:
+        return None
+    named = _named(view)
+    if any(
+        sid not in recent.sessions and sid not in view.sessions and not view.dead(sid)
+        for sid in named
+    ):
+        return None
+    held = await store.sync_held(named, view.entries.keys())
+    sessions = dict(recent.sessions)
+    for sid in (named | held.keys()) & sessions.keys():
+        local = sessions[sid]
+        entries = held.get(sid, [])
+        for entry in entries:
+            copy = view.entries.setdefault(entry.id, entry)
+            if copy is not entry and copy.to_dict() != entry.to_dict():
+                return None
+        sessions[sid] = replace(local, entry_ids=frozenset(entry.id for entry in entries))
+        view.sessions.setdefault(sid, _identity(local.info))
     clock = Clock(device, now)
-    if cursor.clock is not None:
-        clock.observe(Stamp.parse(cursor.clock))
+    clock.observe(seen)
+    if view.latest is not None:
+        clock.observe(view.latest)
     report = SyncReport(device)
+    out = await _recent_lines(store, folder, seal, device, recent, clock, report, view.dead)
+    for line in out.registers:
+        view.add_register_line(device, line)
+    snapshot = LocalSnapshot(sessions, recent.base, recent.entry_mark)
+    batch = await _receive(store, folder, seal, view, snapshot, device, report)
+    if report.waiting or report.refused or view.refused:
+        return None
+    _write(folder, seal, device, out)
+    marks.update(_own_marks(folder, device))
+    batch.cursor = SyncCursor(folder_key(folder), marks, recent.entry_mark, None, str(clock.last))
+    await store.apply_sync(batch)
+    report.skipped = view.skipped
+    return report
+
+
+def _named(view: FolderView) -> set[str]:
+    """Every session a line of ``view`` is about."""
+    return (
+        view.sessions.keys()
+        | view.by_session.keys()
+        | {sid for _, sid in view.registers}
+        | view.labels.keys()
+        | view.leaves.keys()
+        | view.tombstones.keys()
+    )
+
+
+async def _recent_lines(
+    store: SyncStore,
+    folder: Path,
+    seal: Seal,
+    device: str,
+    recent: RecentChanges,
+    clock: Clock,
+    report: SyncReport,
+    dead: Callable[[str], bool],
+) -> _Outgoing:
+    """The lines that send what was added or changed here since the last
+    sync: new sessions, their entries in the order written (parent first),
+    register changes and deletions."""
     out = _Outgoing()
     base_labels = _base_labels(recent.base)
     new: dict[str, list[Entry]] = {}
@@ -157,14 +230,33 @@ async def _send_recent(
             out.entries.append({"t": "session", "session": _identity(local.info)})
         for entry in new.get(sid, ()):
             out.entries.append({"t": "entry", "entry": entry.to_dict()})
-            await _add_blobs(store, folder, device, entry, out)
+            await _add_blobs(store, folder, seal, device, entry, out)
             report.sent_entries += 1
             report.sent_sessions.add(sid)
         _register_lines(local, recent.base, base_labels, clock, out, report)
-    _tombstones(recent.base, recent.sessions, lambda sid: False, clock, out)
+    _tombstones(recent.base, recent.sessions, dead, clock, out)
+    return out
+
+
+async def _send_recent(
+    store: SyncStore,
+    folder: Path,
+    seal: Seal,
+    device: str,
+    now: Callable[[], int],
+    cursor: SyncCursor,
+    recent: RecentChanges,
+) -> SyncReport:
+    """A sync over a folder unchanged since the last: send what was added or
+    changed here since; with nothing, touch nothing."""
+    clock = Clock(device, now)
+    if cursor.clock is not None:
+        clock.observe(Stamp.parse(cursor.clock))
+    report = SyncReport(device)
+    out = await _recent_lines(store, folder, seal, device, recent, clock, report, lambda sid: False)
     if not (out.entries or out.registers):
         return report
-    _write(folder, device, out)
+    _write(folder, seal, device, out)
     # The base of every session written about becomes what it is here.
     touched = report.sent_sessions | {line["s"] for line in out.registers}
     base = {
@@ -182,11 +274,23 @@ async def _send_recent(
     return report
 
 
-def _write(folder: Path, device: str, out: _Outgoing) -> None:
+def _own_marks(folder: Path, device: str) -> Marks:
+    """The marks of this device's own journals, as it just wrote them."""
+    marks: Marks = {}
+    for kind in (layout.ENTRIES, layout.REGISTERS):
+        path = layout.own_journal(folder, device, kind)
+        mark = last_mark(path)
+        if mark is not None:
+            marks[f"{device}/{path.name}"] = mark
+    return marks
+
+
+def _write(folder: Path, seal: Seal, device: str, out: _Outgoing) -> None:
     for blob in out.blobs:
-        layout.write_blob(folder, device, blob)
-    append_lines(layout.own_journal(folder, device, layout.ENTRIES), out.entries)
-    append_lines(layout.own_journal(folder, device, layout.REGISTERS), out.registers)
+        layout.write_blob(folder, device, blob, seal)
+    for kind, lines in ((layout.ENTRIES, out.entries), (layout.REGISTERS, out.registers)):
+        sealed = [seal.close(line, device, kind) for line in lines]
+        append_lines(layout.own_journal(folder, device, kind), sealed)
 
 
 @dataclass
@@ -199,6 +303,7 @@ class _Outgoing:
 async def _send_session(
     store: SyncStore,
     folder: Path,
+    seal: Seal,
     view: FolderView,
     local: LocalSession,
     clock: Clock,
@@ -216,17 +321,17 @@ async def _send_session(
         entries = [entry for entry in await store.entries(sid) if entry.id in wanted]
         for entry in parent_first(entries, view.entries):
             out.entries.append({"t": "entry", "entry": entry.to_dict()})
-            await _add_blobs(store, folder, clock.device, entry, out)
+            await _add_blobs(store, folder, seal, clock.device, entry, out)
         report.sent_entries += len(entries)
         report.sent_sessions.add(sid)
 
 
 async def _add_blobs(
-    store: SyncStore, folder: Path, device: str, entry: Entry, out: _Outgoing
+    store: SyncStore, folder: Path, seal: Seal, device: str, entry: Entry, out: _Outgoing
 ) -> None:
     """The images ``entry`` shows that this device's folder lacks."""
     for sha in image_hashes(entry):
-        if layout.blob_path(folder, device, sha).exists():
+        if layout.blob_path(folder, device, seal.blob_name(sha)).exists():
             continue
         blob = await store.get_blob(sha)
         if blob is not None and all(b.sha256 != sha for b in out.blobs):
@@ -301,6 +406,7 @@ def _identity(info: SessionInfo) -> dict[str, Any]:
 async def _receive(
     store: SyncStore,
     folder: Path,
+    seal: Seal,
     view: FolderView,
     snapshot: LocalSnapshot,
     device: str,
@@ -315,7 +421,7 @@ async def _receive(
     async def has_images(entry: Entry) -> bool:
         for sha in image_hashes(entry) - local_blobs:
             if await store.get_blob(sha) is None:
-                blob = layout.read_blob(folder, names, sha)
+                blob = layout.read_blob(folder, names, sha, seal)
                 if blob is None:
                     return False
                 batch.blobs.append(blob)

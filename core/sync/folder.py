@@ -2,7 +2,8 @@
 
 ``DIR/tangents/<device>/entries.jsonl`` (sessions and entries),
 ``registers.jsonl`` (title, archive, status, labels, leaf, deletions) and
-``blobs/<sha256>.json`` (one image each). A device writes only under its own
+``blobs/<sha256>.json`` (one image each); ``DIR/tangents/sealed.json`` when
+the folder is encrypted (see :mod:`core.sync.seal`). A device writes only under its own
 name. Sync-engine debris beside a journal (``entries (conflicted copy).jsonl``,
 ``entries.sync-conflict-….jsonl``, ``entries-laptop.jsonl``, a ``.tmp``) is read
 as more lines of that device's journal: the union makes duplicates free.
@@ -16,12 +17,18 @@ import json
 from pathlib import Path
 
 from core.sessions.persistence import Blob
-from core.sync.journal import Lines, dumps, read_lines, write_whole
+from core.sync.journal import dumps, write_whole
+from core.sync.seal import Seal
 
 ROOT = "tangents"
+MARKER = "sealed.json"
 ENTRIES = "entries"
 REGISTERS = "registers"
 BLOBS = "blobs"
+
+
+def marker(folder: Path) -> Path:
+    return folder / ROOT / MARKER
 
 
 def device_dir(folder: Path, device: str) -> Path:
@@ -41,7 +48,7 @@ def devices(folder: Path, own: str) -> list[str]:
     return [own, *(name for name in names if name != own and not name.startswith("."))]
 
 
-def read_journals(folder: Path, device: str, kind: str) -> list[Lines]:
+def journal_files(folder: Path, device: str, kind: str) -> list[Path]:
     """The device's journal of ``kind`` and every copy of it a sync engine left."""
     own = own_journal(folder, device, kind)
     try:
@@ -52,14 +59,15 @@ def read_journals(folder: Path, device: str, kind: str) -> list[Lines]:
         )
     except OSError:
         others = []
-    return [read_lines(path) for path in (own, *others)]
+    return [own, *others]
 
 
-def blob_path(folder: Path, device: str, sha256: str) -> Path:
-    return device_dir(folder, device) / BLOBS / f"{sha256}.json"
+def blob_path(folder: Path, device: str, name: str) -> Path:
+    """Where ``device`` keeps the image ``name`` (see :meth:`Seal.blob_name`)."""
+    return device_dir(folder, device) / BLOBS / f"{name}.json"
 
 
-def write_blob(folder: Path, device: str, blob: Blob) -> None:
+def write_blob(folder: Path, device: str, blob: Blob, seal: Seal) -> None:
     document = {
         "sha256": blob.sha256,
         "media_type": blob.media_type,
@@ -67,14 +75,18 @@ def write_blob(folder: Path, device: str, blob: Blob) -> None:
         "height": blob.height,
         "data": base64.b64encode(blob.data).decode("ascii"),
     }
-    write_whole(blob_path(folder, device, blob.sha256), (dumps(document) + "\n").encode())
+    line = dumps(seal.close(document, device, BLOBS)) + "\n"
+    write_whole(blob_path(folder, device, seal.blob_name(blob.sha256)), line.encode())
 
 
-def read_blob(folder: Path, device_names: list[str], sha256: str) -> Blob | None:
+def read_blob(folder: Path, device_names: list[str], sha256: str, seal: Seal) -> Blob | None:
     """The blob from whichever device has a whole copy (its bytes match the hash)."""
     for device in device_names:
         try:
-            document = json.loads(blob_path(folder, device, sha256).read_bytes())
+            path = blob_path(folder, device, seal.blob_name(sha256))
+            document = seal.open(json.loads(path.read_bytes()), device, BLOBS)
+            if document is None:
+                continue
             data = base64.b64decode(document["data"], validate=True)
             blob = Blob(
                 sha256,
@@ -83,7 +95,7 @@ def read_blob(folder: Path, device_names: list[str], sha256: str) -> Blob | None
                 int(document["height"]),
                 data,
             )
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
         if hashlib.sha256(data).hexdigest() == sha256:
             return blob

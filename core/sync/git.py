@@ -41,13 +41,15 @@ def push(folder: Path, device: str) -> None:
 
 
 def commit(folder: Path, device: str) -> None:
-    """Commit this device's own files, if any changed."""
+    """Commit this device's own files, and the marker of a sealed folder
+    (written once, by the device that sealed it), if any changed."""
     mine = layout.device_dir(folder, device)
     if not mine.is_dir():
         return
-    own = str(mine.resolve().relative_to(_top(folder)))
-    _run(folder, "cannot stage the sync files", "add", "--all", "--", own)
-    if _git(folder, "diff", "--cached", "--quiet", "--", own).returncode == 0:
+    top = _top(folder)
+    own = [str(p.resolve().relative_to(top)) for p in (mine, layout.marker(folder)) if p.exists()]
+    _run(folder, "cannot stage the sync files", "add", "--all", "--", *own)
+    if _git(folder, "diff", "--cached", "--quiet", "--", *own).returncode == 0:
         return
     _run(
         folder,
@@ -57,7 +59,7 @@ def commit(folder: Path, device: str) -> None:
         "-m",
         f"tangents sync from {device}",
         "--",
-        own,
+        *own,
     )
 
 

@@ -7,12 +7,21 @@ is left for the next sync, when the rest of it has arrived.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+_TAIL_BYTES = 4096
+"""How much of a journal before a mark is hashed."""
+
+Mark = tuple[int, str]
+"""Where a read of a journal stopped (the end of its last complete line) and
+the sha256 of up to :data:`_TAIL_BYTES` before it, to tell later whether the
+file still holds the same bytes there."""
 
 
 @dataclass(frozen=True)
@@ -22,14 +31,22 @@ class Lines:
 
     objects: list[dict[str, Any]]
     skipped: int
+    mark: Mark | None = None
+    """Where the read stopped (None: no such file)."""
 
 
-def read_lines(path: Path) -> Lines:
+def read_lines(path: Path, since: Mark | None = None) -> Lines:
+    """The complete lines of ``path``: after ``since`` when the file still
+    holds there what ``since`` marked (it only grew), else all of them."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            start = since[0] if since is not None and _mark_at(handle, since[0]) == since else 0
+            handle.seek(start)
+            data = handle.read()
+            complete = data[: data.rfind(b"\n") + 1]
+            mark = _mark_at(handle, start + len(complete))
     except OSError:
         return Lines([], 0)
-    complete = data[: data.rfind(b"\n") + 1]
     objects: list[dict[str, Any]] = []
     skipped = 0
     for raw in complete.splitlines():
@@ -44,7 +61,35 @@ def read_lines(path: Path) -> Lines:
             objects.append(value)
         else:
             skipped += 1
-    return Lines(objects, skipped)
+    return Lines(objects, skipped, mark)
+
+
+def last_mark(path: str | Path) -> Mark | None:
+    """The mark a read of the whole file now would leave (None: unreadable)."""
+    try:
+        with open(path, "rb") as handle:
+            end = handle.seek(0, os.SEEK_END)
+            while end > 0:
+                start = max(0, end - _TAIL_BYTES)
+                handle.seek(start)
+                chunk = handle.read(end - start)
+                newline = chunk.rfind(b"\n")
+                if newline >= 0:
+                    end = start + newline + 1
+                    break
+                end = start
+            return _mark_at(handle, end)
+    except OSError:
+        return None
+
+
+def _mark_at(handle: BinaryIO, end: int) -> Mark:
+    start = max(0, end - _TAIL_BYTES)
+    handle.seek(start)
+    tail = handle.read(end - start)
+    if len(tail) != end - start:  # the file is shorter than ``end`` now
+        return end, ""
+    return end, hashlib.sha256(tail).hexdigest()
 
 
 def dumps(obj: Mapping[str, Any]) -> str:

@@ -46,6 +46,10 @@ class FolderView:
     skipped: int = 0
     """Complete lines that were not journal lines (damaged or unknown)."""
     latest: Stamp | None = None
+    earliest: Stamp | None = None
+    """The earliest register write read: a read of only what journals gained
+    since a sync settles registers alone only when this is later than
+    everything that sync had seen."""
     _origin: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     _reported: set[tuple[str, str]] = field(default_factory=set)
 
@@ -106,6 +110,8 @@ class FolderView:
             return
         if self.latest is None or stamp > self.latest:
             self.latest = stamp
+        if self.earliest is None or stamp < self.earliest:
+            self.earliest = stamp
         latest = self.tombstones if kind == "deleted" else self.last_write
         if session_id not in latest or stamp > latest[session_id]:
             latest[session_id] = stamp

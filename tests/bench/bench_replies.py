@@ -105,6 +105,10 @@ def report(name: str, r: dict, floors: dict) -> None:
         f"a plain client ({floors['raw_stream'] * ms:.0f} ms)"
     )
     print(
+        f"  frames seen while it streams  {r['stream_frames']:7.0f}      "
+        f"{r['stream_fps']:.1f} a second (goal >= 10)"
+    )
+    print(
         f"  echo while it streams         p95 {r['echo_p95'] * ms:5.0f} ms, "
         f"median {r['echo_median'] * ms:.0f} ms over {r['echoes']} keys (goal p95 < 50 ms)"
     )

@@ -7,6 +7,8 @@ not absolute times (shared, noisy machines).
 - first: the first sync of a database into an empty folder.
 - no_change: a sync with nothing new (goal < 0.5 s at the default size).
 - one_exchange: a sync after one new question and answer (goal < 0.2 s).
+- from_other: a sync that takes one new question and answer another device
+  wrote into a folder holding the whole of its sessions.
 Floor: a bare sqlite3 ``SELECT session_id, id FROM entries`` of the same
 database, the least any sync must read to know what it holds.
 """
@@ -55,10 +57,37 @@ def floor_ms(db: Path) -> float:
         return (time.perf_counter() - started) * 1000
 
 
-async def timed(store: SqliteStore, folder: Path) -> float:
+async def timed(store: SqliteStore, folder: Path, device: str = "bench") -> float:
     started = time.perf_counter()
-    await sync_folder(store, folder, "bench")
+    await sync_folder(store, folder, device)
     return (time.perf_counter() - started) * 1000
+
+
+async def exchange(store: SqliteStore, session: SessionInfo) -> None:
+    """One more question and answer at the end of ``session``."""
+    info = await store.get_session(session.id)
+    assert info is not None
+    question = Entry.new(info.id, info.leaf_id, user_text("one more question"))
+    answer = Entry.new(info.id, question.id, user_text("one more answer"))
+    await store.append(info.id, [question, answer], answer.id)
+
+
+async def from_other(tmp: Path, folder: Path, session: SessionInfo) -> float:
+    """The time another device's sync takes to receive one new exchange from
+    the bench device, once it holds everything else."""
+    other = await SqliteStore.open(tmp / "other.db")
+    try:
+        await timed(other, folder, "other")
+        await timed(other, folder, "other")
+        bench = await SqliteStore.open(tmp / "bench.db")
+        try:
+            await exchange(bench, session)
+            await timed(bench, folder)
+        finally:
+            await bench.close()
+        return await timed(other, folder, "other")
+    finally:
+        await other.close()
 
 
 async def run(sessions: int, entries: int) -> None:
@@ -71,17 +100,17 @@ async def run(sessions: int, entries: int) -> None:
             floor = floor_ms(db)
             first = await timed(store, folder)
             unchanged = await timed(store, folder)
-            question = Entry.new(last.id, last.leaf_id, user_text("one more question"))
-            answer = Entry.new(last.id, question.id, user_text("one more answer"))
-            await store.append(last.id, [question, answer], answer.id)
-            exchange = await timed(store, folder)
+            await exchange(store, last)
+            one_exchange = await timed(store, folder)
         finally:
             await store.close()
+        received = await from_other(Path(tmp), folder, last)
     print(f"{sessions} sessions x {entries} entries; floor (ids read bare) {floor:.1f} ms")
     for name, value, goal in (
         ("first", first, None),
         ("no_change", unchanged, 500),
-        ("one_exchange", exchange, 200),
+        ("one_exchange", one_exchange, 200),
+        ("from_other", received, 200),
     ):
         target = f"  goal < {goal} ms at 1,000 x 200" if goal else ""
         print(f"{name:>13}: {value:9.1f} ms  = {value / floor:7.1f} x floor{target}")

@@ -328,19 +328,30 @@ def long_stream(
         # Keys typed from the start. The first words scroll away as soon as
         # more than a screen has come: any of the reply's words will do.
         seen_first: list[float] = []
+        # Frames a person saw move: the distinct screens polled from the first
+        # word to the last, the typed keys left out (their echoes are not the
+        # stream moving).
+        frames: list[str] = []
 
         def first_then_last(screen: str) -> bool:
             if not seen_first and (
                 FIRST_WORD in screen or LAST_WORD in screen or "alpha beta" in screen
             ):
                 seen_first.append(time.perf_counter())
+            if seen_first:
+                moved = screen.replace(TYPED, "")
+                if not frames or frames[-1] != moved:
+                    frames.append(moved)
             return LAST_WORD in screen
 
         last, echoes = echo_while(pane, first_then_last)
         first = seen_first[0] - start
+    streaming = max(last - seen_first[0], 1e-9)
     return {
         "first_word": first,
         "last_word": last - start,
+        "stream_frames": len(frames),
+        "stream_fps": len(frames) / streaming,
         "echo_p95": p95(echoes),
         "echo_median": statistics.median(echoes) if echoes else 0.0,
         "echoes": len(echoes),

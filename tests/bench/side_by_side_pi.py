@@ -46,6 +46,8 @@ ROWS = (
     ("slowest key echo while the first reply is awaited", "first_echo_max", "s", "one frame"),
     (f"{WORDS:,}-word reply: Enter → first word", "first_word", "s", "≤ 100 ms after 1st chunk"),
     (f"{WORDS:,}-word reply: Enter → last word", "last_word", "s", "≤ 1.5x pi"),
+    ("frames seen from first word to last", "stream_frames", "frames", "≥ pi"),
+    ("frames a second during that stream", "stream_fps", "/s", "≥ 10, ≥ pi"),
     ("keystroke echo during that stream (p95)", "echo_p95", "s", "< 50 ms"),
     ("keystroke echo during that stream (median)", "echo_median", "s", ""),
     ("short exchange, 2nd–6th (Enter → reply)", "exchange_first5", "s", "≤ 3x pi"),
@@ -58,6 +60,8 @@ ROWS = (
 def fmt(value: float, unit: str) -> str:
     if unit == "MB":
         return f"{value:.0f} MB"
+    if unit in ("frames", "/s"):
+        return f"{value:.0f}" if unit == "frames" else f"{value:.1f}/s"
     return f"{value:.2f} s" if value >= 1 else f"{value * 1000:.0f} ms"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.sync.journal import append_lines, read_lines
+from core.sync.journal import append_lines, last_mark, read_lines
 
 
 def test_a_last_line_without_its_newline_is_left_for_next_time(tmp_path: Path) -> None:
@@ -36,3 +36,19 @@ def test_damaged_and_foreign_lines_are_skipped(tmp_path: Path) -> None:
 
 def test_a_missing_journal_reads_as_empty(tmp_path: Path) -> None:
     assert read_lines(tmp_path / "nothing.jsonl").objects == []
+
+
+def test_a_read_from_a_mark_takes_only_the_lines_after_it(tmp_path: Path) -> None:
+    path = tmp_path / "entries.jsonl"
+    path.write_bytes(b'{"n": 1}\n{"long": "' + b"x" * 10_000)
+    first = read_lines(path)
+    assert first.objects == [{"n": 1}]
+    assert first.mark == last_mark(path) and first.mark is not None and first.mark[0] == 9
+    path.write_bytes(path.read_bytes() + b'"}\n{"n": 3}\n')
+    after = read_lines(path, first.mark)
+    assert [sorted(obj) for obj in after.objects] == [["long"], ["n"]]
+    assert after.mark == last_mark(path) and after.mark is not None
+    assert after.mark[0] == path.stat().st_size
+    # Rewritten before the mark: read whole again.
+    path.write_bytes(b'{"n": 0}\n' + path.read_bytes()[9:])
+    assert len(read_lines(path, first.mark).objects) == 3

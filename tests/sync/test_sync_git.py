@@ -92,3 +92,16 @@ def test_a_remote_that_refuses_is_a_one_line_error(tmp_path: Path) -> None:
     assert "the remote refused the push" in result.stderr
     assert "pre-receive hook declined" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_sealed_folder_travels_through_git_with_its_marker(tmp_path: Path) -> None:
+    _, a, b = clones(tmp_path)
+    session_id = a.ask("a secret kept in the cloud")
+    sealed = {"SYNC_KEY": "one passphrase"}
+    for machine in (a, b, a):
+        result = machine.run(
+            "sync", "--folder", str(machine.folder), "--key-env", "SYNC_KEY", env=sealed
+        )
+        assert result.returncode == 0, result.stderr
+    assert session_id in b.session_ids()
+    assert "sealed.json" in git(a.env, "-C", str(a.folder), "ls-files")

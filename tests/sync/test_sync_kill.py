@@ -18,7 +18,7 @@ from core.sessions.entries import Entry
 from core.sessions.ids import now_iso, uuid7
 from core.sessions.messages import user_text
 from core.sessions.persistence import SessionInfo
-from core.sync.engine import read_folder
+from core.sync.reading import read_folder
 from storage.store import SqliteStore
 from tests.integration.cli import tangents_command
 from tests.sync.machines import Machine

@@ -17,7 +17,9 @@ from tui.cli import main
 from tui.widgets.assistant_message import AssistantMessage
 
 
-def write_config(tmp_path: Path, base_url: str, critic_color: str = "#ff0000") -> Path:
+def write_config(
+    tmp_path: Path, base_url: str, critic_color: str = "#ff0000", poet_extra: str = ""
+) -> Path:
     config = tmp_path / "config.toml"
     config.write_text(
         "[[endpoints]]\n"
@@ -30,7 +32,7 @@ def write_config(tmp_path: Path, base_url: str, critic_color: str = "#ff0000") -
         f'color = "{critic_color}"\n'
         "[[agents]]\n"
         'name = "Poet"\n'
-        'model = "lab/poet-model"\n'
+        'model = "lab/poet-model"\n' + poet_extra
     )
     return config
 
@@ -78,6 +80,20 @@ async def test_agents_lists_each_with_its_model_and_colour(fake_provider, argv) 
         assert listed.splitlines()[1:] == [
             "@Critic  lab/critic-model  #FF0000",
             "@Poet  lab/poet-model  #2EC27E",
+        ]
+
+
+async def test_agents_lists_an_agents_own_note(fake_provider, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    extra = 'note = "Rhyme."\nnote_depth = 1\n'
+    config = write_config(tmp_path, fake_provider.base_url, poet_extra=extra)
+    async with running(["--config", str(config), "--model", "lab/critic-model"]) as pilot:
+        await send(pilot, "/agents")
+        [listed] = [n for n in notifications(pilot) if n.startswith("Agents")]
+        assert listed.splitlines()[1:] == [
+            "@Critic  lab/critic-model  #FF0000",
+            "@Poet  lab/poet-model  #2EC27E",
+            "  its note, 1 message from the end: Rhyme.",
         ]
 
 

@@ -36,9 +36,10 @@ from textual.worker import Worker
 from core.branching.tree import SessionTree, preview_text
 from core.sanitize import strip_control
 from core.sessions.attachments import Attachment
-from core.sessions.entries import Entry
+from core.sessions.entries import Entry, Note
 from tui import keymap
 from tui.chat.message_text import last_code_block, message_text
+from tui.chat.slash_handlers import note_arg
 from tui.widgets._context import BranchInfo
 from tui.widgets._text import one_line
 from tui.widgets.thinking_block import ThinkingBlock
@@ -108,7 +109,12 @@ class BranchController:
         return entry
 
     def can_edit_message(self) -> bool:
-        return self.focused_entry("user") is not None
+        return self.focused_entry("user") is not None or self.focused_note() is not None
+
+    def focused_note(self) -> Entry | None:
+        """The focused row's entry when it is a pinned note's."""
+        entry = self.focused_entry()
+        return entry if entry is not None and isinstance(entry.payload, Note) else None
 
     def can_retry_message(self) -> bool:
         return self.focused_entry("assistant") is not None
@@ -140,6 +146,16 @@ class BranchController:
     # --- edit -------------------------------------------------------------------------
 
     async def action_edit_message(self) -> None:
+        note = self.focused_note()
+        if note is not None and isinstance(note.payload, Note):
+            if self.screen.composer.edit_changed:
+                # What was changed in the edit under way would be replaced: it stays.
+                send = keymap.first_key("send", self.screen.conversation.settings.keymap)
+                self.screen.notify(f"An edit is not sent yet: {send} sends it, esc cancels it.")
+                return
+            self._undo_leaf = None
+            self.screen.composer.start_note_edit(note, note_arg(note.payload))
+            return
         entry = self.focused_entry("user")
         if entry is not None:
             await self.edit(entry)

@@ -46,13 +46,13 @@ from core.chat.events import (
 from core.sanitize import strip_control
 from core.sessions.attachments import Attachment
 from core.sessions.entries import Entry
-from core.sessions.session import Session, SessionError, inactive_reason
+from core.sessions.session import Session, SessionError
 from core.settings import Agent, write_state
 from core.sync.auto import SyncOutcome
 from core.tokens import guessed_context_window, known_context_window
 from tui import keymap
 from tui.agent_colors import agent_colors
-from tui.chat import slash
+from tui.chat import slash, slash_handlers
 from tui.chat.branching import BranchController
 from tui.chat.commands import ActionCommands
 from tui.chat.compare_actions import CompareActions
@@ -178,8 +178,7 @@ class ChatScreen(Screen[None]):
         self.watch(self.app, "sync_status", lambda _: self.refresh_footer(), init=False)
         cast(Syncing, self.app).sync_ended_signal.subscribe(self, self._sync_ended)
         self._show_welcome()
-        if not self.session.info.active:
-            self.notify(inactive_reason(self.session.info), severity="warning", timeout=30)
+        self.refresh_read_only()
         self.refresh_footer()
         self.call_after_refresh(self._load_path)
 
@@ -279,6 +278,20 @@ class ChatScreen(Screen[None]):
             self._title_shown = text
             self.query_one("#chat-title", Static).update(text)
 
+    def read_only_reason(self) -> str:
+        """Why a message or a round is refused in a session that is not active,
+        in the app's words (the line above the input says it too)."""
+        return (
+            f"This session is {strip_control(self.session.info.status)} and takes no new"
+            " messages: /status active reactivates it, /fork copies it."
+        )
+
+    def refresh_read_only(self) -> None:
+        """The line above the input saying the session is read-only, shown
+        while its status is not active."""
+        info = self.session.info
+        self.composer.set_read_only(None if info.active else info.status)
+
     def refresh_footer(self) -> None:
         self.refresh_title()
         totals = self.conversation.totals()
@@ -334,13 +347,16 @@ class ChatScreen(Screen[None]):
     async def _submitted(self, event: PromptInput.Submitted) -> None:
         """The input has already been emptied: whatever is not sent goes back."""
         text = event.text
+        if self.composer.editing_note:
+            await self._pin_edited_note(text)
+            return
         if slash.is_command(text):
             if not await self.run_command(text):
                 self.prompt.restore(text)
             return
         if not self.session.info.active:
             # Read-only: the draft stays, the line says the ways on.
-            self.notify(inactive_reason(self.session.info), severity="warning")
+            self.notify(self.read_only_reason(), severity="warning")
             self.prompt.restore(text)
             return
         message = slash.unescape(text)
@@ -372,6 +388,16 @@ class ChatScreen(Screen[None]):
         self._start_send(
             message.strip("\n"), text, self.composer.take_attachments(), self.branches.take_edit()
         )
+
+    async def _pin_edited_note(self, text: str) -> None:
+        """The note edited from its row, sent: pinned as ``/note TEXT`` would pin
+        it (``off`` removes it); empty cancels the edit. Refused: the text stays."""
+        if not text.strip():
+            self.branches.cancel_edit()
+        elif await slash_handlers.note(self, text.strip(), text):
+            self.branches.take_edit()
+        else:
+            self.prompt.restore(text)
 
     def _start_send(
         self, message: str, draft: str, attachments: list[Attachment], edited: Entry | None
@@ -656,6 +682,8 @@ class ChatScreen(Screen[None]):
         role = role.role if role is not None else None
         key = partial(keymap.first_key, keymap=self.app_keymap)
         actions = [("edit_message", "edit")] if role == "user" else []
+        if self.branches.focused_note() is not None:
+            actions = [("edit_message", "edit note")]
         if role == "assistant":
             if self.branches.can_toggle_message_thinking():
                 actions.append(("toggle_message_thinking", "thinking"))
@@ -896,7 +924,7 @@ class ChatScreen(Screen[None]):
             )
             return False
         if not self.session.info.active:
-            self.notify(inactive_reason(self.session.info), severity="warning")
+            self.notify(self.read_only_reason(), severity="warning")
             return False
         if len(self.conversation.round_agents()) < 2:
             self.notify(

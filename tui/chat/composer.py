@@ -21,7 +21,7 @@ from textual.widgets import Static, TextArea
 
 from core.sanitize import strip_control
 from core.sessions.attachments import Attachment, AttachmentError
-from core.sessions.entries import Entry
+from core.sessions.entries import Entry, Note
 from core.sessions.file_attachments import load_attachment
 from core.sessions.sniff import kind_of
 from core.settings import Settings
@@ -39,6 +39,12 @@ class Composer(Vertical):
             height: auto;
             padding: 0 1;
             color: $text-accent;
+        }
+        & > #read-only {
+            height: auto;
+            padding: 0 1;
+            color: $text-warning;
+            text-style: bold;
         }
         & > #composer-note {
             height: 1;
@@ -73,7 +79,9 @@ class Composer(Vertical):
         """Completions for ``/model``, loaded the first time it is typed."""
         self.editing: Entry | None = None
         """The user message being edited: what is sent next is its alternative,
-        whatever happens to the text meanwhile, until :meth:`cancel_edit`."""
+        whatever happens to the text meanwhile, until :meth:`cancel_edit`. Or a
+        note entry: what is sent next pins a new note (:attr:`editing_note`)."""
+        self._edit_original = ""
         self._draft_before_edit = ""
         self._attachments_before_edit: list[Attachment] = []
 
@@ -82,6 +90,7 @@ class Composer(Vertical):
         return self.query_one(PromptInput)
 
     def compose(self) -> ComposeResult:
+        yield Static(id="read-only", markup=False)
         yield Static(id="composer-note", markup=False)
         yield Static(id="attachments")
         yield Static(id="slash-hint")
@@ -95,6 +104,7 @@ class Composer(Vertical):
     def on_mount(self) -> None:
         self._show_attachments()
         self.set_note(None)
+        self.set_read_only(None)
         self.query_one("#slash-hint").display = False
         send, newline = (keymap.first_key(i, self.settings.keymap) for i in ("send", "newline"))
         self.prompt.placeholder = f"Message ({send} sends, {newline} newline, / for commands)"
@@ -108,31 +118,62 @@ class Composer(Vertical):
         line.display = bool(note)
         line.update(Content(strip_control(note or "")))
 
+    def set_read_only(self, status: str | None) -> None:
+        """A line above the input that stays while the session is not active
+        (``status``: paused, completed, cancelled), saying how to go on; None
+        hides it. What is typed stays in the input either way."""
+        line = self.query_one("#read-only", Static)
+        line.display = status is not None
+        if status is not None:
+            line.update(
+                Content(
+                    f"⊘ {strip_control(status)}: read-only · /status active reactivates it"
+                    " · /fork copies it"
+                )
+            )
+
     # --- editing a sent message ------------------------------------------------
 
     def start_edit(self, entry: Entry, number: int, attachments: Sequence[Attachment]) -> None:
         """Put message ``number`` of the path (``entry``) in the input to be edited;
         the draft that was there comes back if the edit is cancelled."""
+        self._begin_edit(
+            entry,
+            entry.message.text if entry.message is not None else "",
+            f"✎ editing message {number} · esc cancels · enter sends it as an alternative",
+            attachments,
+        )
+
+    def start_note_edit(self, entry: Entry, text: str) -> None:
+        """Put the pinned note of ``entry`` in the input as ``text`` (what
+        ``/note`` takes: ``TEXT depth N``); sending it pins a new note."""
+        self._begin_edit(
+            entry, text, "✎ editing the note · enter pins it · off removes it · esc cancels"
+        )
+
+    def _begin_edit(
+        self, entry: Entry, text: str, line: str, attachments: Sequence[Attachment] = ()
+    ) -> None:
         if self.editing is None:
             self._draft_before_edit = self.prompt.draft
             self._attachments_before_edit = self.attachments
         self.editing = entry
+        self._edit_original = text
         self.attachments = list(attachments)
         self._show_attachments()
-        self.prompt.set_draft(entry.message.text if entry.message is not None else "")
-        self.set_note(
-            f"✎ editing message {number} · esc cancels · enter sends it as an alternative"
-        )
+        self.prompt.set_draft(text)
+        self.set_note(line)
         self.prompt.focus()
 
     @property
+    def editing_note(self) -> bool:
+        """Is the pinned note being edited (rather than a message)?"""
+        return self.editing is not None and isinstance(self.editing.payload, Note)
+
+    @property
     def edit_changed(self) -> bool:
-        """Is a message being edited, its text changed and not sent yet?"""
-        editing = self.editing
-        if editing is None:
-            return False
-        original = editing.message.text if editing.message is not None else ""
-        return self.prompt.draft != original
+        """Is a message (or the note) being edited, its text changed and not sent yet?"""
+        return self.editing is not None and self.prompt.draft != self._edit_original
 
     def take_edit(self) -> Entry | None:
         """The message being edited, handed to the send, which leaves edit mode;
@@ -152,6 +193,7 @@ class Composer(Vertical):
     def _end_edit(self) -> None:
         """Out of edit mode, with the draft and attachments set aside when it began."""
         self.editing = None
+        self._edit_original = ""
         self.set_note(None)
         self.prompt.set_draft(self._draft_before_edit)
         self.attachments, self._attachments_before_edit = self._attachments_before_edit, []

@@ -14,10 +14,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from core.sessions.entries import DEFAULT_NOTE_DEPTH
-from core.sessions.note import active_note
+from core.sessions.entries import DEFAULT_NOTE_DEPTH, Note
+from core.sessions.note import active_note, depth_words
 from core.sessions.persistence import SESSION_STATES
-from core.sessions.session import SessionError
+from core.sessions.session import SessionError, SessionInactive
 from core.sessions.sniff import kind_of
 
 if TYPE_CHECKING:
@@ -81,6 +81,8 @@ class Chat(Protocol):
     def action_new_session(self) -> None: ...
     def start_compact(self, focus: str | None) -> bool: ...
     def start_round(self, rounds: int) -> bool: ...
+    def refresh_read_only(self) -> None: ...
+    def read_only_reason(self) -> str: ...
     def sync_now(self) -> None: ...
 
 
@@ -145,12 +147,18 @@ async def title(chat: Chat, arg: str, text: str) -> bool:
     return True
 
 
+def note_arg(pinned: Note) -> str:
+    """What ``/note`` takes to pin ``pinned`` again (``TEXT depth N``): editing
+    it from its row starts from this; a removed note starts empty."""
+    return f"{pinned.text} depth {pinned.depth}" if pinned.active else ""
+
+
 async def note(chat: Chat, arg: str, text: str) -> bool:
     """``/note TEXT [depth N]`` pins a note; ``/note off`` removes it; ``/note`` shows it."""
     if not arg:
         pinned = active_note(chat.session.path)
         chat.notify(
-            f"Note ({pinned.depth} messages from the end): {pinned.text}"
+            f"Note ({depth_words(pinned.depth)} from the end): {pinned.text}"
             if pinned
             else f"No note. Usage: /note TEXT [depth N] (default {DEFAULT_NOTE_DEPTH}), /note off"
         )
@@ -161,13 +169,16 @@ async def note(chat: Chat, arg: str, text: str) -> bool:
         depth, arg = int(found.group(1)), arg[: found.start()]
     try:
         await chat.session.pin_note(None if arg.strip().lower() == "off" else arg, depth)
+    except SessionInactive:
+        chat.notify(chat.read_only_reason(), severity="warning")
+        return False
     except SessionError as error:
         chat.notify(str(error), severity="warning")
         return False
     chat.notify(
         "Note removed."
         if arg.strip().lower() == "off"
-        else f"Note pinned {depth} messages from the end."
+        else f"Note pinned {depth_words(depth)} from the end."
     )
     return True
 
@@ -182,6 +193,7 @@ async def status(chat: Chat, arg: str, text: str) -> bool:
     except SessionError as error:
         chat.notify(str(error), severity="warning")
         return False
+    chat.refresh_read_only()
     state = chat.session.info.status
     chat.notify(
         "This session is active: it takes messages."
@@ -192,7 +204,8 @@ async def status(chat: Chat, arg: str, text: str) -> bool:
 
 
 async def agents(chat: Chat, arg: str, text: str) -> bool:
-    """``/agents``: the round table's agents, each with its model and colour."""
+    """``/agents``: the round table's agents, each with its model and colour,
+    and its own note (``[[agents]]`` ``note``) under it."""
     from tui.agent_colors import agent_colors
 
     configured = chat.conversation.settings.agents
@@ -200,7 +213,11 @@ async def agents(chat: Chat, arg: str, text: str) -> bool:
         chat.notify("No agents: add [[agents]] (name, model) to the config to use @names.")
         return True
     colors = agent_colors(configured)
-    lines = [f"@{a.name}  {a.model}  {colors[a.name.casefold()].hex}" for a in configured]
+    lines: list[str] = []
+    for a in configured:
+        lines.append(f"@{a.name}  {a.model}  {colors[a.name.casefold()].hex}")
+        if a.note and a.note.strip():
+            lines.append(f"  its note, {depth_words(a.note_depth)} from the end: {a.note.strip()}")
     chat.notify("\n".join(["Agents (@Name asks one, @all every one):", *lines]))
     return True
 

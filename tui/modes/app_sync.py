@@ -17,7 +17,7 @@ from core.sync.auto import AutoSync, SyncOutcome
 from core.sync.background import in_thread
 from core.sync.device import device_id
 from core.sync.engine import SyncReport
-from tui.modes.sync_once import SyncFailed, sync_once
+from tui.modes.sync_once import SyncFailed, passphrase_from, sync_once
 
 
 class AppSync:
@@ -37,7 +37,8 @@ class AppSync:
     async def _sync(self) -> SyncReport:
         if not self.folder.is_dir():
             raise SyncFailed(f"{self.folder}: not a directory")
-        return await sync_once(self.db_path, self.folder.resolve(), device_id())
+        passphrase = passphrase_from(self.settings.key_env)
+        return await sync_once(self.db_path, self.folder.resolve(), device_id(), passphrase)
 
     def soon(self) -> None:
         """A sync in the background, when ``auto`` is on."""

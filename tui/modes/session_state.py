@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from core.sanitize import strip_control
+from core.sessions.note import depth_words
 from core.sessions.session import Session, SessionError
 from tui.modes.bootstrap import UsageError
 
@@ -24,7 +25,7 @@ async def pin_note(store, args: argparse.Namespace) -> int:
         print(f"Removed the note of session {session.id} (entry {entry.id}).")
     else:
         print(
-            f"Pinned the note {args.depth} messages from the end of every later request "
+            f"Pinned the note {depth_words(args.depth)} from the end of every later request "
             f"of session {session.id} (entry {entry.id}): {strip_control(args.text.strip())}"
         )
     return 0

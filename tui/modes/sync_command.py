@@ -11,7 +11,7 @@ from core.sanitize import json_for_terminal, strip_control
 from core.settings import read_state, write_state
 from core.sync.device import device_id
 from tui.modes.bootstrap import UsageError, fail, one_line_errors, resolve_launch
-from tui.modes.sync_once import SyncFailed, sync_once
+from tui.modes.sync_once import SyncFailed, passphrase_from, sync_once
 
 _WARNED = "sync_db_warned"
 
@@ -33,9 +33,10 @@ async def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"{folder}: not a directory (the folder your sync engine shares)")
     folder = folder.resolve()
     _warn_if_inside(launch.db_path, folder)
+    passphrase = passphrase_from(args.key_env or launch.settings.sync.key_env)
     device = device_id()
     try:
-        report = await sync_once(launch.db_path, folder, device)
+        report = await sync_once(launch.db_path, folder, device, passphrase)
     except SyncFailed as error:
         return fail(str(error), code=1)
     for line in report.refused:

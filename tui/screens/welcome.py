@@ -26,7 +26,7 @@ def welcome_text(model: str, *, no_key: bool, overrides: Mapping[str, str]) -> C
         (_key("command_palette"), "bold"),
         " commands · ",
         ("/", "bold"),
-        " slash commands · paste an image path to attach it",
+        " slash commands · paste a file's path (image, audio, PDF) to attach it",
     )
     if not no_key:
         return Content.assemble(

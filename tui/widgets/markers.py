@@ -16,6 +16,7 @@ from textual.widgets import Markdown, Static
 
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message
+from core.sessions.note import depth_words
 from tui.widgets._context import ViewContext
 from tui.widgets._text import clean, clip_lines, human_count, one_line
 from tui.widgets.message_widget import MessageWidget
@@ -67,7 +68,7 @@ class PinnedNoteLine(MessageWidget):
         text, hidden = clip_lines(clean(payload.text).strip("\n"), NOTE_LINES)
         more = f"\n… {human_count(hidden)} more lines" if hidden else ""
         return Content.assemble(
-            (f"── note pinned {payload.depth} messages from the end: ", "bold"), text, more
+            (f"── note pinned {depth_words(payload.depth)} from the end: ", "bold"), text, more
         )
 
 
