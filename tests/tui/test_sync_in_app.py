@@ -126,6 +126,28 @@ async def test_slash_sync_errors_are_one_line(tmp_path: Path) -> None:
         assert "f1 help" in footer and "demo" in footer, footer
 
 
+async def test_slash_sync_opens_an_encrypted_folder_with_the_passphrase_from_key_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    b = machine_b(tmp_path)
+    from_b = b.ask("written on b")
+    sealed = b.run(
+        "sync", "--folder", str(b.folder), "--key-env", "SYNC_KEY", env={"SYNC_KEY": "s3cret"}
+    )
+    assert sealed.returncode == 0, sealed.stderr
+    configure(b.folder, key_env="SYNC_KEY")
+    async with running() as pilot:
+        await send(pilot, "/sync")
+        await wait_for(lambda: any("Sync failed" in n for n in notifications(pilot)), pilot)
+        assert "Sync failed: SYNC_KEY is not set" in " ".join(notifications(pilot))
+        monkeypatch.setenv("SYNC_KEY", "s3cret")
+        await send(pilot, "/sync")
+        await wait_for(
+            lambda: any("Synced:" in n for n in notifications(pilot)), pilot, timeout=SYNC_WAIT
+        )
+        assert from_b in await session_ids()
+
+
 async def test_a_session_continued_elsewhere_shows_both_continuations_while_open(
     tmp_path: Path,
 ) -> None:
