@@ -121,6 +121,12 @@ class SyncSettings:
     """The name of an environment variable holding a passphrase: the folder's
     journals and images are then encrypted with a key derived from it (for a
     folder in someone else's cloud). The passphrase is never written anywhere."""
+    auto: bool = False
+    """The app syncs by itself with ``folder``: in the background at launch,
+    after each saved reply and at quit."""
+    quit_wait: float = bounded(5.0, 0.0, 600.0)
+    """Seconds quitting the app waits for its last sync; then it quits and
+    says so (the next sync sends the rest)."""
 
 
 @dataclass(frozen=True)

@@ -203,6 +203,14 @@ def m009_session_status(conn: sqlite3.Connection) -> None:
     )
 
 
+def m010_synced_from(conn: sqlite3.Connection) -> None:
+    # The other device that last sent a session entries through a sync folder,
+    # and when (UTC): the session picker says so. Known here only, never
+    # synced; NULL when none came.
+    conn.execute("ALTER TABLE sessions ADD COLUMN synced_from TEXT")
+    conn.execute("ALTER TABLE sessions ADD COLUMN synced_at TEXT")
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[tuple[str, Migration]] = [
@@ -215,6 +223,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("m007_drafts", m007_drafts),
     ("m008_agent_names", m008_agent_names),
     ("m009_session_status", m009_session_status),
+    ("m010_synced_from", m010_synced_from),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -72,7 +72,10 @@ def latest_session(conn: sqlite3.Connection) -> SessionInfo | None:
     return session_from_row(row) if row else None
 
 
-_SUMMARY_COLUMNS = f"{SESSION_COLUMNS}, message_count, branch_count, first_message, model, agents"
+_SUMMARY_COLUMNS = (
+    f"{SESSION_COLUMNS}, message_count, branch_count, first_message, model, agents,"
+    " synced_from, synced_at"
+)
 
 
 def list_sessions(
@@ -98,6 +101,8 @@ def _summary(row: tuple) -> SessionSummary:
         first_message=row[13],
         model=row[14],
         agents=tuple(row[15].splitlines()),
+        synced_from=row[16],
+        synced_at=row[17],
     )
 
 

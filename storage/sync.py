@@ -10,6 +10,7 @@ from dataclasses import replace
 from itertools import groupby
 
 from core.sessions.entries import Entry
+from core.sessions.ids import now_iso
 from core.sync.batch import LocalSession, LocalSnapshot, RecentChanges, SyncBatch
 from core.sync.cursor import SyncCursor
 from storage.rows import ENTRY_COLUMNS, SESSION_COLUMNS, entries_from_rows, session_from_row
@@ -141,6 +142,11 @@ def apply(conn: sqlite3.Connection, batch: SyncBatch) -> None:
         conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id))
     for (session_id, entry_id), label in batch.labels.items():
         set_label(conn, session_id, entry_id, label)
+    received_at = now_iso()
+    conn.executemany(
+        "UPDATE sessions SET synced_from = ?, synced_at = ? WHERE id = ?",
+        [(device, received_at, session_id) for session_id, device in batch.arrivals.items()],
+    )
     for session_id in batch.deleted:
         delete_session(conn, session_id)
     conn.execute("DELETE FROM sync_base")

@@ -155,6 +155,11 @@ class Conversation:
         """The tree once :meth:`tree` has read it (kept in step since); None before."""
         return self._tree
 
+    def entries_arrived(self) -> None:
+        """Entries were added to the session from elsewhere (a sync took them
+        from another machine): the tree is read again when next asked."""
+        self._tree = None
+
     async def tree(self) -> SessionTree:
         """The whole session tree: read the first time, then kept in step with
         every append (and brought up to the current path, which a fan-out may

@@ -84,6 +84,10 @@ class SessionSummary:
     model: str | None = None
     agents: tuple[str, ...] = ()
     """The round-table agents that replied, in the order they first did."""
+    synced_from: str | None = None
+    """The other device whose entries of this session a sync took last; None: none came."""
+    synced_at: str | None = None
+    """When they were taken (UTC, ISO 8601)."""
 
     @property
     def alternatives(self) -> int:

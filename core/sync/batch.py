@@ -59,6 +59,9 @@ class SyncBatch:
     labels: dict[tuple[str, str], str | None] = field(default_factory=dict)
     leaves: dict[str, str | None] = field(default_factory=dict)
     deleted: list[str] = field(default_factory=list)
+    arrivals: dict[str, str] = field(default_factory=dict)
+    """Session id -> the other device that wrote the last of its entries taken
+    now (the session picker says where a session came from, and when)."""
     base: dict[str, str] = field(default_factory=dict)
     cursor: SyncCursor | None = None
     """What this sync read, saved with the changes; its ``entry_mark`` is the

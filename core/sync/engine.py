@@ -457,6 +457,9 @@ async def _receive(
         if taken:
             report.received_entries += len(taken)
             report.received_sessions.add(sid)
+            writer = view.device_of(taken[-1].id)
+            if writer is not None and writer != device:
+                batch.arrivals[sid] = writer
         final = _registers(view, sid, local, present, device)
         if local is None:
             batch.new_sessions.append(_new_info(identity, final))

@@ -93,6 +93,11 @@ class FolderView:
                 "copy: kept the first, refused the other"
             )
 
+    def device_of(self, entry_id: str) -> str | None:
+        """The device whose journal held the copy of the entry that was kept."""
+        first = self._origin.get(entry_id)
+        return None if first is None else first[0]
+
     def add_register_line(self, device: str, line: dict[str, Any]) -> None:
         kind, session_id, value = line.get("t"), line.get("s"), line.get("v")
         try:

@@ -25,7 +25,9 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.css.query import NoMatches
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
@@ -46,6 +48,7 @@ from core.sessions.attachments import Attachment
 from core.sessions.entries import Entry
 from core.sessions.session import Session, SessionError
 from core.settings import write_state
+from core.sync.auto import SyncOutcome
 from core.tokens import guessed_context_window, known_context_window
 from tui import keymap
 from tui.agent_colors import agent_colors
@@ -94,6 +97,16 @@ class ChatApp(Protocol):
     @property
     def tool_registry(self) -> ToolRegistry: ...
     def open_session(self, session: Session, came_from: Conversation | None = None) -> None: ...
+
+
+class Syncing(Protocol):
+    """What the chat screen asks of the app's syncs (``TangentsApp``)."""
+
+    sync_status: str
+    sync_ended_signal: Signal[SyncOutcome]
+
+    def sync_soon(self) -> None: ...
+    async def sync_now(self) -> tuple[str, SeverityLevel]: ...
 
 
 class ChatScreen(Screen[None]):
@@ -180,6 +193,8 @@ class ChatScreen(Screen[None]):
     def on_mount(self) -> None:
         self.chat_app.draft_keepers.append(self.drafts)
         self.conversation.subscribe(self._conversation_event)
+        self.watch(self.app, "sync_status", lambda _: self.refresh_footer(), init=False)
+        cast(Syncing, self.app).sync_ended_signal.subscribe(self, self._sync_ended)
         self.show_welcome()
         self.refresh_read_only()
         self.refresh_footer()
@@ -319,6 +334,7 @@ class ChatScreen(Screen[None]):
             session_cost=totals.session_cost,
             session_estimated=totals.session_estimated,
             hint=f"{help_key} help · {palette_key} commands",
+            sync=cast(Syncing, self.app).sync_status,
             keys=self._message_keys() if self.message_focused() else "",
         )
 
@@ -629,6 +645,7 @@ class ChatScreen(Screen[None]):
         ):
             self._compaction_ended()
             self._send_queued()
+            cast(Syncing, self.app).sync_soon()  # what it saved goes to the other machines
 
     # --- actions ------------------------------------------------------------
 
@@ -903,6 +920,23 @@ class ChatScreen(Screen[None]):
             )
             return False
         return await command.run(self, invocation.arg, text)
+
+    def _sync_ended(self, outcome: SyncOutcome) -> None:
+        """A sync took entries of this session from another machine: they show
+        as alternatives where they part from the path here (which stays)."""
+        report = outcome.report
+        if report is not None and self.session.id in report.received_sessions:
+            self.conversation.entries_arrived()
+            self.branches.refresh_branches()
+
+    def sync_now(self) -> None:
+        """``/sync``: one sync, in a worker; its outcome in one line."""
+        self._sync_now()
+
+    @work(group="sync", exit_on_error=False)
+    async def _sync_now(self) -> None:
+        message, severity = await cast(Syncing, self.app).sync_now()
+        self.notify(message, severity=severity, timeout=30)
 
     def start_compact(self, focus: str | None) -> bool:
         """``/compact [focus]``, in the reply worker; False while a reply is written."""

@@ -104,6 +104,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "Fork the path into a new session (only its first K and last N messages)",
         handlers.fork,
     ),
+    SlashCommand(
+        "sync", "", "Exchange sessions with your other machines now ([sync] folder)", handlers.sync
+    ),
     SlashCommand("help", "", "Show keys and commands", handlers.help),
     SlashCommand("quit", "", "Quit", handlers.quit),
 )

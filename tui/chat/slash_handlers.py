@@ -83,6 +83,7 @@ class Chat(Protocol):
     def start_round(self, rounds: int) -> bool: ...
     def refresh_read_only(self) -> None: ...
     def read_only_reason(self) -> str: ...
+    def sync_now(self) -> None: ...
 
 
 Handler = Callable[[Chat, str, str], Awaitable[bool]]
@@ -306,6 +307,12 @@ async def fork(chat: Chat, arg: str, text: str) -> bool:
         return False
     first_k, last_n = (int(parts[0]), int(parts[1])) if parts else (None, None)
     chat.branches.fork(leaf, first_k, last_n)
+    return True
+
+
+async def sync(chat: Chat, arg: str, text: str) -> bool:
+    """``/sync``: sessions exchanged with the config's ``[sync] folder`` now."""
+    chat.sync_now()
     return True
 
 

@@ -12,7 +12,9 @@ from textual import events
 from textual.app import App, SystemCommand
 from textual.message import Message
 from textual.notifications import SeverityLevel
+from textual.reactive import reactive
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.widget import Widget
 
 from core.chat.conversation import Conversation
@@ -20,6 +22,7 @@ from core.providers import http_clients
 from core.sanitize import strip_control
 from core.sessions.session import Session
 from core.settings import write_state
+from core.sync.auto import SyncOutcome
 from tui import keymap
 from tui.chat.chat_screen import ChatScreen
 from tui.chat.drafts import DraftKeeper
@@ -32,6 +35,7 @@ from tui.internals.textual_private import (
     patches_wanted,
     warm_link_patterns,
 )
+from tui.modes.app_sync import AppSync
 from tui.modes.bootstrap import Launch
 from tui.terminal_answers import typed_ahead
 from tui.widgets.prompt_input import PromptInput
@@ -39,6 +43,9 @@ from tui.widgets.prompt_input import PromptInput
 if TYPE_CHECKING:
     from core.tools import ToolRegistry
 
+
+SYNC_STATUS_EVERY = 20.0
+"""Seconds between updates of the footer's "synced N min ago"."""
 
 LINKS_WARM_AFTER = 0.5
 """Seconds after the first frame at which the Markdown parser's link patterns
@@ -51,15 +58,20 @@ class TangentsApp(App[None]):
     CSS_PATH = "../chat/chat.tcss"
     """The chat screen's styles: Textual does not load its default screen's own CSS_PATH."""
 
+    sync_status: reactive[str] = reactive("")
+    """What the footer says of the syncs: ``syncing…``, ``synced 3 min ago``, an error."""
+
     def __init__(
         self,
         conversation: Conversation,
         *,
         make_conversation: Callable[[Session], Conversation],
         open_picker: bool = False,
+        db_path: Path | None = None,
     ) -> None:
         """``make_conversation`` gives another session the launch's settings;
-        ``open_picker`` (``-r``) starts on the session picker."""
+        ``open_picker`` (``-r``) starts on the session picker; ``db_path`` is
+        the database a sync opens a connection of its own to."""
         super().__init__()
         self.conversation = conversation
         self.make_conversation = make_conversation
@@ -67,6 +79,16 @@ class TangentsApp(App[None]):
         self.draft_keepers: list[DraftKeeper] = []
         """Every chat screen's draft keeper: written once more after the app ends."""
         self._tools: ToolRegistry | None = None
+        folder = conversation.settings.sync.folder
+        self.syncs = (
+            AppSync(conversation.settings.sync, db_path, self._sync_changed)
+            if folder and db_path is not None
+            else None
+        )
+        """Syncs with the config's folder; None without one."""
+        self.sync_ended_signal: Signal[SyncOutcome] = Signal(self, "sync-ended")
+        """Published with each sync's outcome as it ends."""
+        self._sync_published: SyncOutcome | None = None
 
     @property
     def keymap_overrides(self) -> Mapping[str, str]:
@@ -100,6 +122,40 @@ class TangentsApp(App[None]):
         # now, before the keys typed meanwhile (a first message) are handled.
         self.warm_up()
         self.set_timer(LINKS_WARM_AFTER, self._warm_link_patterns)
+        if self.syncs is not None:
+            self.set_interval(SYNC_STATUS_EVERY, self._sync_changed)
+            self.syncs.soon()
+
+    def _sync_changed(self) -> None:
+        if self.syncs is None:
+            return
+        self.sync_status = self.syncs.status()
+        last = self.syncs.syncs.last
+        if last is not None and last is not self._sync_published:
+            self._sync_published = last
+            self.sync_ended_signal.publish(last)
+
+    def sync_soon(self) -> None:
+        """Something was saved: a sync in the background, when ``[sync] auto`` is on."""
+        if self.syncs is not None:
+            self.syncs.soon()
+
+    async def sync_now(self) -> tuple[str, SeverityLevel]:
+        """One sync now (``/sync``): what to tell the user, in one line."""
+        if self.syncs is None:
+            return (
+                "No sync folder: set folder in the config's [sync] "
+                "(or run tangents sync --folder DIR).",
+                "warning",
+            )
+        outcome = await self.syncs.now()
+        if outcome.report is None:
+            return f"Sync failed: {outcome.error}", "error"
+        return f"Synced: {outcome.report.summary()}.", "information"
+
+    async def sync_at_quit(self) -> str | None:
+        """The last sync, bounded: a line to print when it was cut short."""
+        return None if self.syncs is None else await self.syncs.at_quit()
 
     def _warm_link_patterns(self) -> None:
         """Compile the Markdown parser's link patterns in a thread, not on this
@@ -262,5 +318,8 @@ def create_app(
         pace=ui_first.reader_turn,  # keys first: replies read on once keys are handled
     )
     return TangentsApp(
-        make_conversation(session), make_conversation=make_conversation, open_picker=open_picker
+        make_conversation(session),
+        make_conversation=make_conversation,
+        open_picker=open_picker,
+        db_path=launch.db_path,
     )

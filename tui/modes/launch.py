@@ -149,6 +149,9 @@ async def _run(
         finally:  # whatever ended the app, what was typed and not sent is kept
             for keeper in app.draft_keepers:
                 await keeper.flush()
+            cut_short = await app.sync_at_quit()
+        if cut_short:
+            print(cut_short)
         unsent = app.draft_keepers[-1].text.strip() if app.draft_keepers else ""
         again = await resume_command(app.conversation.session, store, args.db)
         if unsent:

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from pathlib import Path
 
 from core.sanitize import json_for_terminal, strip_control
 from core.settings import read_state, write_state
-from core.sync import git
 from core.sync.device import device_id
-from core.sync.engine import sync_folder
-from core.sync.seal import SealError
-from tui.modes.bootstrap import UsageError, fail, one_line_errors, open_store, resolve_launch
+from tui.modes.bootstrap import UsageError, fail, one_line_errors, resolve_launch
+from tui.modes.sync_once import SyncFailed, passphrase_from, sync_once
 
 _WARNED = "sync_db_warned"
 
@@ -36,22 +33,12 @@ async def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"{folder}: not a directory (the folder your sync engine shares)")
     folder = folder.resolve()
     _warn_if_inside(launch.db_path, folder)
-    passphrase = _passphrase(args.key_env or launch.settings.sync.key_env)
+    passphrase = passphrase_from(args.key_env or launch.settings.sync.key_env)
     device = device_id()
-    carried = git.has_upstream(folder)
-    store = await open_store(launch.db_path)
     try:
-        if carried:
-            git.pull(folder, device)
-        report = await sync_folder(store, folder, device, passphrase=passphrase)
-        if carried:
-            git.push(folder, device)
-    except OSError as error:
-        return fail(f"cannot sync with {folder}: {error.strerror or error}", code=1)
-    except (git.GitError, SealError) as error:
-        return fail(f"cannot sync with {folder}: {error}", code=1)
-    finally:
-        await store.close()
+        report = await sync_once(launch.db_path, folder, device, passphrase)
+    except SyncFailed as error:
+        return fail(str(error), code=1)
     for line in report.refused:
         print(f"tangents: {strip_control(line)}", file=sys.stderr)
     if args.json:
@@ -59,17 +46,6 @@ async def _run(args: argparse.Namespace) -> int:
     else:
         print(strip_control(f"Synced with {folder} as {device}: {report.summary()}."))
     return 0
-
-
-def _passphrase(key_env: str | None) -> str | None:
-    """The passphrase the environment variable ``key_env`` holds (None: no
-    variable named); a variable named but empty or unset is refused."""
-    if not key_env:
-        return None
-    passphrase = os.environ.get(key_env)
-    if not passphrase:
-        raise UsageError(f"{key_env} is not set: it should hold the sync folder's passphrase")
-    return passphrase
 
 
 def _warn_if_inside(db_path: Path, folder: Path) -> None:

@@ -1,6 +1,7 @@
 """The status line under the input: model, thinking level, context use (yellow
 over 70% of the window, red over 90%), tokens and cost of the current branch
-and of the whole session, and the two keys worth knowing."""
+and of the whole session, the state of the syncs, and the two keys worth
+knowing."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ class FooterState:
     """Right-aligned key hints, e.g. ``F1 help · ctrl+p commands``."""
     keys: str = ""
     """While a message is focused: its keys, shown instead of everything else."""
+    sync: str = ""
+    """``syncing…``, ``synced 3 min ago`` or why the last sync failed; ``""``: no syncs."""
 
 
 def format_tokens(count: int) -> str:
@@ -108,6 +111,14 @@ def fit_hints(hints: str, width: int, more: str = "") -> str:
     return " · ".join([*kept, *tail])
 
 
+SHORT_SYNC = 28
+"""Cells the sync state keeps on a narrow footer (an error is cut with ``…``)."""
+
+
+def short(text: str, cells: int) -> str:
+    return text if len(text) <= cells else text[: cells - 1] + "…"
+
+
 def context_text(
     used: int | None, window: int | None, guessed: bool = False, estimated: bool = False
 ) -> str:
@@ -149,15 +160,24 @@ class StatusFooter(Widget):
             level, ""
         )
         width = self.content_size.width
-        # Whatever the width: model, context and the help hint stay; the totals
-        # shorten first (the branch's only), then go, then the hint keeps its first key.
-        for totals, hint_text in (
-            (totals_text(s), s.hint),
-            (short_totals_text(s), s.hint),
-            (None, s.hint),
-            (None, s.hint.split(" · ")[0]),
+        # Whatever the width: model, context, the sync state and the help hint
+        # stay; the totals shorten first (the branch's only), then go, then the
+        # hint keeps its first key, then a long sync state (an error) is cut,
+        # then only says "sync failed" (/sync says why in full).
+        sync = strip_control(s.sync)
+        first_key = s.hint.split(" · ")[0]
+        for totals, hint_text, sync_text in (
+            (totals_text(s), s.hint, sync),
+            (short_totals_text(s), s.hint, sync),
+            (None, s.hint, sync),
+            (None, first_key, sync),
+            (None, first_key, short(sync, SHORT_SYNC)),
+            (None, first_key, sync.split(":")[0]),
         ):
-            hint = Content(hint_text)
+            hint = Content.assemble(
+                *(((sync_text, self._sync_style(sync_text)), "  ") if sync_text else ()),
+                hint_text,
+            )
             left = Content.assemble(
                 (strip_control(model_label(s.model)), "bold $text"),
                 sep,
@@ -173,3 +193,7 @@ class StatusFooter(Widget):
             if gap > 0:
                 return Content.assemble(left, " " * gap, hint)
         return Content.assemble(left, " ", hint).truncate(width, ellipsis=True)
+
+    @staticmethod
+    def _sync_style(text: str) -> str:
+        return "$text-error" if text.startswith("sync failed") else ""

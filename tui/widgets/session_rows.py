@@ -84,4 +84,8 @@ def counts(match: SessionMatch, now: datetime) -> str:
     branches = f"{summary.branch_count} branch{'es' if summary.branch_count != 1 else ''}"
     if summary.alternatives:
         branches += f" ({summary.alternatives} alt)"
-    return f"{messages} · {branches} · {age(summary.info.updated_at, now)}"
+    text = f"{messages} · {branches} · {age(summary.info.updated_at, now)}"
+    if summary.synced_from:
+        came = age(summary.synced_at or "", now)
+        text += f" · from {one_line(summary.synced_from)}{' ' + came if came else ''}"
+    return text
