@@ -7,6 +7,7 @@ import sqlite3
 from operator import itemgetter
 
 from core.sessions.entries import Entry
+from core.sessions.ids import SHORT_ID_LENGTH
 from core.sessions.messages import Usage
 from core.sessions.persistence import (
     Blob,
@@ -52,16 +53,24 @@ def get_session(conn: sqlite3.Connection, session_id: str) -> SessionInfo | None
     return session_from_row(row) if row else None
 
 
-def ids_with_prefix(conn: sqlite3.Connection, table: str, prefix: str, limit: int) -> list[str]:
-    """Ids of ``table`` (``sessions`` or ``entries``) starting with ``prefix``, in order
-    (a range over the primary key: ids are lower-case, and U+10FFFF sorts after them)."""
+def ids_matching(conn: sqlite3.Connection, table: str, text: str, limit: int) -> list[str]:
+    """Ids of ``table`` (``sessions`` or ``entries``) starting with ``text``, in
+    order (a range over the primary key: ids are lower-case, and U+10FFFF sorts
+    after them), then those ending with it (a short id, :func:`core.sessions.ids.short_id`)."""
     if table not in ("sessions", "entries"):
         raise ValueError(table)
     rows = conn.execute(
         f"SELECT id FROM {table} WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
-        (prefix, prefix + "\U0010ffff", limit),
+        (text, text + "\U0010ffff", limit),
     )
-    return [row[0] for row in rows]
+    found = [row[0] for row in rows]
+    if len(text) >= SHORT_ID_LENGTH and len(found) < limit:
+        rows = conn.execute(
+            f"SELECT id FROM {table} WHERE substr(id, -?) = ? ORDER BY id LIMIT ?",
+            (len(text), text, limit),
+        )
+        found += [row[0] for row in rows if row[0] not in found][: limit - len(found)]
+    return found
 
 
 def latest_session(conn: sqlite3.Connection) -> SessionInfo | None:

@@ -91,9 +91,10 @@ class SqliteStore:
     async def get_session(self, session_id: str) -> SessionInfo | None:
         return await self._run(reads.get_session, session_id)
 
-    async def ids_with_prefix(self, table: str, prefix: str, limit: int = 6) -> list[str]:
-        """Session (``table="sessions"``) or entry ids starting with ``prefix``."""
-        return await self._run(reads.ids_with_prefix, table, prefix, limit)
+    async def ids_matching(self, table: str, text: str, limit: int = 6) -> list[str]:
+        """Session (``table="sessions"``) or entry ids starting with ``text``, or
+        ending with it (a short id)."""
+        return await self._run(reads.ids_matching, table, text, limit)
 
     async def latest_session(self) -> SessionInfo | None:
         return await self._run(reads.latest_session)

@@ -16,6 +16,7 @@ from typing import Any
 
 from core.sessions.content import ToolCallContent, ToolResultContent
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
+from core.sessions.ids import short_id
 from core.sessions.messages import Usage
 from core.sessions.persistence import SessionInfo, SessionStore
 
@@ -179,7 +180,7 @@ def overview_text(overview: Overview) -> str:
     roles = ", ".join(f"{n} {role}" for role, n in sorted(overview.messages.items()))
     lines = [
         f"{info.title or '(untitled)'}",
-        f"  id       {info.id}",
+        f"  id       {short_id(info.id)}  ({info.id})",
         f"  created  {_when(info.created_at)}    updated  {_when(info.updated_at)}",
     ]
     if info.cwd:
@@ -189,14 +190,14 @@ def overview_text(overview: Overview) -> str:
         f"  branches {len(overview.leaves)}; the current one is {overview.path_length} entries long",
     ]
     if info.leaf_id:
-        lines.append(f"  at       {info.leaf_id}  {overview.position}")
+        lines.append(f"  at       {short_id(info.leaf_id)}  {overview.position}")
     for leaf_id, text in overview.leaves:
         mark = "*" if leaf_id == info.leaf_id else " "
-        lines.append(f"   {mark} {leaf_id}  {text}")
+        lines.append(f"   {mark} {short_id(leaf_id)}  {text}")
     if overview.compactions:
         lines.append(f"  compactions {len(overview.compactions)}")
         for entry_id, tokens in overview.compactions:
-            lines.append(f"     {entry_id}  {tokens:,} tokens before")
+            lines.append(f"     {short_id(entry_id)}  {tokens:,} tokens before")
     if overview.branch_summaries or overview.model_changes:
         lines.append(
             f"  branch summaries {overview.branch_summaries}; model changes {overview.model_changes}"
@@ -210,7 +211,7 @@ def overview_text(overview: Overview) -> str:
     if overview.labels:
         lines.append(f"  labels   {len(overview.labels)}")
         for entry_id, label in overview.labels.items():
-            lines.append(f"     {entry_id}  {label}")
+            lines.append(f"     {short_id(entry_id)}  {label}")
     if overview.models:
         lines.append("  tokens and cost by model")
         rows = list(overview.models)

@@ -33,6 +33,16 @@ def uuid7() -> str:
     return str(uuid.UUID(int=value))
 
 
+SHORT_ID_LENGTH = 8
+"""Hex digits of an id's short form: the end of its 62 random bits, so two ids
+made the same millisecond differ there (their starts are the time)."""
+
+
+def short_id(full: str) -> str:
+    """The id as people type it: its last :data:`SHORT_ID_LENGTH` characters."""
+    return full[-SHORT_ID_LENGTH:]
+
+
 def now_iso() -> str:
     """UTC timestamp with microseconds; sorts lexicographically."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

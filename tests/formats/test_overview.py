@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core.sessions.ids import short_id
 from storage import SqliteStore
 from tests.formats.sample import sample_session
 from tests.integration.cli import run
@@ -83,8 +84,8 @@ def test_show_text(db: Path) -> None:
     assert "created  2026-03-01 09:59:59" in text
     assert "entries  16 (13 messages:" in text
     assert "branches 3; the current one is 11 entries long" in text
-    assert f"{sample.ids['compaction']}  1,234 tokens before" in text
-    assert f"{sample.ids['u3']}  pines" in text
+    assert f"{short_id(sample.ids['compaction'])}  1,234 tokens before" in text
+    assert f"{short_id(sample.ids['u3'])}  pines" in text
     assert "     anthropic/claude-x: 5 replies, $0.0099\n" in text
     assert (
         "       input 300 · output 60 · reasoning 15\n       cache read 150 · cache write 30\n"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.sessions.context import BRANCH_PREFIX
+from core.sessions.ids import short_id
 from tests.formats.helpers import PI_LOCAL, PI_REAL, mplp_errors
 from tests.integration.cli import run, sessions
 
@@ -67,7 +68,7 @@ def test_pi_session_import_then_list_export_and_search(db: Path) -> None:
     assert all("agentsession" in h["snippet"].lower() for h in hits)
     assert set(hits[0]) == {"session_id", "entry_id", "title", "snippet", "rank", "updated_at"}
     plain = run("--db", str(db), "sessions", "search", "AgentSession", "--limit", "1")
-    assert plain.returncode == 0 and plain.stdout.startswith(imported["id"])
+    assert plain.returncode == 0 and plain.stdout.startswith(short_id(imported["id"]))
 
 
 def test_human_output_names_the_session_and_counts(db: Path) -> None:

@@ -294,9 +294,9 @@ def test_rows_are_plain_text_without_control_sequences() -> None:
     assert [title.plain[s.start : s.end] for s in title.spans if s.style == "underline"] == [
         "Title"
     ]
-    assert detail.plain == "a hit"
+    assert detail.plain == "s · a hit"
     plain = detail_line(SessionMatch(summary, None, "", None), "bold").plain
-    assert plain == "first line second"
+    assert plain == "s · first line second"
 
 
 def highlighted_id(pilot) -> str:
@@ -373,3 +373,17 @@ async def test_the_picker_shows_a_status_other_than_active() -> None:
     async with running(["--model", "demo", "-r"], size=(110, 30)) as pilot:
         text = screen_text(pilot)
         assert text.count("paused · ") == 1 and "active · " not in text
+
+
+def test_the_detail_line_shows_the_short_id_and_never_repeats_the_title() -> None:
+    """Issue 33 items 8 and 9: an untitled session's preview line repeated its
+    first message, shown as its title already; the id to type was nowhere."""
+    sid = "019a2b3c-0000-7000-8000-00009f8e7d6c"
+    untitled = SessionSummary(SessionInfo(sid, None, OLD, OLD), 2, 1, "plant an oak", "m")
+    plain = detail_line(SessionMatch(untitled, None, "", None), "bold").plain
+    assert plain == "9f8e7d6c"
+    titled = SessionSummary(SessionInfo(sid, "Oaks", OLD, OLD), 2, 1, "plant an oak", "m")
+    plain = detail_line(SessionMatch(titled, None, "", None), "bold").plain
+    assert plain == "9f8e7d6c · plant an oak"
+    hit = detail_line(SessionMatch(titled, None, "an \x02oak\x03", "e"), "bold").plain
+    assert hit == "9f8e7d6c · an oak"

@@ -159,16 +159,17 @@ async def resolve_session(
 
 async def full_id(store, kind: str, text: str) -> str:
     """The whole id of a session or entry (``kind``) from any unique prefix of it,
-    as git takes commits; an unknown or ambiguous prefix is a one-line error."""
+    as git takes commits, or its short id (its end); an unknown or ambiguous
+    one is a one-line error."""
     text = text.strip().lower()
     table = "sessions" if kind == "session" else "entries"
-    candidates = await store.ids_with_prefix(table, text) if text else []
+    candidates = await store.ids_matching(table, text) if text else []
     if text in candidates or len(candidates) == 1:
         return text if text in candidates else candidates[0]
     if not candidates:
         raise UsageError(f"no {kind} with id {text!r}")
     more = " …" if len(candidates) == 6 else ""
-    raise UsageError(f"{kind} id prefix {text!r} is ambiguous: {', '.join(candidates[:5])}{more}")
+    raise UsageError(f"{kind} id {text!r} is ambiguous: {', '.join(candidates[:5])}{more}")
 
 
 def fail(message: str, code: int = 2) -> int:

@@ -15,6 +15,7 @@ from core.formats import FormatError, ImportedSession, parse_import
 from core.formats.export import export_text
 from core.sanitize import json_for_terminal, strip_control
 from core.sessions.entries import Compaction
+from core.sessions.ids import short_id
 from core.sessions.persistence import ConflictError
 from core.settings import Settings
 from tui.modes import session_state
@@ -85,6 +86,7 @@ async def _list(store, args: argparse.Namespace) -> int:
         rows = [
             {
                 "id": s.info.id,
+                "short_id": short_id(s.info.id),
                 "title": s.info.title,
                 "created_at": s.info.created_at,
                 "updated_at": s.info.updated_at,
@@ -107,7 +109,7 @@ async def _list(store, args: argparse.Namespace) -> int:
         title = strip_control(s.info.title or "(untitled)")
         state = "" if s.info.active else f"[{s.info.status}] "
         print(
-            f"{s.info.id}  {s.info.updated_at[:19].replace('T', ' ')}  {s.message_count:>5} msg  "
+            f"{short_id(s.info.id)}  {s.info.updated_at[:19].replace('T', ' ')}  {s.message_count:>5} msg  "
             f"{state}{title}"
         )
     return 0
@@ -266,7 +268,8 @@ async def _search(store, args: argparse.Namespace) -> int:
     bold = sys.stdout.isatty()
     for h in hits:
         snippet = _highlight(h.snippet, bold)
-        print(f"{h.session_id}  {strip_control(h.title or '(untitled)')}\n    {snippet}")
+        title = strip_control(h.title or "(untitled)")
+        print(f"{short_id(h.session_id)}  {title}  · entry {short_id(h.entry_id)}\n    {snippet}")
     return 0
 
 

@@ -9,6 +9,7 @@ from rich.style import Style
 from rich.text import Text
 
 from core.sanitize import strip_control
+from core.sessions.ids import short_id
 from core.sessions.persistence import SessionMatch
 from storage.fts import HIGHLIGHT_END, HIGHLIGHT_START
 
@@ -72,10 +73,16 @@ def title_line(match: SessionMatch, highlight: Style | str) -> Text:
 
 
 def detail_line(match: SessionMatch, highlight: Style | str) -> Text:
-    """The matching message's snippet when a message matched, else the first message."""
+    """The short id to type, then the matching message's snippet when a message
+    matched, else the first message unless the title line shows it already."""
+    summary = match.summary
+    line = Text(short_id(summary.info.id), no_wrap=True, end="")
     if match.snippet:
-        return marked(match.snippet, "", highlight)
-    return Text(one_line(match.summary.first_message), no_wrap=True, end="")
+        line.append(" · ")
+        line.append_text(marked(match.snippet, "", highlight))
+    elif summary.info.title and summary.first_message:
+        line.append(f" · {one_line(summary.first_message)}")
+    return line
 
 
 def counts(match: SessionMatch, now: datetime) -> str:
