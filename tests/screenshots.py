@@ -379,7 +379,7 @@ SCENES: dict[str, Scene] = {
     for s in (
         Scene(
             "conversation",
-            "A conversation: thinking, a tool call, the second of three answers (◀ 2/3 ▶) with code, a follow-up.",
+            "A conversation: thinking, a tool call, the second of three answers (◀ 2/3 ▶, still focused after the flip) with code, a follow-up.",
             seed=_conversation_session,
             keys=("ctrl+up", "left"),
             size=(120, 40),

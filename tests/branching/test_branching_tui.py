@@ -104,7 +104,8 @@ async def test_alternatives_show_arrows_and_left_right_switch(fake_provider, fak
         await pilot.press("left")
         await settle(pilot)
         assert texts(pilot) == ["q1", "a1 second"]
-        assert pilot.app.screen.prompt.has_focus  # what is typed next continues from here
+        # the alternative keeps the focus (the next flip is one key); letters still type
+        assert pilot.app.focused.entry.id == entry_with(pilot, "a1 second").id
         reply = pilot.app.screen.chat_view.message_widgets[-1]
         assert bar_text(reply) == "◀ 2/3 ▶"
         await focus(pilot, "a1 second")

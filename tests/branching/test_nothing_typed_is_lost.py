@@ -90,7 +90,7 @@ async def test_what_next_and_enter_on_a_focused_question_sends_a_follow_up(
         assert tree.alternatives(entry_with(pilot, "hi").id) == [entry_with(pilot, "hi").id]
 
 
-async def test_focus_returns_to_the_input_after_every_move(fake_provider, fake_args) -> None:
+async def test_focus_after_each_move_is_where_the_next_key_goes(fake_provider, fake_args) -> None:
     async with running(fake_args) as pilot:
         await chat(pilot, fake_provider, ("q1", "a1"), ("q2", "a2"))
         await focus(pilot, "a1")
@@ -105,10 +105,16 @@ async def test_focus_returns_to_the_input_after_every_move(fake_provider, fake_a
         await pilot.press("alt+r")  # regenerate: an alternative
         await settle(pilot)
         await focus(pilot, "a2 bis")
-        await pilot.press("left")  # the alternative switch
+        await pilot.press("left")  # the alternative switch: the message keeps the focus
         await settle(pilot)
         assert texts(pilot) == ["q1", "a1", "q2", "a2"]
-        assert prompt(pilot).has_focus
+        assert pilot.app.focused.entry.id == entry_with(pilot, "a2").id
+        await pilot.press("right")  # so the next flip is one key, not ctrl+up ↑ → again
+        await settle(pilot)
+        assert texts(pilot) == ["q1", "a1", "q2", "a2 bis"]
+        assert pilot.app.focused.entry.id == entry_with(pilot, "a2 bis").id
+        await pilot.press("left")
+        await settle(pilot)
         await pilot.press("ctrl+g")  # the tree: jump to a reply
         await settle(pilot)
         view = pilot.app.screen.query_one(TreeView)

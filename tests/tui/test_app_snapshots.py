@@ -60,7 +60,7 @@ def test_help_screen(snap_compare, scene) -> None:
 
 
 def test_a_whole_conversation(snap_compare, scene) -> None:
-    """120x40 filled: the question, thinking, a read_file card, the answer shown as ◀ 2/3 ▶ with code, a follow-up."""
+    """120x40 filled: the question, thinking, a read_file card, the answer flipped to ◀ 2/3 ▶ and still focused (its keys in the footer), a follow-up."""
     assert snap_compare(**scene("conversation"))
 
 

@@ -275,25 +275,29 @@ class BranchController:
     # --- moving the leaf --------------------------------------------------------------
 
     async def move_leaf(
-        self, entry_id: str | None, show: str | None = None
+        self, entry_id: str | None, show: str | None = None, *, focus_show: bool = False
     ) -> tuple[str | None, bool]:
         """Make ``entry_id`` the current position (persisted) and show it
         (:meth:`show_moved`); returns the previous leaf and whether the move
         left a branch (:meth:`core.chat.conversation.Conversation.move_to`)."""
         old_leaf = self.screen.session.leaf_id
         left = await self.screen.conversation.move_to(entry_id)
-        await self.show_moved(show)
+        await self.show_moved(show, focus_show=focus_show)
         return old_leaf, left
 
-    async def show_moved(self, show: str | None = None) -> None:
+    async def show_moved(self, show: str | None = None, *, focus_show: bool = False) -> None:
         """Show the path of the new position scrolled to the row of ``show``, and
-        give the input the focus (what is typed next continues from there)."""
+        give the input the focus (what is typed next continues from there), or
+        ``show``'s row with ``focus_show`` (the next ◀ ▶ is one key)."""
         await self.screen.view_settled()  # the view shows the new path
         self.screen.show_welcome()
         self.screen.call_after_refresh(
             self.screen.refresh_footer
         )  # after the new path's first frame: it sums the path
-        if show is not None:
+        if show is not None and focus_show:
+            if await self.screen.chat_view.focus_entry(show) is not None:
+                return
+        elif show is not None:
             await self.screen.chat_view.scroll_to_entry(show)
         self.screen.prompt.focus()
 
@@ -304,9 +308,12 @@ class BranchController:
         *,
         undoable: str | None = None,
         then_edit: Entry | None = None,
+        focus_show: bool = False,
     ) -> Worker:
         return self.screen.run_worker(
-            self._move_to_run(entry_id, show, undoable=undoable, then_edit=then_edit),
+            self._move_to_run(
+                entry_id, show, undoable=undoable, then_edit=then_edit, focus_show=focus_show
+            ),
             group="branch-move",
             exit_on_error=False,
         )
@@ -318,6 +325,7 @@ class BranchController:
         *,
         undoable: str | None = None,
         then_edit: Entry | None = None,
+        focus_show: bool = False,
     ) -> None:
         """Move the leaf (moves run one after another), then offer a summary of the
         branch left. ``undoable`` is the note saying where the next message goes,
@@ -334,7 +342,7 @@ class BranchController:
             return
         if self.editing:
             self.screen.composer.cancel_edit()
-        old_leaf, left = await self.move_leaf(entry_id, show)
+        old_leaf, left = await self.move_leaf(entry_id, show, focus_show=focus_show)
         self._undo_leaf = old_leaf if undoable else None
         self.screen.composer.set_note(f"{undoable} · esc goes back" if undoable else None)
         if then_edit is not None:
@@ -486,11 +494,12 @@ class BranchController:
         self.move_to(entry.id, entry.id, undoable=f"↳ continuing from “{_short(entry)}”")
 
     def switch(self, direction: int, entry_id: str | None = None) -> None:
-        """To the previous (-1) or next alternative of ``entry_id`` (else the focused message)."""
+        """To the previous (-1) or next alternative of ``entry_id`` (else the
+        focused message, whose place the alternative's row takes in the focus)."""
         target = self._alternative(direction, entry_id)
         if target is None or self.tree is None:
             return
-        self.move_to(self.tree.deepest_leaf(target), target)
+        self.move_to(self.tree.deepest_leaf(target), target, focus_show=entry_id is None)
 
     def action_label_message(self) -> None:
         from tui.screens.dialogs import TextPrompt
