@@ -3,13 +3,13 @@
 It streams through the same events as a real provider (thinking, Markdown
 with a heading, a list and a Python code block, usage), so a new user can try
 every feature of the app (``demo/NAME`` answers with other tips, so
-``/compare demo demo/NAME`` compares two). When the latest user message mentions "tool", it
-calls ``read_file`` first and answers after the result comes back; "write" or
-"save" calls ``write_file`` and "run" or "command" calls ``run_command``, both
-inside the scratch directory ``tangents-demo/`` it names, so the approval
-dialog can be tried. Asked for a summary (compaction, branch summary), it
-writes one from the transcript it was given: who asked what.
-"""
+``/compare demo demo/NAME`` compares two). When the latest user message
+mentions "tool", it calls ``list_directory`` on the working directory first
+(a folder that is always there) and answers after the result comes back;
+"write" or "save" calls ``write_file`` and "run" or "command" calls
+``run_command``, both inside the scratch directory ``tangents-demo/`` it
+names, so the approval dialog can be tried. Asked for a summary (compaction,
+branch summary), it writes one from the transcript it was given: who asked what."""
 
 from __future__ import annotations
 
@@ -33,15 +33,26 @@ LABEL = "demo — offline, canned replies"
 DEFAULT_DELAY = 0.01
 """Seconds between streamed pieces: fast, but visibly streaming."""
 
+TIP_KEYS = {
+    "focus_messages": "ctrl+↑",
+    "branch_here": "alt+h",
+    "retry_message": "alt+r",
+    "open_tree": "ctrl+g",
+    "pick_model": "ctrl+l",
+}
+"""The keys the tips name: the keymap's defaults (core cannot read the app's
+keymap; a test checks each against it)."""
+
 _TIPS = (
-    "press the branch key on any message to try another direction",
-    "regenerate an answer and flip between siblings with ◀ ▶",
+    "press ctrl+↑, then alt+h on any message to branch from there",
+    "regenerate an answer (ctrl+↑, then alt+r) and flip between alternatives with ◀ ▶",
     "`/compact` folds a long conversation into a summary",
-    "the tree screen shows every branch of this session",
-    "ask it to use a tool: it reads README.md and shows the tool card",
+    "ctrl+g shows the tree of every branch of this session",
+    "ask it to use a tool: it lists this folder and shows the tool card",
     "ask it to write a note or run a command: the approval dialog asks you first",
     "`/compare demo demo/other` puts two answers side by side",
 )
+MODEL_TIP = "pick a real model with ctrl+l when you have a key"
 
 
 class DemoProvider:
@@ -119,7 +130,7 @@ def _tool_call(asked: str) -> tuple[str, str, dict[str, str]] | None:
             {"command": f"mkdir -p {SCRATCH} && ls -la {SCRATCH}"},
         )
     if "tool" in words or "tools" in words:
-        return ("I'll read the file first.", "read_file", {"path": "README.md"})
+        return ("I'll look at the files here first.", "list_directory", {"path": "."})
     return None
 
 
@@ -172,7 +183,7 @@ def _reply(asked: str, turn: int, last: Message, model: str = "demo") -> str:
         "Things to try:\n\n"
         f"- {_TIPS[tip % len(_TIPS)]}\n"
         f"- {_TIPS[(tip + 1) % len(_TIPS)]}\n"
-        "- pick a real model with the model picker when you have a key\n\n"
+        f"- {MODEL_TIP}\n\n"
         "```python\n"
         "def fib(n: int) -> int:\n"
         '    """The n-th Fibonacci number."""\n'

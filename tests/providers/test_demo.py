@@ -50,13 +50,14 @@ async def test_replies_are_deterministic():
     assert first == second
 
 
-async def test_mentioning_tool_streams_a_read_file_call_then_answers():
+async def test_mentioning_tool_streams_a_list_directory_call_then_answers():
+    """It read README.md, which fails outside a folder that has one (issue 33)."""
     _, message = await run(user_text("please use a tool"))
     assert message.stop_reason == "tool_use"
     (call,) = message.tool_calls
-    assert call.name == "read_file"
-    assert call.arguments == {"path": "README.md"}
-    assert json.loads(call.raw_arguments) == {"path": "README.md"}
+    assert call.name == "list_directory"
+    assert call.arguments == {"path": "."}
+    assert json.loads(call.raw_arguments) == {"path": "."}
 
     result = Message(
         role="tool_result", content=(ToolResultContent(call.id, (TextContent("# Readme"),)),)
@@ -160,3 +161,23 @@ async def test_asking_to_run_a_command_calls_run_command_in_the_scratch_director
     (call,) = message.tool_calls
     assert call.name == "run_command"
     assert "tangents-demo" in call.arguments["command"]
+
+
+def test_the_demo_tool_call_works_in_a_folder_without_a_readme(tmp_path) -> None:
+    """``tangents -p`` in an empty folder: the tool runs and the demo answers
+    with what it returned, not "the tool call did not run"."""
+    from tests.integration.cli import run as run_program
+
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    done = run_program(
+        "--db",
+        str(tmp_path / "t.db"),
+        "-m",
+        "demo",
+        "-p",
+        "use a tool",
+        wrapper=("env", "-C", str(folder)),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "The tool returned" in done.stdout and "did not run" not in done.stdout

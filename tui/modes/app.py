@@ -285,6 +285,12 @@ class TangentsApp(App[None]):
             markup=False,
         )
 
+    def action_help_quit(self) -> None:
+        """ctrl+c with nothing selected to copy: say which key quits (Textual's
+        own words are markup, which :meth:`notify` shows as it is)."""
+        quit_key = keymap.first_key("quit", self.keymap_overrides)
+        self.notify(f"Press {quit_key} to quit (ctrl+c copies selected text).")
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus Quit: the keymap's quit is listed already."""
         return (c for c in super().get_system_commands(screen) if c.title != "Quit")

@@ -26,7 +26,15 @@ def welcome_text(model: str, *, no_key: bool, overrides: Mapping[str, str]) -> C
         (_key("command_palette"), "bold"),
         " commands · ",
         ("/", "bold"),
-        " slash commands · paste a file's path (image, audio, PDF) to attach it",
+        " slash commands · paste a file's path (image, audio, PDF) to attach it\n",
+        (_key("focus_messages"), "bold"),
+        " moves to the messages (then ↑ ↓, ◀ ▶ alternatives, ",
+        (_key("branch_here"), "bold"),
+        " branch here) · ",
+        (_key("pick_model"), "bold"),
+        " model · ",
+        (_key("quit"), "bold"),
+        " quit",
     )
     if not no_key:
         return Content.assemble(

@@ -149,8 +149,9 @@ class PromptInput(TextArea):
             bound = active.get(key)
             if bound is not None and bound.node is self:
                 event.prevent_default()
-                event.stop()
-                await self.run_action(bound.binding.action)
+                if await self.app.run_action(bound.binding.action, self):
+                    event.stop()
+                # Skipped (ctrl+c with nothing selected): the app's binding says how to quit.
                 return
 
     async def _on_paste(self, event: events.Paste) -> None:

@@ -1,0 +1,48 @@
+"""Hints that name the real keys (issue 33 item 8): the welcome and the demo's
+tips said "the branch key" and "the model picker" and never named ctrl+up,
+which every message action needs; ctrl+c did nothing and said nothing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from core.providers import demo
+from tests.tui.helpers import notifications, running, screen_text, type_text, wait_for
+from tui import keymap
+from tui.screens.welcome import welcome_text
+
+NAMED = ("focus_messages", "branch_here", "pick_model", "quit")
+
+
+@pytest.mark.parametrize("no_key", [True, False])
+def test_the_welcome_names_the_keys_a_newcomer_needs(no_key: bool) -> None:
+    text = welcome_text("demo", no_key=no_key, overrides={}).plain
+    for action in NAMED:
+        assert keymap.first_key(action) in text, action
+    remapped = welcome_text("demo", no_key=no_key, overrides={"branch_here": "alt+y"}).plain
+    assert "alt+y" in remapped and keymap.first_key("branch_here") not in remapped
+
+
+def test_every_key_the_demo_tips_name_is_bound_to_what_the_tip_says() -> None:
+    """The demo lives in core and cannot read the keymap: its tips name the
+    default keys, each checked here against the action it describes."""
+    tips = "\n".join(demo._TIPS + (demo.MODEL_TIP,))
+    named = set(re.findall(r"\b(?:ctrl|alt|shift)\+[^\s,)]+", tips))
+    assert named, "the tips name no key"
+    for action, key in demo.TIP_KEYS.items():
+        assert keymap.first_key(action) == key, action
+        assert key in tips, key
+    assert named <= set(demo.TIP_KEYS.values())
+    assert "the branch key" not in tips and "the model picker" not in tips
+
+
+async def test_ctrl_c_says_how_to_quit() -> None:
+    async with running(["--model", "demo"]) as pilot:
+        await type_text(pilot, "half a thought")
+        await pilot.press("ctrl+c")
+        quit_key = keymap.first_key("quit")
+        await wait_for(lambda: any(quit_key in n for n in notifications(pilot)), pilot)
+        assert pilot.app.is_running
+        assert "half a thought" in screen_text(pilot)
