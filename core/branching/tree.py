@@ -19,6 +19,7 @@ level of indent; an only child stays at its parent's indent::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -101,11 +102,27 @@ def preview_text(entry: Entry, limit: int = PREVIEW_CHARS) -> str:
     return _first_line(text[: 4 * limit + 400] if len(text) > 4 * limit + 400 else text, limit)
 
 
+_FENCE = re.compile(r"^(```|~~~)")
+_LINE_MARKS = re.compile(r"^(?:#{1,6}\s+|>\s*|[-*+]\s+)+")
+_EMPHASIS = re.compile(
+    r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])|`([^`]+)`"
+)
+
+
+def _markdown_plain(line: str) -> str:
+    """A Markdown line as it reads: no heading or quote marks, no bullet, no
+    emphasis or code marks (a row shows ``Day 1``, not ``**Day 1**``)."""
+    line = _LINE_MARKS.sub("", line)
+    return _EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or m.group(4), line)
+
+
 def _first_line(text: str, limit: int) -> str:
     text = strip_control(text)
     line = ""
     for candidate in text.split("\n"):
-        candidate = " ".join(candidate.split())
+        if _FENCE.match(candidate.lstrip()):
+            continue
+        candidate = _markdown_plain(" ".join(candidate.split()))
         if candidate:
             line = candidate
             break

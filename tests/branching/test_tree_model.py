@@ -318,3 +318,18 @@ def test_add_path_indexes_only_new_entries_and_moves_the_leaf() -> None:
     tree.set_label(eid(3), "x")
     tree.set_label(eid(3), None)
     assert tree.labels == {}
+
+
+def test_previews_read_as_text_not_markdown_markup() -> None:
+    """Issue 33 item 10: tree rows showed ``## Demo reply 1`` and ``**Day 1**``."""
+    cases = {
+        "## Demo reply 1\n\nYou said": "Demo reply 1",
+        "**Day 1**: the `castle` and __old town__": "Day 1: the castle and old town",
+        "> quoted *gently*": "quoted gently",
+        "- first item": "first item",
+        "2 * 3 = 6, a_b_c stays": "2 * 3 = 6, a_b_c stays",
+        "```python\nprint(1)\n```": "print(1)",
+    }
+    for i, (text, shown) in enumerate(cases.items()):
+        e = entry(i, None, text)
+        assert SessionTree.from_entries([e]).rows()[0].preview == shown, text
