@@ -189,7 +189,7 @@ async def test_delete_asks_first(answer: str, deleted: bool) -> None:
         await pilot.press("down", "down", "ctrl+d")
         await settle(pilot)
         assert isinstance(pilot.app.screen, Confirm)
-        assert "Delete “Oak planting” (2 messages, 1 branches) for good?" in screen_text(pilot)
+        assert "Delete “Oak planting” (2 messages, 1 branch) for good?" in screen_text(pilot)
         await pilot.press(answer)
         await settle(pilot)
         assert shown_ids(pilot) == ([bike.id, rye.id] if deleted else [bike.id, rye.id, oak.id])

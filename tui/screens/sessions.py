@@ -242,7 +242,11 @@ class SessionPicker(ModalScreen[PickerResult]):
             return
         summary = row.summary
         title = one_line(summary.info.title or summary.first_message or "(untitled)")
-        question = f"Delete “{title}” ({summary.message_count} messages, {summary.branch_count} branches) for good?"
+        messages, branches = summary.message_count, summary.branch_count
+        sizes = (
+            f"{messages} message{'s' * (messages != 1)}, {branches} branch{'es' * (branches != 1)}"
+        )
+        question = f"Delete “{title}” ({sizes}) for good?"
         if summary.info.id == self.current.id:
             question += "\nIt is the session you are in: you will continue in a new, empty session."
 
