@@ -862,6 +862,7 @@ class ChatScreen(Screen[None]):
         self.app.push_screen(SessionPicker(self.session, query=query), self._picked)
 
     async def _picked(self, result: PickerResult | None) -> None:
+        self.refresh_title()  # the picker may have renamed this session
         if result is None:
             return
         if result.session_id is not None and result.session_id != self.session.id:

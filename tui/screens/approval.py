@@ -70,15 +70,17 @@ class ApprovalScreen(ModalScreen[Approval]):
         self.overrides = overrides
 
     def _key(self, action_id: str) -> str:
-        return strip_control(keymap.first_key(action_id, self.overrides))
+        key = strip_control(keymap.first_key(action_id, self.overrides))
+        return "esc" if key == "escape" else key
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval-body") as body:
             body.border_title = Content.assemble(
                 "Allow ", (strip_control(self.tool.name), "bold"), "?"
             )
+            # Short enough to be whole in the dialog at 80 columns.
             body.border_subtitle = Content(
-                f"{self._key('approve_once')} allow once · {self._key('approve_session')} allow for the session"
+                f"{self._key('approve_once')} allow once · {self._key('approve_session')} this session"
                 f" · {self._key('approve_deny')} deny · {self._key('approve_dismiss')} deny silently"
             )
             source = (
