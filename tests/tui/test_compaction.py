@@ -255,3 +255,23 @@ async def test_the_marker_expands_to_the_summary(fake_provider, fake_args) -> No
         await pilot.press("enter")
         await settle(pilot)
         assert not marker.expanded and "Ship the" not in screen_text(pilot)
+
+
+async def test_a_marker_expanded_at_the_bottom_brings_its_summary_into_view(
+    fake_provider, fake_args
+) -> None:
+    """Issue 33 item 10: the summary opened below the screen's edge, unseen."""
+    async with running(fake_args, size=(80, 24)) as pilot:
+        await three_turns(pilot, fake_provider)
+        points = "\n".join(f"- p{i}" for i in range(20))
+        fake_provider.script(Reply(text=f"## Goal\n\nShip the marker\n\n{points}"))
+        await send(pilot, "/compact")
+        view = pilot.app.screen.chat_view
+        await settle(pilot)
+        await wait_for(lambda: bool(view.query(CompactionMarker)), pilot)
+        marker = view.query_one(CompactionMarker)
+        marker.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        await wait_for(lambda: "p5" in screen_text(pilot), pilot)
+        assert "Ship the marker" in screen_text(pilot)

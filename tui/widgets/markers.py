@@ -12,6 +12,7 @@ from textual.app import ComposeResult, RenderResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
@@ -165,6 +166,18 @@ class SummaryMarker(MessageWidget):
             # The summary is only built the first time it is asked for.
             self._summary = Markdown(self.summary, classes="marker-summary", open_links=False)
             await self.mount(self._summary)
+        if expanded:
+            self.call_after_refresh(self._bring_into_view)
+
+    def _bring_into_view(self) -> None:
+        """Show the summary from its top: at the bottom of the chat, the view
+        follows the end and the summary opened out of sight."""
+        view = next(
+            (a for a in self.ancestors if isinstance(a, Widget) and a.allow_vertical_scroll), None
+        )
+        if view is not None:
+            view.release_anchor()
+            view.scroll_to_widget(self, animate=False, top=True)
 
     def action_expand_or_collapse(self) -> None:
         self.expanded = not self.expanded
