@@ -6,6 +6,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from core.branching.tree import SessionTree
+from core.sessions.ids import short_id
 from tests.branching.builders import entry, from_parents
 from tui.screens.tree import TreeScreen, TreeView
 
@@ -117,3 +118,16 @@ async def test_entry_text_is_never_markup() -> None:
 def test_tree_screen_snapshot(snap_compare) -> None:
     """A branched session: two alternatives under "hi", the current path marked, a label, the leaf selected."""
     assert snap_compare(Host(small_tree()), terminal_size=(90, 20))
+
+
+async def test_each_row_shows_its_short_id_for_from() -> None:
+    """Issue 33 item 9: ``--from`` takes an entry's short id; the tree shows it."""
+    app = Host(small_tree())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(TreeView)
+        for y, row in enumerate(view.rows):
+            if row.is_fold:
+                continue
+            line = view.render_line(y - view.scroll_offset.y).text.rstrip()
+            assert line.endswith(short_id(row.entry_id)), line

@@ -26,6 +26,7 @@ from textual.strip import Strip
 from textual.widgets import Input, Static
 
 from core.branching.tree import ROW_FILTERS, RowFilter, SessionTree, TreeRow
+from core.sessions.ids import short_id
 from tui import keymap
 
 FILTER_NAMES: dict[str, str] = {
@@ -156,6 +157,8 @@ class TreeView(ScrollView, can_focus=True):
         text.append(row.preview, current if row.on_current_path else kind_style)
         if row.label:
             text.append(f"  [{row.label}]", style("tree-view--label", partial=True))
+        # The id --from and the sessions commands take.
+        text.append(f"  {short_id(row.entry_id)}", style("tree-view--guide", partial=True))
         return text
 
     async def _on_click(self, event: events.Click) -> None:
