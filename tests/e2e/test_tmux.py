@@ -111,6 +111,19 @@ def test_the_launch_probe_leaves_the_pane_title_alone(tmux, app_env) -> None:
     assert "Gi=" not in tmux.pane_title()
 
 
+def test_the_title_the_pane_had_is_back_after_quitting(tmux, app_env) -> None:
+    """Issue 33 item 5: whatever retitles the pane during a run (a launch
+    probe's answer taken as a title was one) is undone on exit."""
+    titled = 'printf "\\033]2;before\\033\\\\"; exec "$0" --model demo'
+    tmux.start(["sh", "-c", titled, tangents_program()], app_env)
+    tmux.wait_for(READY)
+    tmux._tmux("select-pane", "-t", tmux.name, "-T", "changed during the run")
+    assert tmux.pane_title().strip() == "changed during the run"
+    tmux.keys("C-q")
+    tmux.wait_for("EXITED-0")
+    assert tmux.pane_title().strip() == "before"
+
+
 def test_a_draft_typed_then_quit_is_kept_and_comes_back(tmux, app_env) -> None:
     """Issue #33: a draft was lost without a word on quit and did not come back
     when the session was resumed. Quit at once after typing (before the

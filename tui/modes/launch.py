@@ -29,6 +29,7 @@ from tui.modes.bootstrap import (
     resolve_launch,
     resolve_session,
 )
+from tui.modes.terminal_title import title_kept
 
 if TYPE_CHECKING:
     from core.sessions.persistence import SessionStore
@@ -50,23 +51,24 @@ def run_app(args: argparse.Namespace) -> int:
     speed = bool(patches_wanted())  # the environment's word; the config's comes next
     _gc.take_charge(speed)
     _gc.pause_for_start_up()  # until the chat view's modules are in
-    probe = probe_terminal_graphics()
-    try:
-        launch = prepare_launch(args)
-        if speed and not patches_wanted(launch.settings.textual_patches):
-            speed = False
-            _gc.end_start_up()
-            _gc.take_charge(False)
-        with quick_handovers(speed):
-            return asyncio.run(_run(args, launch, probe))
-    except one_line_errors() as error:
-        if probe is not None:
-            probe.join()  # its questions' answers are read, not left for the shell
-        return fail(str(error))
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        _gc.end_start_up()  # when the app never got that far
+    with title_kept():  # restored at exit, whatever changed it meanwhile
+        probe = probe_terminal_graphics()
+        try:
+            launch = prepare_launch(args)
+            if speed and not patches_wanted(launch.settings.textual_patches):
+                speed = False
+                _gc.end_start_up()
+                _gc.take_charge(False)
+            with quick_handovers(speed):
+                return asyncio.run(_run(args, launch, probe))
+        except one_line_errors() as error:
+            if probe is not None:
+                probe.join()  # its questions' answers are read, not left for the shell
+            return fail(str(error))
+        except KeyboardInterrupt:
+            return 130
+        finally:
+            _gc.end_start_up()  # when the app never got that far
 
 
 @contextmanager
