@@ -4,13 +4,24 @@ which every message action needs; ctrl+c did nothing and said nothing."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import pytest
 
 from core.providers import demo
-from tests.tui.helpers import notifications, running, screen_text, type_text, wait_for
+from tests.tui.helpers import (
+    notifications,
+    running,
+    screen_text,
+    send,
+    settle,
+    type_text,
+    wait_for,
+)
 from tui import keymap
+from tui.screens.tree import TreeScreen
 from tui.screens.welcome import welcome_text
 
 NAMED = ("focus_messages", "branch_here", "pick_model", "quit")
@@ -46,3 +57,22 @@ async def test_ctrl_c_says_how_to_quit() -> None:
         await wait_for(lambda: any(quit_key in n for n in notifications(pilot)), pilot)
         assert pilot.app.is_running
         assert "half a thought" in screen_text(pilot)
+
+
+async def test_the_tree_hint_names_the_keys_the_keymap_binds() -> None:
+    """Each ``key: what`` of the tree's hint is a key bound on that screen, the
+    config's keymap applied (the hint was written out with the defaults)."""
+    (Path(os.environ["TANGENTS_HOME"]) / "config.toml").write_text(
+        '[keymap]\ntree_mark = "alt+k"\ntree_filter = "ctrl+f"\n'
+    )
+    async with running(["--model", "demo"]) as pilot:
+        await send(pilot, "hello")
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TreeScreen)
+        hint = str(screen.query_one("#tree-body").border_subtitle)
+        named = [part.split(":")[0].strip() for part in hint.split(" · ")]
+        bound = set(screen.active_bindings)
+        assert [k for k in named if ("escape" if k == "esc" else k) not in bound] == [], hint
+        assert "alt+k" in named and "ctrl+f" in named

@@ -26,6 +26,7 @@ from textual.strip import Strip
 from textual.widgets import Input, Static
 
 from core.branching.tree import ROW_FILTERS, RowFilter, SessionTree, TreeRow
+from core.sanitize import strip_control
 from core.sessions.ids import short_id
 from tui import keymap
 
@@ -181,10 +182,24 @@ class TreeScreen(ModalScreen[str | None]):
         self.row_filter: RowFilter = filter
         self.expanded: set[str] = set()
 
+    def _key(self, action_id: str) -> str:
+        """The key the hint names: the keymap's, the config's remaps applied."""
+        overrides = getattr(self.app, "keymap_overrides", {})
+        key = strip_control(keymap.first_key(action_id, overrides))
+        return "esc" if key == "escape" else key
+
     def compose(self) -> ComposeResult:
         with Vertical(id="tree-body") as body:
             body.border_title = "Session tree"
-            body.border_subtitle = "enter: go · tab: filter · ctrl+k: mark to compare · esc: close"
+            body.border_subtitle = " · ".join(
+                f"{self._key(action)}: {what}"
+                for action, what in (
+                    ("tree_choose", "go"),
+                    ("tree_filter", "filter"),
+                    ("tree_mark", "mark to compare"),
+                    ("tree_close", "close"),
+                )
+            )
             yield Input(placeholder="type to filter by text or label", id="tree-search")
             yield TreeView(id="tree-view")
             yield Static("", id="tree-status")
