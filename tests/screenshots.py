@@ -56,6 +56,8 @@ class Scene:
     size: tuple[int, int] = SIZE
     config: str = ""
     """The config file's TOML (empty: none)."""
+    fit: bool = True
+    """End with the terminal as tall as what the chat shows (:func:`fit_to_the_chat`)."""
 
 
 def _assistant(*blocks, model: str, **fields) -> Message:
@@ -559,7 +561,29 @@ async def drive(scene: Scene, pilot: Pilot) -> None:
     if scene.click:
         await pilot.click(scene.click)
     await quiet(pilot)
+    if scene.fit:
+        await fit_to_the_chat(pilot)
     steady_cursor(pilot)
+
+
+async def fit_to_the_chat(pilot: Pilot) -> None:
+    """On the chat screen (no dialog over it), make the terminal as tall as
+    what the chat shows: the chat sits at the bottom of its view, and a short
+    conversation left a blank band above it, most of the picture."""
+    from tui.chat.chat_screen import ChatScreen
+
+    screen = pilot.app.screen
+    if not isinstance(screen, ChatScreen) or not screen.is_mounted:
+        return
+    view = screen.chat_view
+    shown = [c for c in view.children if c.display and c.region.height]
+    if not shown:
+        return  # the welcome: nothing to fit
+    blank = min(c.region.y - c.styles.margin.top for c in shown) - view.content_region.y
+    if blank > 0:
+        width, height = pilot.app.size
+        await pilot.resize_terminal(width, height - blank)
+        await quiet(pilot)
 
 
 async def _render(scene: Scene, home: Path) -> str:

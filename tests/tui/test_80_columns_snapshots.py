@@ -21,7 +21,7 @@ def narrow(tmp_path: Path):
     stores = []
 
     def open_(name: str, keys: tuple[str, ...] | None = None):
-        scene = replace(SCENES[name], size=NARROW)
+        scene = replace(SCENES[name], size=NARROW, fit=False)  # the whole 80x24 terminal
         if keys is not None:
             scene = replace(scene, keys=keys)
         app, store = asyncio.run(open_scene(scene, tmp_path))
