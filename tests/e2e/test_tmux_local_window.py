@@ -34,13 +34,13 @@ def settled(tmux, server: FakeProvider, text: str, timeout: float = 120.0) -> st
         time.sleep(0.1)
 
 
-def test_twelve_exchanges_on_a_4k_window_in_the_app(tmux, app_env) -> None:
+def test_sixteen_exchanges_on_a_4k_window_in_the_app(tmux, app_env) -> None:
     local = LocalServer("llama-cpp-python", 4_096, reply_chars=700)
     with FakeProvider(local=local) as server:
         base = f"{server.base_url}/v1"
         tmux.start([tangents_program(), "--model", "openai/smollm2", "--api-base", base], app_env)
         tmux.wait_for(READY)
-        for number in range(12):
+        for number in range(16):
             tmux.paste(question(number))
             tmux.keys("Enter")
             screen = settled(tmux, server, f"echo: question {number}: ")
