@@ -71,12 +71,21 @@ def guessed_context_window(model: str) -> int:
     return HOSTED_CONTEXT_WINDOW if provider in _HOSTED_ONLY else DEFAULT_CONTEXT_WINDOW
 
 
-def known_context_window(model: str, overrides: Mapping[str, int] | None = None) -> int | None:
-    """:func:`context_window` when something says it; None when it would be a guess."""
+def configured_context_window(model: str, overrides: Mapping[str, int] | None = None) -> int | None:
+    """The window the ``context_windows`` setting or the demo gives: known
+    without reading litellm's table (which is large)."""
     if overrides and model in overrides:
         return int(overrides[model])
     if _is_demo(model):
         return DEMO_CONTEXT_WINDOW
+    return None
+
+
+def known_context_window(model: str, overrides: Mapping[str, int] | None = None) -> int | None:
+    """:func:`context_window` when something says it; None when it would be a guess."""
+    configured = configured_context_window(model, overrides)
+    if configured is not None:
+        return configured
     info = model_info(model)
     if info is not None:
         window = info.get("max_input_tokens") or info.get("max_tokens")

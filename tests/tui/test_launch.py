@@ -19,6 +19,7 @@ from core.sessions.content import TextContent
 from core.sessions.entries import ModelChange
 from core.sessions.messages import Message, user_text
 from core.sessions.session import Session
+from core.tokens import DEMO_CONTEXT_WINDOW
 from tests.tui.helpers import (
     SIZE,
     app_of,
@@ -34,6 +35,7 @@ from tui.chat import chat_screen as chat_screen
 from tui.cli import build_parser, main
 from tui.modes.bootstrap import open_store
 from tui.modes.launch import build_app, prepare_launch, resume_command
+from tui.widgets.footer import StatusFooter
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.user_message import UserMessage
 
@@ -590,3 +592,15 @@ asyncio.run(main())
 """
     printed = loaded_by(code)
     assert "SHOWN True" in printed and "LOADED []" in printed, printed
+
+
+async def test_a_window_nothing_needs_looking_up_is_in_the_first_footer(monkeypatch) -> None:
+    """The demo's window (and a configured one) needs no table: the footer has it
+    while the chat view still loads, not a frame of ``ctx 0/?`` first."""
+    async with chat_view_held_back(monkeypatch, ["--model", "demo"]) as (pilot, release):
+        assert not pilot.app.screen.query("#chat"), "the chat view was not held back"
+        footer = pilot.app.screen.query_one("#footer", StatusFooter)
+        assert footer.state.window == DEMO_CONTEXT_WINDOW
+        assert not footer.state.window_guessed
+        release.set()
+        await settle(pilot)

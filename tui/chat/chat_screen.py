@@ -49,7 +49,11 @@ from core.sessions.entries import Entry
 from core.sessions.session import Session, SessionError
 from core.settings import write_state
 from core.sync.auto import SyncOutcome
-from core.tokens import guessed_context_window, known_context_window
+from core.tokens import (
+    configured_context_window,
+    guessed_context_window,
+    known_context_window,
+)
 from tui import keymap
 from tui.agent_colors import agent_colors
 from tui.chat import slash, slash_handlers
@@ -197,6 +201,10 @@ class ChatScreen(Screen[None]):
         cast(Syncing, self.app).sync_ended_signal.subscribe(self, self._sync_ended)
         self.show_welcome()
         self.refresh_read_only()
+        model = self.conversation.model
+        configured = configured_context_window(model, self.conversation.settings.context_windows)
+        if configured is not None:  # in the first frame: no table to read for it
+            self.windows[model] = configured
         self.refresh_footer()
         self.call_after_refresh(self._load_path)
 
