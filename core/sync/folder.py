@@ -15,10 +15,13 @@ import base64
 import hashlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.sessions.persistence import Blob
 from core.sync.journal import dumps, write_whole
-from core.sync.seal import Seal
+
+if TYPE_CHECKING:
+    from core.sync.seal import Seal  # cryptography: loaded only by a sync
 
 ROOT = "tangents"
 MARKER = "sealed.json"

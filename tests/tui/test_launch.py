@@ -227,9 +227,9 @@ asyncio.run(main())
 
 def test_the_app_imports_no_screen_or_machinery_it_has_not_shown_yet() -> None:
     """Launched, its chat view loaded: comparisons (the fan-out, the compare
-    screen, the word diff), the model picker, the help screen and images
-    (Pillow, textual-image) are imported when first used, not on the way to
-    the first frame or with the chat view."""
+    screen, the word diff), the model picker, the help screen, images
+    (Pillow, textual-image) and sync (with no sync folder) are imported when
+    first used, not on the way to the first frame or with the chat view."""
     code = """
 import asyncio, sys
 from tests.tui.helpers import running, settle
@@ -238,7 +238,8 @@ async def main():
     async with running([]) as pilot:
         await settle(pilot)
         unused = ("core.branching.comparison", "core.chat.fanout", "core.branching.word_diff", "tui.screens.compare",
-                  "tui.screens.model_picker", "tui.chat.help_screen", "PIL", "textual_image")
+                  "tui.screens.model_picker", "tui.chat.help_screen", "PIL", "textual_image",
+                  "core.sync.engine", "cryptography")
         print("LOADED", sorted(m for m in unused if m in sys.modules))
 
 asyncio.run(main())

@@ -48,7 +48,6 @@ from core.sessions.attachments import Attachment
 from core.sessions.entries import Entry
 from core.sessions.session import Session, SessionError
 from core.settings import write_state
-from core.sync.auto import SyncOutcome
 from core.tokens import (
     configured_context_window,
     guessed_context_window,
@@ -83,6 +82,7 @@ if TYPE_CHECKING:
     from core.chat.front_end import Answer
     from core.chat.results import AgentResult
     from core.sessions.content import ToolCallContent
+    from core.sync.auto import SyncOutcome
     from core.tools.base import Approval, Tool
     from core.tools.registry import ToolRegistry
     from tui.chat.view_binding import ViewBinding

@@ -22,7 +22,6 @@ from core.providers import http_clients
 from core.sanitize import strip_control
 from core.sessions.session import Session
 from core.settings import write_state
-from core.sync.auto import SyncOutcome
 from tui import keymap
 from tui.chat.chat_screen import ChatScreen
 from tui.chat.drafts import DraftKeeper
@@ -35,13 +34,14 @@ from tui.internals.textual_private import (
     patches_wanted,
     warm_link_patterns,
 )
-from tui.modes.app_sync import AppSync
 from tui.modes.bootstrap import Launch
 from tui.terminal_answers import typed_ahead
 from tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
+    from core.sync.auto import SyncOutcome
     from core.tools import ToolRegistry
+    from tui.modes.app_sync import AppSync
 
 
 SYNC_STATUS_EVERY = 20.0
@@ -79,13 +79,12 @@ class TangentsApp(App[None]):
         self.draft_keepers: list[DraftKeeper] = []
         """Every chat screen's draft keeper: written once more after the app ends."""
         self._tools: ToolRegistry | None = None
-        folder = conversation.settings.sync.folder
-        self.syncs = (
-            AppSync(conversation.settings.sync, db_path, self._sync_changed)
-            if folder and db_path is not None
-            else None
-        )
+        self.syncs: AppSync | None = None
         """Syncs with the config's folder; None without one."""
+        if conversation.settings.sync.folder and db_path is not None:
+            from tui.modes.app_sync import AppSync  # the sync engine: only with a folder
+
+            self.syncs = AppSync(conversation.settings.sync, db_path, self._sync_changed)
         self.sync_ended_signal: Signal[SyncOutcome] = Signal(self, "sync-ended")
         """Published with each sync's outcome as it ends."""
         self._sync_published: SyncOutcome | None = None
