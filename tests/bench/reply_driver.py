@@ -381,7 +381,11 @@ def base_env(home: Path) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "OPENAI_API_KEY": "sk-bench-0000000000000000",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
+        **{
+            name: os.environ[name]
+            for name in ("PYTHONPATH", "TANGENTS_TEXTUAL_PATCHES")
+            if os.environ.get(name)
+        },
     }
 
 
