@@ -9,16 +9,13 @@ import inspect
 
 import pytest
 from textual._animator import SimpleAnimation
-from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
-from textual._text_area_theme import TextAreaTheme
 from textual.app import App
-from textual.containers import Vertical
-from textual.geometry import Offset, Region, Size
+from textual.geometry import Offset, Region
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Button, Markdown, TextArea
+from textual.widgets import Markdown, TextArea
 from textual.widgets.markdown import MarkdownBlock
 
 from tui.internals import textual_private as private
@@ -64,18 +61,7 @@ def test_the_private_attributes_used_exist_with_their_meaning() -> None:
     assert (
         isinstance(widget._styles_cache, StylesCache) and widget._styles_cache._dirty_lines == set()
     )
-    assert "_full_map_invalidated" in inspect.getsource(Compositor.find_widget)
-    assert "self.size.region" in inspect.getsource(private._textual_set_widget_dirty)
     assert "hover_style._link_id" in inspect.getsource(private._textual_render_widget)
-    # What a text area's lines do besides filling in its theme: only Widget's.
-    assert [
-        line.strip() for line in inspect.getsource(private._textual_text_area_lines).splitlines()
-    ][1:] == [
-        "theme = self._theme",
-        "if theme:",
-        "theme.apply_css(self)",
-        "return super().render_lines(crop)",
-    ]
     # A screen update that does nothing leaves the timer ticking: Textual's pauses it first.
     update = inspect.getsource(private._textual_on_timer_update).split('"""', 2)[2].strip()
     assert update.startswith("self._update_timer.pause()")
@@ -128,148 +114,11 @@ async def test_blocks_made_for_a_widget_are_the_ones_its_update_mounts() -> None
         ]
 
 
-class Column(App):
-    CSS = "#column { height: auto; }"
-
-    def compose(self):
-        from textual.containers import Vertical, VerticalScroll
-        from textual.widgets import Static
-
-        with VerticalScroll(id="scroll"):
-            yield Vertical(Static("first"), id="column")
-
-
-async def layout_passes_for_a_mount() -> int:
-    """Layout passes until the screen is idle after text is mounted in a column."""
-    from textual.widgets import Static
-
-    async with Column().run_test(size=(40, 10)) as pilot:
-        await pilot.pause()
-        passes = count_layout_passes(pilot.app.screen)
-        column = pilot.app.query_one("#column")
-        await column.mount(Static("second\nthird"))
-        await pilot.pause()
-        await pilot.pause()
-        assert column.size.height == 3
-        return len(passes)
-
-
-async def test_a_change_is_laid_out_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mounting text in a column grows the column and the scrolling container's
-    content: one layout pass places them all. Textual asks for a second one
-    (``virtual_size`` is a layout reactive) that finds everything in place."""
-    private.lay_out_once()
-    assert await layout_passes_for_a_mount() == 1
-    monkeypatch.setattr(Widget, "_size_updated", private._textual_size_updated)
-    assert await layout_passes_for_a_mount() == 2
-
-
-async def test_only_a_scrolling_widget_whose_size_changed_asks_for_another_pass() -> None:
-    """Following a container's bottom reads its size from the pass before."""
-    private.lay_out_once()
-    async with Column().run_test(size=(40, 10)) as pilot:
-        await pilot.pause()
-        scroll, column = pilot.app.query_one("#scroll"), pilot.app.query_one("#column")
-        column._size_updated(column.size, Size(40, 7), column.container_size)
-        assert not column._layout_required
-        scroll._size_updated(scroll.size, Size(40, 5), scroll.container_size)
-        assert not scroll._layout_required
-        scroll._size_updated(Size(40, 9), Size(40, 6), Size(40, 9))
-        assert scroll._layout_required
-
-
-async def frames_for_a_mount_that_moves_the_thumb() -> int:
-    """Frames painted once text mounted in a scrolling column moves its scrollbar's thumb."""
-    from textual.widgets import Static
-
-    async with Column().run_test(size=(40, 10)) as pilot:
-        column = pilot.app.query_one("#column")
-        await column.mount(Static("\n".join(f"line {n}" for n in range(20))))
-        await pilot.pause()
-        await pilot.pause()
-        scroll = pilot.app.query_one("#scroll")
-        assert scroll.show_vertical_scrollbar
-        thumb = scroll.vertical_scrollbar.window_virtual_size
-        frames: list[int] = []
-        display = pilot.app._display
-
-        def counted(screen, renderable):  # type: ignore[no-untyped-def]
-            frames.append(1)
-            return display(screen, renderable)
-
-        pilot.app._display = counted  # type: ignore[method-assign]
-        await column.mount(Static("two\nmore"))
-        await pilot.pause()
-        await pilot.pause()
-        assert scroll.vertical_scrollbar.window_virtual_size == thumb + 2
-        return len(frames)
-
-
-async def test_a_scrollbar_moved_by_a_layout_pass_is_painted_in_its_frame(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    private.lay_out_once()
-    assert await frames_for_a_mount_that_moves_the_thumb() == 1
-    monkeypatch.setattr(private, "_thumb_in_this_frame", lambda widget: None)
-    assert await frames_for_a_mount_that_moves_the_thumb() == 2
-
-
-async def layout_requests_of_blocks(source: str) -> int:
-    """Layout passes the blocks made for ``source`` ask for themselves once
-    mounted in an empty Markdown widget (its own request lays them out)."""
-    from textual.messages import Layout
-
-    class Empty(App):
-        def compose(self):
-            yield Markdown()
-
-    async with Empty().run_test(size=(60, 20)) as pilot:
-        markdown = pilot.app.query_one(Markdown)
-        await pilot.pause()
-        screen = pilot.app.screen
-        requests: list[Widget] = []
-        post = screen.post_message
-
-        def counted(message):
-            if isinstance(message, Layout) and isinstance(message.widget, MarkdownBlock):
-                requests.append(message.widget)
-            return post(message)
-
-        screen.post_message = counted
-        await markdown.mount_all(await private.markdown_blocks(markdown, source))
-        await pilot.pause()
-        await pilot.pause()
-        assert len(markdown.query_children(MarkdownBlock)) == 3
-        return len(requests)
-
-
-def count_layout_passes(screen: Screen) -> list[int]:
-    """A list that grows by one at each layout pass of ``screen``."""
-    passes: list[int] = []
-    laid_out = screen._refresh_layout
-
-    def counted(*args, **kwargs):
-        passes.append(1)
-        return laid_out(*args, **kwargs)
-
-    screen._refresh_layout = counted
-    return passes
-
-
-async def test_blocks_made_ask_for_no_pass_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A block made from tokens has its content set before it is mounted, which
-    asks for a pass of its own, after the one its mount asked for: dropped."""
-    source = "A paragraph.\n\nA second one.\n\n# A heading\n"
-    assert await layout_requests_of_blocks(source) == 0
-    monkeypatch.setattr(private, "_made", list)
-    assert await layout_requests_of_blocks(source) == 3
-
-
 class Typing(App):
     CSS = "#other { height: 1; }"
 
     def compose(self):
-        from textual.widgets import Static, TextArea
+        from textual.widgets import Static
 
         yield TextArea(id="typed")
         yield Static("other", id="other")
@@ -381,43 +230,6 @@ async def test_every_change_to_a_widget_is_painted(monkeypatch: pytest.MonkeyPat
         await pilot.hover("#shown")
         await pilot.pause()
         assert lines_of(linked) == plain
-
-
-async def test_a_layout_pass_leaves_the_map_of_every_widget_up_to_date(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A widget out of view refreshed before a pass: neither the refresh nor the
-    paint after the pass arranges the screen again (the pass made the map)."""
-    from textual.widgets import Static
-
-    private.keep_full_map()
-    arranged: list[int] = []
-    arrange = Compositor._arrange_root
-
-    def counted(*args, **kwargs):
-        arranged.append(1)
-        return arrange(*args, **kwargs)
-
-    monkeypatch.setattr(Compositor, "_arrange_root", counted)
-
-    async def arrangements_beside_the_passes() -> int:
-        async with Lines().run_test(size=(40, 10)) as pilot:
-            app = pilot.app
-            await pilot.pause()
-            passes = count_layout_passes(app.screen)
-            arranged.clear()
-            app.query_one("#row-29").refresh()
-            await app.query_one("#scroll").mount(Static("new"), before=0)
-            await pilot.pause()
-            assert passes and app.query_one("#row-29").region.y > 10
-            return len(arranged) - len(passes)
-
-    assert await arrangements_beside_the_passes() == 0
-    with monkeypatch.context() as undone:
-        undone.setattr(Compositor, "reflow", private._textual_reflow)
-        assert await arrangements_beside_the_passes() == 1  # to paint after the pass
-    monkeypatch.setattr(Widget, "_set_dirty", private._textual_set_widget_dirty)
-    assert await arrangements_beside_the_passes() == 1  # to refresh the one out of view
 
 
 class Scrolled(App):
@@ -547,73 +359,6 @@ def test_link_patterns_warmed_in_a_thread_are_not_compiled_again(
     assert compiled_while(monkeypatch, lambda: private.lone_paragraph(text)) == []
 
 
-class TextAreaInABox(App[None]):
-    CSS = """
-    #box { background: $panel; }
-    #box.-busy { background: $error 30%; }
-    TextArea.-quiet .text-area--cursor-line { background: $success 20%; }
-    """
-
-    def compose(self):  # type: ignore[no-untyped-def]
-        with Vertical(id="box"):
-            yield TextArea("first line\nsecond line", id="area")
-            yield Button("elsewhere")
-
-
-async def test_a_text_area_is_painted_with_the_theme_textual_works_out(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """After each change its theme's styles come from (focus, the app's theme,
-    a class on it or an ancestor, an inline style, its own theme), and not
-    worked out again for a key typed."""
-    private.keep_text_area_theme()
-    applied: list[TextArea] = []
-    apply_css = TextAreaTheme.apply_css
-
-    def counted(theme: TextAreaTheme, area: TextArea) -> None:
-        applied.append(area)
-        apply_css(theme, area)
-
-    monkeypatch.setattr(TextAreaTheme, "apply_css", counted)
-    async with TextAreaInABox().run_test(size=(40, 10)) as pilot:
-        app = pilot.app
-        area = app.query_one("#area", TextArea)
-
-        async def painted_as_textual_paints() -> None:
-            await pilot.pause()
-            crop = Region(0, 0, *area.size)
-            lines = []
-            for render_lines in (TextArea.render_lines, private._textual_text_area_lines):
-                area._styles_cache.clear()
-                area._line_cache.clear()  # lines made with the theme as it is now
-                lines.append(render_lines(area, crop))
-            assert lines[0] == lines[1]
-
-        await painted_as_textual_paints()
-        area.focus()
-        await painted_as_textual_paints()
-        applied.clear()
-        await pilot.press("x", "y", "left", "shift+left")
-        await pilot.pause()
-        assert "xy" in area.text and area.selected_text and applied == []
-        await painted_as_textual_paints()
-        app.theme = "textual-light"
-        await painted_as_textual_paints()
-        area.add_class("-quiet")
-        await painted_as_textual_paints()
-        app.query_one("#box").add_class("-busy")
-        await painted_as_textual_paints()
-        area.register_theme(TextAreaTheme(name="plain"))
-        area.theme = "plain"  # a new theme object, nothing else changes
-        await painted_as_textual_paints()
-        area.styles.background = "darkred"
-        await painted_as_textual_paints()
-        area.theme = "monokai"
-        await painted_as_textual_paints()
-        area.blur()
-        await painted_as_textual_paints()
-
-
 def _in_a_fresh_process(code: str, **env: str) -> str:
     import os
     import subprocess
@@ -631,12 +376,12 @@ def _in_a_fresh_process(code: str, **env: str) -> str:
 
 
 _REPORT_PATCHES = """
-from textual.widget import Widget
+from textual.scrollbar import ScrollBar
 from textual._styles_cache import StylesCache
 from tui.internals import textual_private as private
 {setup}
 done = private.patch_textual(private.patches_wanted())
-swapped = Widget._size_updated is not private._textual_size_updated or (
+swapped = ScrollBar.render_lines is not private._textual_scrollbar_lines or (
     StylesCache.render_widget is not private._textual_render_widget
 )
 print(bool(done), swapped, bool(private.patched()))
@@ -684,9 +429,9 @@ def test_the_switch_names_patches_to_keep_or_leave_out() -> None:
     report = _REPORT_PATCHES.format(setup="") + "print(sorted(done))\n"
     only = _in_a_fresh_process(report, TANGENTS_TEXTUAL_PATCHES="quick_scrollbars")
     assert only.splitlines()[-1] == "['quick_scrollbars']"
-    but = _in_a_fresh_process(report, TANGENTS_TEXTUAL_PATCHES="-reuse_renders,-lay_out_once")
+    but = _in_a_fresh_process(report, TANGENTS_TEXTUAL_PATCHES="-reuse_renders,-updates_after_keys")
     assert sorted(ast.literal_eval(but.splitlines()[-1])) == sorted(
-        set(private.PATCH_NAMES) - {"reuse_renders", "lay_out_once"}
+        set(private.PATCH_NAMES) - {"reuse_renders", "updates_after_keys"}
     )
 
 

@@ -4,11 +4,9 @@ Textual offers no public way to move a scroll position inside a layout pass
 (and a running scroll animation with it), to follow the bottom again, to keep
 a Markdown widget's source in step after removing blocks, to make or append
 its blocks without holding every screen update, to give the default screen a
-result callback, to lay the screen out once per change rather than twice, to
-paint a widget that did not change from the lines it gave last time, to know
-when a widget's layout (its descendants' included) last changed, to keep
-the map of every widget a layout pass made, to paint a scrollbar without
-Rich's console, to keep a text area's theme between paints, to hold screen
+result callback, to paint a widget that did not change from the lines it
+gave last time, to know when a widget's layout (its descendants' included)
+last changed, to paint a scrollbar without Rich's console, to hold screen
 updates while a key is on its way to its widget, to paint one widget (or the
 screen) at once, to lay a screen out at once for a widget's request, to show
 a text of one paragraph as a Markdown widget's paragraph shows it, or to
@@ -23,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING
 
 import textual
@@ -31,21 +29,19 @@ from rich.color import Color as RichColor
 from rich.segment import Segment
 from rich.style import Style
 from textual._animator import SimpleAnimation
-from textual._compositor import Compositor, ReflowResult
 from textual._styles_cache import StylesCache
 from textual.await_complete import AwaitComplete
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import TextArea
 
 from tui.internals.keys_first import ui_first
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from textual.content import Content
-    from textual.geometry import Region, Size
+    from textual.geometry import Region
     from textual.message import Message
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownBlock
@@ -58,7 +54,7 @@ PATCHES_SWITCH = "TANGENTS_TEXTUAL_PATCHES"
 """The environment variable that chooses the speed patches, over the config's
 ``textual_patches``: ``0`` (or ``off``, ``false``, ``no``) none, ``1`` (or
 ``on``, ``true``, ``yes``, ``all``) all, or a comma list of names (see
-:data:`PATCH_NAMES`): ``lay_out_once,reuse_renders`` only those, and
+:data:`PATCH_NAMES`): ``quick_scrollbars,reuse_renders`` only those, and
 ``-reuse_renders`` every one but that (how each is measured on and off)."""
 
 
@@ -141,58 +137,6 @@ def shift_scroll(widget: Widget, delta: int) -> None:
             animation.final_value += delta
 
 
-_textual_size_updated = Widget._size_updated
-
-
-def _size_updated_once(
-    widget: Widget, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-) -> bool:
-    """Textual's ``Widget._size_updated``, run for every widget after a layout
-    pass, without asking for another pass when only what that pass measured
-    changed. See :func:`lay_out_once`."""
-    if layout and not (
-        (widget._size != size or widget._container_size != container_size) and _scrolls(widget)
-    ):
-        layout = False
-    updated = _textual_size_updated(widget, size, virtual_size, container_size, layout)
-    if updated:
-        _thumb_in_this_frame(widget)
-    return updated
-
-
-def _thumb_in_this_frame(widget: Widget) -> None:
-    """A scrollbar whose thumb a layout pass moved is painted in the frame that
-    paints the pass: its refresh, asked for during the pass, came too late for
-    that frame's list of widgets to paint, and had a frame of its own."""
-    bar = widget._vertical_scrollbar
-    if bar is not None and bar._repaint_regions:
-        bar.screen._compositor.update_widgets({bar})
-        bar._repaint_required = False  # (its own update would paint nothing now)
-
-
-def _scrolls(widget: Widget) -> bool:
-    styles = widget.styles
-    return styles.overflow_x != "hidden" or styles.overflow_y != "hidden"
-
-
-def lay_out_once() -> None:
-    """Make one layout pass enough where Textual makes two.
-
-    After a pass, Textual gives every widget its new size; ``virtual_size`` is
-    a layout reactive, so each widget whose size changed (every one just
-    mounted, every reply that grew) asks for a second pass over the whole
-    screen, which finds everything where the first one put it: at each reply
-    that was half the screen updates' work (a pass and a repaint). Widgets
-    are placed by the pass that measured them; a scrollbar that
-    appears or goes asks for its own pass (``show_vertical_scrollbar`` is a
-    layout reactive). Only a widget that scrolls and whose own size changed
-    keeps the second pass: following its bottom (an anchor) reads its size from
-    the pass before. A scrollbar whose thumb the pass moved is painted in
-    the pass's frame. Applies to every widget from then on (idempotent)."""
-    # A swap: its first parameter is named for what it is, not ``self``.
-    Widget._size_updated = _size_updated_once  # type: ignore[method-assign,assignment]
-
-
 _textual_render_widget = StylesCache.render_widget
 _textual_clear = StylesCache.clear
 _textual_set_dirty = StylesCache.set_dirty
@@ -243,52 +187,6 @@ def reuse_renders() -> None:
     StylesCache.render_widget = _render_widget_again  # type: ignore[method-assign,assignment]
     StylesCache.clear = _clear  # type: ignore[method-assign,assignment]
     StylesCache.set_dirty = _set_dirty  # type: ignore[method-assign,assignment]
-
-
-_textual_reflow = Compositor.reflow
-
-
-def _reflow_keeping_map(compositor: Compositor, parent: Widget, size: Size) -> ReflowResult:
-    """Textual's ``Compositor.reflow``, after which its map of every widget is
-    taken as up to date (see :func:`keep_full_map`)."""
-    result = _textual_reflow(compositor, parent, size)
-    compositor._full_map_invalidated = False
-    return result
-
-
-_textual_set_widget_dirty = Widget._set_dirty
-
-
-def _set_widget_dirty(widget: Widget, *regions: Region) -> None:
-    """Textual's ``Widget._set_dirty``, which does not ask a widget refreshed as a
-    whole for its region (see :func:`keep_full_map`)."""
-    if regions:
-        _textual_set_widget_dirty(widget, *regions)
-        return
-    widget._dirty_regions.clear()
-    widget._repaint_regions.clear()
-    widget._styles_cache.clear()
-    outer_size = widget.outer_size
-    widget._dirty_regions.add(outer_size.region)
-    if outer_size:
-        widget._repaint_regions.add(outer_size.region)
-
-
-def keep_full_map() -> None:
-    """Arrange the whole screen only in a layout pass.
-
-    A layout pass arranges every widget, in view or not, into the compositor's
-    full map; but when a widget out of view was refreshed before the pass, the
-    map stays marked out of date, and the next question about any widget's
-    place (each widget painted asks for its region) arranged the whole screen
-    again: a second layout's worth of work in every exchange. The map a pass
-    made is kept. And a widget refreshed as a whole no longer asks for its
-    region (which, for one out of view, arranged the screen when the map was
-    out of date) to mark all its lines dirty: its emptied line cache renders
-    them all anyway. Applies from then on (idempotent)."""
-    # A swap: its first parameter is named for what it is, not ``self``.
-    Compositor.reflow = _reflow_keeping_map  # type: ignore[method-assign,assignment]
-    Widget._set_dirty = _set_widget_dirty  # type: ignore[method-assign,assignment]
 
 
 _textual_scrollbar_lines = ScrollBar.render_lines
@@ -350,37 +248,6 @@ def quick_scrollbars() -> None:
     ScrollBar.render_lines = _scrollbar_lines  # type: ignore[method-assign,assignment]
 
 
-_textual_text_area_lines = TextArea.render_lines
-
-
-def _text_area_lines(area: TextArea, crop: Region) -> list[Strip]:
-    """A text area's lines, its theme's styles worked out again only when what
-    they come from changed (see :func:`keep_text_area_theme`)."""
-    theme = area._theme
-    if theme:
-        made_from = (theme, area.rich_style, *area._component_styles.values())
-        if area.__dict__.get("_theme_made_from") != made_from:
-            theme.apply_css(area)
-            area._theme_made_from = made_from  # type: ignore[attr-defined]
-    return Widget.render_lines(area, crop)
-
-
-def keep_text_area_theme() -> None:
-    """Work out a text area's theme styles when they can have changed, not at
-    every paint.
-
-    Textual's ``TextArea.render_lines`` fills in its theme from CSS each time:
-    the widget's style and six component styles, each a walk up the DOM, a
-    fifth of a typed key's echo in the prompt. They follow from the theme
-    object, the widget's own style (its ancestors' colours included, inline
-    styles too) and its component styles, which are new objects whenever CSS
-    is applied to it again (focus, a class on it or an ancestor, the app's
-    theme); so they are filled in again when one of those is not what it was.
-    A test compares the lines with Textual's own after each such change."""
-    # A swap: its first parameter is named for what it is, not ``self``.
-    TextArea.render_lines = _text_area_lines  # type: ignore[method-assign,assignment]
-
-
 _textual_on_timer_update = Screen._on_timer_update
 
 
@@ -404,11 +271,8 @@ def updates_after_keys(key_waiting: Callable[[], bool]) -> None:
 
 
 PATCH_NAMES = (
-    "lay_out_once",
     "reuse_renders",
-    "keep_full_map",
     "quick_scrollbars",
-    "keep_text_area_theme",
     "updates_after_keys",
 )
 """Every speed patch, by the name of the function that puts it in place."""
@@ -418,9 +282,8 @@ _patched: frozenset[str] | None = None
 
 def patch_textual(wanted: Collection[str] = PATCH_NAMES) -> frozenset[str]:
     """The speed patches named in ``wanted`` (:data:`PATCH_NAMES`), once per
-    process: lay out once per change, paint again only what changed, keep the
-    full map, paint scrollbars quickly, keep text areas' themes, hold updates
-    while a key is on its way (:attr:`UiFirst.key_waiting`). None on a Textual
+    process: paint again only what changed, paint scrollbars quickly, hold
+    updates while a key is on its way (:attr:`UiFirst.key_waiting`). None on a Textual
     release they were not checked against (one line in Textual's log says
     so): the app is correct without them, only slower. Returns the names of
     those in place."""
@@ -580,21 +443,7 @@ async def markdown_blocks(markdown: Markdown, source: str) -> list[MarkdownBlock
     """The blocks a Markdown widget would mount for ``source``: parsed in a
     thread, as ``Markdown.update`` does, and made on the loop."""
     tokens = await asyncio.to_thread(lambda: _parser(markdown).parse(source))
-    return _made(markdown._parse_markdown(tokens))
-
-
-def _made(blocks: Iterable[MarkdownBlock]) -> list[MarkdownBlock]:
-    """Blocks just made, without the layout pass each would ask for once mounted:
-    making one sets its content, which asks for a pass, posted when it is first
-    idle, after the pass its mount asked for has laid it out (a third of a
-    short reply's screen updates was that pass, finding nothing to move)."""
-    made = list(blocks)
-    stack = list(made)
-    while stack:
-        block = stack.pop()
-        block._layout_required = False
-        stack.extend(block._blocks)
-    return made
+    return list(markdown._parse_markdown(tokens))
 
 
 def append_markdown(
@@ -626,7 +475,7 @@ def append_markdown(
                 if token.map is not None and token.level == 0:
                     markdown._last_parsed_line += token.map[0]
                     break
-            new_blocks = _made(markdown._parse_markdown(tokens))
+            new_blocks = list(markdown._parse_markdown(tokens))
             for block in new_blocks:
                 start, end = block.source_range
                 block.source_range = (start + start_line, end + start_line)
