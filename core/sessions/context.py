@@ -219,18 +219,16 @@ def _left_out_by_entry(path: Sequence[Entry], fitted: Fitted) -> dict[str, str]:
         (old, "left out of what the model sees, to fit its context window")
         for old in fitted.left_out
     ]
+    if not changes:
+        return {}
+    holding = {id(e.payload): e for e in path}
+    by_text: dict[tuple[str, str], Entry] = {}
+    for e in path:  # the last entry with a role and text wins, as it is the newest
+        if isinstance(e.payload, Message):
+            by_text[(e.payload.role, e.payload.text)] = e
     by_id: dict[str, str] = {}
     for old, note in changes:
-        entry = next((e for e in path if e.payload is old), None) or next(
-            (
-                e
-                for e in reversed(path)
-                if isinstance(e.payload, Message)
-                and e.payload.role == old.role
-                and e.payload.text == old.text
-            ),
-            None,
-        )
+        entry = holding.get(id(old)) or by_text.get((old.role, old.text))
         if entry is not None:
             by_id[entry.id] = note
     return by_id

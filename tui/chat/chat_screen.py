@@ -29,7 +29,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.widgets import Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from core.chat.conversation import Conversation
 from core.chat.events import (
@@ -611,8 +611,20 @@ class ChatScreen(Screen[None]):
     def _refresh_context_notes(self) -> None:
         """Work out again which messages the model does not see whole, and say
         it on their rows. (Before the first reply the tools are not made yet,
-        so their share of the window is not counted until then.)"""
-        if self.context_notes.update(self._tools_offered) and self.loaded:
+        so their share of the window is not counted until then.) After the
+        next frame: it should not slow the one that shows a move."""
+        self.call_after_refresh(self._work_out_context_notes, self._tools_offered)
+
+    @work(thread=True, exclusive=True, group="context-notes", exit_on_error=False)
+    def _work_out_context_notes(self, tools: ToolRegistry | None) -> None:
+        """In a thread: building a long path's next request is not for the
+        frame that shows a move."""
+        notes = self.context_notes.work_out(tools)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._context_notes_found, notes)
+
+    def _context_notes_found(self, notes: dict[str, str]) -> None:
+        if self.context_notes.replace(notes) and self.loaded:
             self.chat_view.refresh_context_notes()
 
     async def _approve(self, call: ToolCallContent, tool: Tool, preview: str) -> Approval:

@@ -27,10 +27,13 @@ class ContextNotes:
     def note(self, entry_id: str) -> str | None:
         return self._notes.get(entry_id)
 
-    def update(self, tools: ToolRegistry | None) -> bool:
-        """Work the notes out again, with ``tools``' share of the window; True
-        when they changed."""
-        notes = self.conversation.next_context(tools).left_out
+    def work_out(self, tools: ToolRegistry | None) -> dict[str, str]:
+        """The notes, with ``tools``' share of the window (safe in a thread:
+        it only reads the conversation)."""
+        return self.conversation.next_context(tools).left_out
+
+    def replace(self, notes: dict[str, str]) -> bool:
+        """Take ``notes``; True when they changed."""
         changed = notes != self._notes
         self._notes = notes
         return changed
