@@ -4,8 +4,8 @@ Steps (DESIGN.md, "The path and the context"): model and thinking level from
 the latest ``model_change``; the latest compaction's summary then its kept
 tail; branch summaries as user messages, custom messages left out; provider
 rules (thinking signatures, tool-call ids, unpaired calls and results, aborted
-turns); the image budget; a safety net that drops the oldest turns when the
-estimate still exceeds the budget; and, last, the pinned notes
+turns); the image budget; a safety net that shortens messages, then sends the
+oldest as marked stubs, when the estimate still exceeds the budget; and, last, the pinned notes
 (core/sessions/note.py): the session's, then the asked agent's own, placed
 among the messages as they are sent.
 """
@@ -26,6 +26,7 @@ from core.sessions.content import (
     ToolResultContent,
 )
 from core.sessions.context_fit import Fitted, fit_budget, shortened_note
+from core.sessions.context_stubs import stub_oldest, stubbed_note
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.sessions.file_budget import apply_file_budget, file_shas, file_tokens
 from core.sessions.messages import Message
@@ -54,8 +55,10 @@ class Context:
     model: str
     thinking: str
     notes: tuple[str, ...] = ()
-    """What the builder had to do that the user should know (e.g. dropped turns)."""
-    dropped_messages: int = 0
+    """What the builder had to do that the user should know (e.g. stubbed turns)."""
+    stubbed_messages: int = 0
+    """Older messages sent as stubs, or left out with a marker line, to fit the
+    budget: what a turn compacts first to avoid (:mod:`core.chat.turn`)."""
     shortened_messages: int = 0
     """Messages sent with the middle of a text left out (and a marker saying so)."""
     left_out: dict[str, str] = field(default_factory=dict)
@@ -152,7 +155,7 @@ def build_context(
     messages, image_shas = _apply_image_budget(messages, 0 if "image" in refused else image_budget)
     messages, sent_files = apply_file_budget(messages, image_budget, refused)
     notes: list[str] = []
-    dropped = shortened = 0
+    stubbed = shortened = 0
     left_out: dict[str, str] = {}
     pinned = [note for note in (active_note(path), speaker.note) if note and note.active]
     if token_budget is not None:
@@ -162,11 +165,14 @@ def build_context(
             estimate_tokens(Message(role="user", content=(TextContent(note_text(note)),)))
             for note in pinned
         )
-        fitted = fit_budget(messages, token_budget - notes_room, estimate_tokens, protected)
-        messages, dropped, shortened = fitted.messages, fitted.dropped, len(fitted.shortened)
+        room = token_budget - notes_room
+        fitted = fit_budget(messages, room, estimate_tokens)
+        fitted = stub_oldest(fitted, room, estimate_tokens, protected)
+        messages, shortened = fitted.messages, len(fitted.shortened)
+        stubbed = len(fitted.stubbed) + len(fitted.left_out)
         notes += fitted.notes()
         left_out = _left_out_by_entry(path, fitted)
-        if dropped:
+        if stubbed:
             image_shas = _pixel_images(messages)
             sent_files = file_shas(messages)
     messages = pin_note(pin_note(alternate(messages), active_note(path)), speaker.note)
@@ -176,7 +182,7 @@ def build_context(
         model=model,
         thinking=thinking,
         notes=tuple(notes),
-        dropped_messages=dropped,
+        stubbed_messages=stubbed,
         shortened_messages=shortened,
         left_out=left_out,
         image_shas=image_shas,
@@ -215,8 +221,9 @@ def _left_out_by_entry(path: Sequence[Entry], fitted: Fitted) -> dict[str, str]:
     as the entry holding it (or, when a provider rule rebuilt it, the entry
     with the same role and text)."""
     changes = [(old, shortened_note(old.role, words)) for old, _, words in fitted.shortened]
+    changes += [(old, stubbed_note(old.role, words)) for old, _, words in fitted.stubbed]
     changes += [
-        (old, "left out of what the model sees, to fit its context window")
+        (old, "left out of the request to fit the context window (a line there says so)")
         for old in fitted.left_out
     ]
     if not changes:

@@ -6,9 +6,10 @@ Messages too big for what is left of the window are sent shortened: the
 middle of their longest text is replaced by a marker saying how many words
 were left out, so the model still sees each one's start and end. The newest
 message (the user's question, or the tool results the model asked for) is
-shortened only when shortening everything else was not enough. Only when
-even that cannot fit (many small messages, images) are the oldest whole turns
-left out. Either way a note says what was done.
+shortened only when shortening everything else was not enough. When even
+that cannot fit (many small messages, images), the turn compacts first
+(:mod:`core.chat.turn`); what is still too big goes as stubs
+(:mod:`core.sessions.context_stubs`). Either way a note says what was done.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from core.sessions.word_count import WordCount
 KEEP_AT_LEAST = 64
 """Estimated tokens of a shortened message's text that are always kept (head and tail)."""
 Estimate = Callable[[Message], int]
-_KINDS = {"assistant": "reply", "user": "message", "tool_result": "tool result"}
+KINDS = {"assistant": "reply", "user": "message", "tool_result": "tool result"}
 
 
 @dataclass(frozen=True)
@@ -33,12 +34,10 @@ class Fitted:
     messages: list[Message]
     shortened: tuple[tuple[Message, Message, int], ...] = ()
     """Each shortened message: as it was, as it is sent, and the words left out of it."""
+    stubbed: tuple[tuple[Message, Message, int], ...] = ()
+    """Each message sent as a stub: as it was, as it is sent, and the words left out of it."""
     left_out: tuple[Message, ...] = ()
-    """Messages of the oldest turns left out whole (as they were)."""
-
-    @property
-    def dropped(self) -> int:
-        return len(self.left_out)
+    """Messages of the oldest turns replaced by one marker line (as they were)."""
 
     def notes(self) -> list[str]:
         notes: list[str] = []
@@ -49,32 +48,30 @@ class Fitted:
                 f"{len(self.shortened)} message(s) sent shortened to fit the context window "
                 f"(the middle left out, marked): {described}{more}"
             )
-        if self.dropped:
+        if self.stubbed:
             notes.append(
-                f"{self.dropped} oldest message(s) were left out to fit the context window"
+                f"{len(self.stubbed)} older message(s) sent as stubs to fit the context window "
+                "(only their start and end, images and files as notes, marked)"
+            )
+        if self.left_out:
+            notes.append(
+                f"{len(self.left_out)} oldest message(s) left out of the request to fit the "
+                "context window (a line in the request says so)"
             )
         return notes
 
 
-def fit_budget(
-    messages: list[Message], budget: int, estimate: Estimate, protected: int = 0
-) -> Fitted:
-    """Messages whose ``estimate`` sums to at most ``budget`` when that can be
-    done. The first ``protected`` messages (a compaction's summary) are never
-    left out, though they may be shortened."""
+def fit_budget(messages: list[Message], budget: int, estimate: Estimate) -> Fitted:
+    """The messages with their longest texts shortened so that their
+    ``estimate`` sums to at most ``budget``, when shortening can do it; the
+    newest is shortened only when the others alone are not enough."""
     if sum(estimate(m) for m in messages) <= budget:
         return Fitted(messages)
     newest = len(messages) - 1
     fitted = _shorten(messages, budget, estimate, frozenset({newest}))
     if sum(estimate(m) for m in fitted.messages) > budget:
         fitted = _shorten(messages, budget, estimate, frozenset())
-    if sum(estimate(m) for m in fitted.messages) <= budget:
-        return fitted
-    kept, dropped = _drop_oldest_turns(fitted.messages, budget, estimate, protected)
-    sent = {id(m) for m in kept}
-    shortened = tuple(s for s in fitted.shortened if id(s[1]) in sent)
-    left_out = tuple(messages[protected : protected + dropped])
-    return Fitted(kept, shortened, left_out)
+    return fitted
 
 
 def _shorten(
@@ -138,7 +135,7 @@ def _shorten_message(message: Message, tokens: int, count: WordCount) -> tuple[M
     """The message with about ``tokens`` estimated tokens taken from the middle
     of its longest text (``count``'s), and the number of words left out (0: nothing was)."""
     longest = count.text
-    kind = _KINDS.get(message.role, "message")
+    kind = KINDS.get(message.role, "message")
     short, words = shorten_text(count, len(longest) - 4 * tokens, kind)
     if not words:
         return message, 0
@@ -163,12 +160,14 @@ def _shorten_message(message: Message, tokens: int, count: WordCount) -> tuple[M
     return message.with_(content=tuple(blocks)), words
 
 
-def shorten_text(count: WordCount, keep_chars: int, kind: str) -> tuple[str, int]:
+def shorten_text(
+    count: WordCount, keep_chars: int, kind: str, least: int = 4 * KEEP_AT_LEAST
+) -> tuple[str, int]:
     """``count.text`` with its middle replaced by a marker so that about
-    ``keep_chars`` characters of it are kept, cut between words; and the words
-    left out."""
+    ``keep_chars`` characters of it (at least ``least``) are kept, cut between
+    words; and the words left out."""
     text = count.text
-    keep_chars = max(4 * KEEP_AT_LEAST, keep_chars)
+    keep_chars = max(least, keep_chars)
     if keep_chars >= len(text):
         return text, 0
     head_end = text.rfind(" ", 0, keep_chars // 2)
@@ -187,34 +186,12 @@ def shorten_text(count: WordCount, keep_chars: int, kind: str) -> tuple[str, int
 
 def shortened_note(role: str, words: int) -> str:
     """What a shortened message's row says."""
-    kind = _KINDS.get(role, "message")
+    kind = KINDS.get(role, "message")
     return f"sent shortened: {words:,} words from the middle of this {kind} left out to fit the context window"
 
 
 def _describe(message: Message, words: int) -> str:
     first = " ".join(m.group() for m in islice(re.finditer(r"\S+", message.text), 4))
     first = first if len(first) <= 40 else first[:39] + "…"
-    kind = _KINDS.get(message.role, "message")
+    kind = KINDS.get(message.role, "message")
     return f'{kind} "{first}…" ({words:,} words left out)'
-
-
-def _drop_oldest_turns(
-    messages: list[Message], budget: int, estimate: Estimate, protected: int
-) -> tuple[list[Message], int]:
-    """Leave out the oldest whole turns (a turn starts at a user message) until
-    the estimate fits, never the ``protected`` first messages nor the last turn."""
-    sizes = [estimate(m) for m in messages]
-    total = sum(sizes)
-    start = protected
-    while total > budget:
-        # The next turn boundary after `start`: a user message (never a tool
-        # result), so a call never loses its result.
-        nxt = start + 1
-        while nxt < len(messages) and messages[nxt].role != "user":
-            nxt += 1
-        if nxt >= len(messages):
-            break  # only the last turn is left: send it even if too large
-        total -= sum(sizes[start:nxt])
-        start = nxt
-    dropped = start - protected
-    return messages[:protected] + messages[start:], dropped

@@ -99,7 +99,7 @@ def test_safety_net_fits_or_keeps_only_the_last_turn(path, budget) -> None:
         # What's left starts at the last turn (or right after a protected summary).
         users = [i for i, m in enumerate(context.messages) if m.role == "user"]
         assert len(users) <= 2
-    if context.dropped_messages:
+    if context.stubbed_messages:
         assert context.notes
 
 
@@ -295,9 +295,18 @@ def test_safety_net_never_drops_the_summary() -> None:
     assert [m.text[:1] for m in context.messages[1:]] == ["y", "z"]
     assert context.messages[0].content[1].text.startswith("x")
     assert all("characters of this" in m.text for m in context.messages[:2])
-    assert context.dropped_messages == 0 and context.shortened_messages == 2
-    # A budget too small for even that: the oldest turn goes, never the summary.
+    assert context.stubbed_messages == 0 and context.shortened_messages == 2
+    # A budget too small for even that: the older messages go as stubs, never the summary.
     context = build_context(path, MODEL, token_budget=150)
+    assert context.messages[0].text.startswith(SUMMARY_PREFIX)
+    assert [m.text[:1] for m in context.messages[1:]] == ["y", "z"]
+    assert "3,880 characters of this message left out" in context.messages[0].text
+    assert "3,880 characters of this reply left out" in context.messages[1].text
+    assert context.stubbed_messages == 2 and context.shortened_messages == 0
+    # Too small for stubs: one line in the request says what is left out.
+    context = build_context(path, MODEL, token_budget=60)
     [message] = context.messages
-    assert message.text.startswith(SUMMARY_PREFIX) and message.text.endswith(SUMMARY_END + "\nz")
-    assert context.dropped_messages == 2
+    assert message.text.startswith(SUMMARY_PREFIX) and message.text.endswith(
+        "[2 earlier messages left out to fit the context window; "
+        "the conversation is saved in full]\nz"
+    )

@@ -44,7 +44,7 @@ def test_a_big_reply_is_shortened_in_the_middle_not_left_out() -> None:
     assert match[1] == "reply"
     assert left_out == 1500 - len(re.findall(r"bigword\d+", reply))
     assert sum(estimate_tokens(m) for m in context.messages) <= 1_500
-    assert context.dropped_messages == 0
+    assert context.stubbed_messages == 0
     assert context.shortened_messages == 1
     assert any("shortened" in note and "bigword0" in note for note in context.notes)
     # Said on the entry too, for the chat view's row.
@@ -68,7 +68,7 @@ def test_what_is_shortened_is_said(path, budget) -> None:
     context = build_context(path, MODEL, token_budget=budget)
     marked = sum(1 for m in context.messages if MARKER.search(_all_text(m)))
     assert marked == context.shortened_messages
-    if context.shortened_messages or context.dropped_messages:
+    if context.shortened_messages or context.stubbed_messages:
         assert context.notes
 
 

@@ -1,0 +1,163 @@
+"""The safety net's last resort (DESIGN.md, "The path and the context", step
+6): when shortening every message still does not fit the budget (many small
+messages, images, a tiny window), the oldest messages go as stubs, never left
+out whole.
+
+A stub keeps the start and end of each text around a marker saying how many
+words were left out; an image or a file becomes a one-line note naming it;
+thinking is left out (the model's own notes, not the conversation); tool calls
+stay as they are, so each still has its result. The newest turn (the user's
+question, or the tool results the model asked for) and a compaction's summary
+are never stubbed. Only when even the stubs do not fit are the oldest turns
+replaced by one line that says how many messages were left out: the request
+itself still says so.
+"""
+
+from __future__ import annotations
+
+from core.sessions.content import (
+    Block,
+    FileContent,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolResultContent,
+)
+from core.sessions.context_fit import KINDS, Estimate, Fitted, shorten_text
+from core.sessions.messages import Message
+from core.sessions.word_count import WordCount
+
+STUB_CHARS = 120
+"""Characters of a stubbed text that are kept: its start and its end."""
+
+
+def stub_oldest(fitted: Fitted, budget: int, estimate: Estimate, protected: int = 0) -> Fitted:
+    """``fitted`` (already shortened) with its oldest messages stubbed, oldest
+    first, until the estimate fits ``budget``; then, if it still does not,
+    its oldest turns replaced by one marker line. The first ``protected``
+    messages and the newest turn are left as they are."""
+    messages = list(fitted.messages)
+    sizes = [estimate(m) for m in messages]
+    total = sum(sizes)
+    if total <= budget:
+        return fitted
+    was = {id(new): old for old, new, _ in fitted.shortened}
+    originals = [was.get(id(m), m) for m in messages]
+    last_turn = _last_turn_start(messages, protected)
+    stubbed: dict[int, tuple[Message, int]] = {}
+    for index in range(protected, last_turn):
+        if total <= budget:
+            break
+        short, words = stub(originals[index])  # its words counted from the saved text
+        if short is originals[index] or estimate(short) >= sizes[index]:
+            continue
+        total += estimate(short) - sizes[index]
+        messages[index], sizes[index] = short, estimate(short)
+        stubbed[index] = (short, words)
+    end = protected
+    if total > budget:
+        end = _turns_to_leave_out(messages, sizes, budget, estimate, protected, last_turn)
+    kept = messages[:protected] + ([_marker(end - protected)] if end > protected else [])
+    kept += messages[end:]
+    sent = {id(m) for m in kept}
+    return Fitted(
+        kept,
+        tuple(s for s in fitted.shortened if id(s[1]) in sent),
+        tuple((originals[i], short, words) for i, (short, words) in stubbed.items() if i >= end),
+        tuple(originals[protected:end]),
+    )
+
+
+def stub(message: Message) -> tuple[Message, int]:
+    """The message as a stub, and the words left out of its texts (the message
+    itself when a stub would be no smaller)."""
+    kind = KINDS.get(message.role, "message")
+    words = 0
+
+    def text(block: TextContent) -> TextContent:
+        nonlocal words
+        short, left_out = shorten_text(WordCount(block.text), STUB_CHARS, kind, least=STUB_CHARS)
+        if not left_out or len(short) >= len(block.text):
+            return block
+        words += left_out
+        return TextContent(short)
+
+    def inner(block: TextContent | ImageContent) -> TextContent | ImageContent:
+        return text(block) if isinstance(block, TextContent) else _note("image", block.describe())
+
+    blocks: list[Block] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            blocks.append(text(block))
+        elif isinstance(block, ImageContent):
+            blocks.append(_note("image", block.describe()))
+        elif isinstance(block, FileContent):
+            blocks.append(_note("file", block.describe()))
+        elif isinstance(block, ToolResultContent):
+            parts = tuple(inner(part) for part in block.content)
+            blocks.append(ToolResultContent(block.tool_call_id, parts, block.is_error))
+        elif not isinstance(block, ThinkingContent):
+            blocks.append(block)
+    if all(a is b for a, b in zip(blocks, message.content, strict=False)) and len(blocks) == len(
+        message.content
+    ):
+        return message, 0
+    return message.with_(content=tuple(blocks)), words
+
+
+def stubbed_note(role: str, words: int) -> str:
+    """What a stubbed message's row says."""
+    kind = KINDS.get(role, "message")
+    return (
+        f"sent as a stub: only the start and end of this {kind} ({words:,} words left out), "
+        "images and files as notes, to fit the context window"
+    )
+
+
+def _note(kind: str, described: str) -> TextContent:
+    return TextContent(f"[{kind} left out to fit the context window: {described}]")
+
+
+def _last_turn_start(messages: list[Message], protected: int) -> int:
+    """Where the newest turn starts: its user message (a tool result belongs to
+    the turn of the question that led to it)."""
+    for index in range(len(messages) - 1, protected - 1, -1):
+        if messages[index].role == "user":
+            return index
+    return len(messages)
+
+
+def _turns_to_leave_out(
+    messages: list[Message],
+    sizes: list[int],
+    budget: int,
+    estimate: Estimate,
+    protected: int,
+    last_turn: int,
+) -> int:
+    """Where the messages kept after the marker begin: a turn's start, so a
+    call never loses its result."""
+    total = sum(sizes)
+    start = protected
+    marker = 0
+    while total + marker > budget and start < last_turn:
+        nxt = start + 1
+        while nxt < last_turn and messages[nxt].role != "user":
+            nxt += 1
+        total -= sum(sizes[start:nxt])
+        start = nxt
+        marker = estimate(_marker(start - protected))
+    return start
+
+
+def _marker(count: int) -> Message:
+    noun = "message" if count == 1 else "messages"
+    return Message(
+        role="user",
+        content=(
+            TextContent(
+                f"[{count} earlier {noun} left out to fit the context window; "
+                "the conversation is saved in full]"
+            ),
+        ),
+    )
