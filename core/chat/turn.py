@@ -63,7 +63,9 @@ async def run_turn(
     one is saved with an error result for each call it started.
 
     Compaction: first automatically when the context is over window -
-    reserve_tokens (``CompactionStarted("auto")``); and when the provider still
+    reserve_tokens (``CompactionStarted("auto")``); then, if older messages
+    would still go only as stubs (:mod:`core.sessions.context_stubs`), once
+    more to fit (``CompactionStarted("fit")``); and when the provider still
     says the context is too long, once more (``CompactionStarted("overflow")``)
     before one retry. Each ends with :class:`~core.chat.events.CompactionEnded`.
 
@@ -83,7 +85,8 @@ async def run_turn(
         speaker,
     )
     prelude = await _compact_if_needed(turn)
-    result = await _ask(turn, prelude, tools, defer_tool_calls)
+    built = await _compact_to_fit(turn, prelude)
+    result = await _ask(turn, prelude, tools, defer_tool_calls, built)
     if result is None:  # compacted after an overflow: once more
         result = await _ask(turn, prelude, tools, defer_tool_calls, retry=True)
     assert result is not None
@@ -119,10 +122,12 @@ async def _ask(
     prelude: _Prelude,
     tools: Sequence[ToolSpec],
     defer_tool_calls: bool,
+    built: Context | None = None,
     retry: bool = False,
 ) -> TurnResult | None:
-    """One request and its saved reply; None when the context overflowed and
-    was compacted, so the caller asks once more (``retry``)."""
+    """One request and its saved reply (its context ``built`` already, if it
+    was); None when the context overflowed and was compacted, so the caller
+    asks once more (``retry``)."""
     from core.providers.assemble import MessageBuilder
     from core.providers.limits import bounded
     from core.providers.registry import get_provider
@@ -130,14 +135,7 @@ async def _ask(
     from core.providers.slots import slots_for
 
     session, settings = turn.session, turn.settings
-    context = session.context(
-        turn.model,
-        default_thinking=turn.thinking,
-        image_budget=settings.image_budget,
-        refused=settings.refused_kinds.get(prelude.model, ()),
-        token_budget=prelude.token_budget,
-        speaker=turn.speaker,
-    )
+    context = built or _context(turn, prelude)
     target = target_for(context.model, settings, turn.api_base)
     images = {}
     for sha in context.image_shas + context.file_shas:
@@ -199,6 +197,18 @@ async def _ask(
         return TurnResult(None, builder.error, context, message, reply_id, compactions, notes)
     entry = await session.append(message, entry_id=reply_id)
     return TurnResult(entry, builder.error, context, compactions=compactions, notes=notes)
+
+
+def _context(turn: _Turn, prelude: _Prelude) -> Context:
+    """What the request sends, fitted to the prelude's token budget."""
+    return turn.session.context(
+        turn.model,
+        default_thinking=turn.thinking,
+        image_budget=turn.settings.image_budget,
+        refused=turn.settings.refused_kinds.get(prelude.model, ()),
+        token_budget=prelude.token_budget,
+        speaker=turn.speaker,
+    )
 
 
 def _counted(message: Message, context: Context, overhead: int) -> Message:
@@ -272,12 +282,14 @@ class _Prelude:
     window: int
     compactions: list[Entry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    failed: bool = False
+    """A compaction of this turn failed: another would fail the same way."""
 
 
 async def _compact_if_needed(turn: _Turn) -> _Prelude:
     """Automatic compaction when the context is over window - reserve. A failed
-    compaction does not stop the turn: the context builder's safety net drops
-    the oldest turns instead, and a note says so."""
+    compaction does not stop the turn: the context builder's safety net sends
+    the oldest messages as stubs instead, and a note says so."""
     from core.compaction.run import CompactionError, maybe_compact
 
     session, settings = turn.session, turn.settings
@@ -302,6 +314,7 @@ async def _compact_if_needed(turn: _Turn) -> _Prelude:
         )
     except CompactionError as error:
         prelude.notes.append(f"automatic compaction failed: {error}")
+        prelude.failed = True
     else:
         if entry is not None:
             prelude.compactions.append(entry)
@@ -309,6 +322,43 @@ async def _compact_if_needed(turn: _Turn) -> _Prelude:
         if started:
             turn.emit(CompactionEnded("auto", entry))
     return prelude
+
+
+async def _compact_to_fit(turn: _Turn, prelude: _Prelude) -> Context | None:
+    """Compact when the request would carry older messages only as stubs,
+    though automatic compaction did not run or was not enough (its measure
+    counts the usual image budget and no agent's note; a summary and kept tail
+    can still be too big): the summarizer sees those messages whole, and only
+    the latest turn is kept if need be. With compaction off, or when it fails
+    (a note says why), the stubs go: marked, never left out silently.
+
+    The context to send, when no compaction changed the path (None when one did)."""
+    from core.compaction.run import CompactionError, compact
+
+    settings = turn.settings
+    context = _context(turn, prelude)
+    if prelude.failed or not settings.compaction.enabled or not context.stubbed_messages:
+        return context
+    turn.on_compact("fit")
+    entry = None
+    try:
+        entry = await compact(
+            turn.session,
+            settings,
+            model=prelude.model,
+            api_base=turn.api_base,
+            trigger="fit",
+            on_wait=turn.on_wait,
+            overhead=turn.overhead,
+        )
+    except CompactionError as error:
+        prelude.notes.append(f"compacting to fit the context window failed: {error}")
+        prelude.failed = True
+    else:
+        prelude.compactions.append(entry)
+    finally:
+        turn.emit(CompactionEnded("fit", entry))
+    return None if entry is not None else context
 
 
 def _overflowed(builder, settings: Settings) -> bool:

@@ -31,7 +31,10 @@ from core.tokens import (
     upper_bound_tokens,
 )
 
-Trigger = Literal["manual", "auto", "overflow"]
+Trigger = Literal["manual", "auto", "fit", "overflow"]
+"""Why a compaction runs: asked for; over the threshold; older messages would
+otherwise go only as stubs (a manual compaction's cut, without its size check);
+the provider refused the context."""
 
 CHARS_PER_TOKEN = 4
 """The estimate used everywhere else, for fitting a transcript into the summarizing model's window."""

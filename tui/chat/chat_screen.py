@@ -76,6 +76,7 @@ from tui.widgets.prompt_input import PromptInput
 _COMPACTING_WHY = {
     "auto": " (the context is near the model's limit)",
     "overflow": " (the model said the context is too long)",
+    "fit": " (older messages would not fit the model's limit)",
 }
 
 if TYPE_CHECKING:

@@ -39,6 +39,7 @@ _COMPACTING_WHY = {
     "auto": "the context is near the model's window",
     "overflow": "the model said the context is too long",
     "manual": "asked for",
+    "fit": "older messages would not fit the model's window",
 }
 
 
