@@ -25,8 +25,8 @@ from core.sessions.content import (
     ToolCallContent,
     ToolResultContent,
 )
-from core.sessions.context_fit import Fitted, fit_budget, shortened_note
-from core.sessions.context_stubs import stub_oldest, stubbed_note
+from core.sessions.context_fit import Fitted, shortened_note
+from core.sessions.context_stubs import fit, stubbed_note
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange
 from core.sessions.file_budget import apply_file_budget, file_shas, file_tokens
 from core.sessions.messages import Message
@@ -166,8 +166,7 @@ def build_context(
             for note in pinned
         )
         room = token_budget - notes_room
-        fitted = fit_budget(messages, room, estimate_tokens)
-        fitted = stub_oldest(fitted, room, estimate_tokens, protected)
+        fitted = fit(messages, room, estimate_tokens, protected)
         messages, shortened = fitted.messages, len(fitted.shortened)
         stubbed = len(fitted.stubbed) + len(fitted.left_out)
         notes += fitted.notes()

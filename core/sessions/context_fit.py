@@ -62,16 +62,24 @@ class Fitted:
 
 
 def fit_budget(messages: list[Message], budget: int, estimate: Estimate) -> Fitted:
-    """The messages with their longest texts shortened so that their
-    ``estimate`` sums to at most ``budget``, when shortening can do it; the
-    newest is shortened only when the others alone are not enough."""
+    """The messages with their longest texts, but the newest message's,
+    shortened so that their ``estimate`` sums to at most ``budget``, as far as
+    shortening can do it."""
     if sum(estimate(m) for m in messages) <= budget:
         return Fitted(messages)
-    newest = len(messages) - 1
-    fitted = _shorten(messages, budget, estimate, frozenset({newest}))
-    if sum(estimate(m) for m in fitted.messages) > budget:
-        fitted = _shorten(messages, budget, estimate, frozenset())
-    return fitted
+    return _shorten(messages, budget, estimate, frozenset({len(messages) - 1}))
+
+
+def shorten_newest(fitted: Fitted, budget: int, estimate: Estimate) -> Fitted:
+    """``fitted`` with its newest message shortened too, as far as it takes to
+    fit ``budget`` (as it is when it fits)."""
+    messages = fitted.messages
+    if sum(estimate(m) for m in messages) <= budget:
+        return fitted
+    newest = _shorten(messages, budget, estimate, frozenset(range(len(messages) - 1)))
+    return Fitted(
+        newest.messages, fitted.shortened + newest.shortened, fitted.stubbed, fitted.left_out
+    )
 
 
 def _shorten(

@@ -8,9 +8,10 @@ words were left out; an image or a file becomes a one-line note naming it;
 thinking is left out (the model's own notes, not the conversation); tool calls
 stay as they are, so each still has its result. The newest turn (the user's
 question, or the tool results the model asked for) and a compaction's summary
-are never stubbed. Only when even the stubs do not fit are the oldest turns
-replaced by one line that says how many messages were left out: the request
-itself still says so.
+are never stubbed; the newest message is shortened only when that is all it
+takes, or nothing else is left. Only when even the stubs do not fit are the
+oldest turns replaced by one line that says how many messages were left out:
+the request itself still says so.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from core.sessions.content import (
     ThinkingContent,
     ToolResultContent,
 )
-from core.sessions.context_fit import KINDS, Estimate, Fitted, shorten_text
+from core.sessions.context_fit import (
+    KINDS,
+    Estimate,
+    Fitted,
+    fit_budget,
+    shorten_newest,
+    shorten_text,
+)
 from core.sessions.messages import Message
 from core.sessions.word_count import WordCount
 
@@ -31,21 +39,45 @@ STUB_CHARS = 120
 """Characters of a stubbed text that are kept: its start and its end."""
 
 
-def stub_oldest(fitted: Fitted, budget: int, estimate: Estimate, protected: int = 0) -> Fitted:
-    """``fitted`` (already shortened) with its oldest messages stubbed, oldest
-    first, until the estimate fits ``budget``; then, if it still does not,
-    its oldest turns replaced by one marker line. The first ``protected``
-    messages and the newest turn are left as they are."""
+def fit(messages: list[Message], budget: int, estimate: Estimate, protected: int = 0) -> Fitted:
+    """The messages fitted to ``budget``, each step only when the ones before
+    it were not enough: the longest texts but the newest message's shortened;
+    the oldest messages stubbed; the newest shortened too, when that is all
+    it takes; the oldest turns counted on one line; the newest shortened
+    after all (the newest turn alone is too big). The first ``protected``
+    messages (a compaction's summary) may be shortened, never stubbed."""
+    fitted = fit_budget(messages, budget, estimate)
+    if _fits(fitted, budget, estimate):
+        return fitted
+    fitted = _stub_oldest(fitted, budget, estimate, protected)
+    if _fits(fitted, budget, estimate):
+        return fitted
+    shorter = shorten_newest(fitted, budget, estimate)
+    if _fits(shorter, budget, estimate):
+        return shorter
+    fitted = _leave_out_oldest(fitted, budget, estimate, protected)
+    return shorten_newest(fitted, budget, estimate)
+
+
+def _fits(fitted: Fitted, budget: int, estimate: Estimate) -> bool:
+    return sum(estimate(m) for m in fitted.messages) <= budget
+
+
+def _originals(fitted: Fitted) -> list[Message]:
+    """Each message of ``fitted`` as it was before it was shortened or stubbed."""
+    was = {id(new): old for old, new, _ in fitted.shortened + fitted.stubbed}
+    return [was.get(id(m), m) for m in fitted.messages]
+
+
+def _stub_oldest(fitted: Fitted, budget: int, estimate: Estimate, protected: int) -> Fitted:
+    """The oldest messages after the ``protected`` ones, but not the newest
+    turn's, stubbed, oldest first, until the estimate fits ``budget``."""
     messages = list(fitted.messages)
+    originals = _originals(fitted)
     sizes = [estimate(m) for m in messages]
     total = sum(sizes)
-    if total <= budget:
-        return fitted
-    was = {id(new): old for old, new, _ in fitted.shortened}
-    originals = [was.get(id(m), m) for m in messages]
-    last_turn = _last_turn_start(messages, protected)
-    stubbed: dict[int, tuple[Message, int]] = {}
-    for index in range(protected, last_turn):
+    stubbed: list[tuple[Message, Message, int]] = []
+    for index in range(protected, _last_turn_start(messages, protected)):
         if total <= budget:
             break
         short, words = stub(originals[index])  # its words counted from the saved text
@@ -53,18 +85,39 @@ def stub_oldest(fitted: Fitted, budget: int, estimate: Estimate, protected: int 
             continue
         total += estimate(short) - sizes[index]
         messages[index], sizes[index] = short, estimate(short)
-        stubbed[index] = (short, words)
+        stubbed.append((originals[index], short, words))
+    sent = {id(m) for m in messages}
+    shortened = tuple(s for s in fitted.shortened if id(s[1]) in sent)
+    return Fitted(messages, shortened, tuple(stubbed), fitted.left_out)
+
+
+def _leave_out_oldest(fitted: Fitted, budget: int, estimate: Estimate, protected: int) -> Fitted:
+    """The oldest turns after the ``protected`` messages replaced by one line
+    that counts them, until the estimate fits ``budget`` (or only the newest
+    turn is left). A turn starts at a user message, so a call never loses its
+    result."""
+    messages = fitted.messages
+    sizes = [estimate(m) for m in messages]
+    last_turn = _last_turn_start(messages, protected)
+    total = sum(sizes)
     end = protected
-    if total > budget:
-        end = _turns_to_leave_out(messages, sizes, budget, estimate, protected, last_turn)
-    kept = messages[:protected] + ([_marker(end - protected)] if end > protected else [])
-    kept += messages[end:]
+    marker = 0
+    while total + marker > budget and end < last_turn:
+        nxt = end + 1
+        while nxt < last_turn and messages[nxt].role != "user":
+            nxt += 1
+        total -= sum(sizes[end:nxt])
+        end = nxt
+        marker = estimate(_marker(end - protected))
+    if end == protected:
+        return fitted
+    kept = [*messages[:protected], _marker(end - protected), *messages[end:]]
     sent = {id(m) for m in kept}
     return Fitted(
         kept,
         tuple(s for s in fitted.shortened if id(s[1]) in sent),
-        tuple((originals[i], short, words) for i, (short, words) in stubbed.items() if i >= end),
-        tuple(originals[protected:end]),
+        tuple(s for s in fitted.stubbed if id(s[1]) in sent),
+        fitted.left_out + tuple(_originals(fitted)[protected:end]),
     )
 
 
@@ -125,29 +178,6 @@ def _last_turn_start(messages: list[Message], protected: int) -> int:
         if messages[index].role == "user":
             return index
     return len(messages)
-
-
-def _turns_to_leave_out(
-    messages: list[Message],
-    sizes: list[int],
-    budget: int,
-    estimate: Estimate,
-    protected: int,
-    last_turn: int,
-) -> int:
-    """Where the messages kept after the marker begin: a turn's start, so a
-    call never loses its result."""
-    total = sum(sizes)
-    start = protected
-    marker = 0
-    while total + marker > budget and start < last_turn:
-        nxt = start + 1
-        while nxt < last_turn and messages[nxt].role != "user":
-            nxt += 1
-        total -= sum(sizes[start:nxt])
-        start = nxt
-        marker = estimate(_marker(start - protected))
-    return start
 
 
 def _marker(count: int) -> Message:

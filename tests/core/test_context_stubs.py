@@ -82,3 +82,16 @@ def test_every_earlier_message_is_sent_or_marked(path, budget) -> None:
         assert re.search(r"earlier messages? left out to fit the context window", sent)
     if context.stubbed_messages:
         assert context.notes
+
+
+def test_the_question_goes_whole_while_older_messages_can_give_way() -> None:
+    question = "q " + words("ask", 300)
+    path = [*small_exchanges_and_an_image()[:-1]]
+    path = chain(*(e.payload for e in path), user(question))
+    context = build_context(path, MODEL, token_budget=1_000)
+    assert context.messages[-1].text.endswith(question)
+    assert context.stubbed_messages
+    # Only a question too big for the budget by itself is shortened: marked.
+    context = build_context(path, MODEL, token_budget=300)
+    assert re.search(r"\[… [\d,]+ words of this message left out to fit", context.messages[-1].text)
+    assert context.messages[-1].text.endswith("askw299")
