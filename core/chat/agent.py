@@ -242,7 +242,7 @@ async def run_agent(
             defer_tool_calls=tools is not None,
         )
         turns.append(turn)
-        for text in turn.notes:  # a failed automatic compaction, turns the safety net dropped
+        for text in turn.notes:  # a failed compaction, messages the safety net stubbed
             notice(text)
         if turn.entry is not None:  # no tool calls: already saved
             return AgentResult(turns, _stop_of(turn), steps, notices)

@@ -131,7 +131,7 @@ async def maybe_compact(
         return None
     limits = budget(model, settings, overhead)
     # The provider's reported usage counts what it was sent, which may be less
-    # than the path (thinking left out, or turns the safety net dropped): the
+    # than the path (thinking left out, or messages the safety net stubbed): the
     # safety net's own estimate of the path counts too, so compaction runs
     # before anything is dropped.
     sent = estimated_tokens(session.context(model).messages)
