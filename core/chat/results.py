@@ -39,7 +39,7 @@ class TurnResult:
     compactions: tuple[Entry, ...] = ()
     """Compaction entries this turn appended (automatic, or after a context overflow)."""
     notes: tuple[str, ...] = ()
-    """For the user: turns left out to fit the window, a compaction that failed."""
+    """For the user: messages shortened or stubbed to fit the window, a compaction that failed."""
 
     @property
     def message(self) -> Message:

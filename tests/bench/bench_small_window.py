@@ -72,7 +72,9 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, dict[s
             if began is not None:
                 compacting += time.perf_counter() - began
                 began = None
-        elif kind == "notice" and "left out" in event["text"]:
+        elif kind == "notice" and any(
+            said in event["text"] for said in ("sent as stubs", "left out of the request")
+        ):
             counts["left_out"] += 1
         elif kind == "turn_ended" and event.get("error"):
             counts["errors"] += 1
@@ -124,7 +126,7 @@ def main() -> None:
         f"compactions               {totals['compactions']}"
         f" ({totals['overflow']} after an overflow); requests refused {local.refused}"
     )
-    print(f"turns left out / errors   {totals['left_out']} / {totals['errors']}")
+    print(f"turns stubbed / errors    {totals['left_out']} / {totals['errors']}")
     print(
         f"answers cut by the window  {local.cut_replies};"
         f" cut off by another request {local.interrupted}"
