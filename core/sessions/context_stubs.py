@@ -173,11 +173,12 @@ def _note(kind: str, described: str) -> TextContent:
 
 def _last_turn_start(messages: list[Message], protected: int) -> int:
     """Where the newest turn starts: its user message (a tool result belongs to
-    the turn of the question that led to it)."""
+    the turn of the question that led to it); right after the ``protected``
+    messages when there is none (a kept tail that begins inside a turn)."""
     for index in range(len(messages) - 1, protected - 1, -1):
         if messages[index].role == "user":
             return index
-    return len(messages)
+    return protected
 
 
 def _marker(count: int) -> Message:

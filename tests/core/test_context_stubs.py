@@ -95,3 +95,24 @@ def test_the_question_goes_whole_while_older_messages_can_give_way() -> None:
     context = build_context(path, MODEL, token_budget=300)
     assert re.search(r"\[… [\d,]+ words of this message left out to fit", context.messages[-1].text)
     assert context.messages[-1].text.endswith("askw299")
+
+
+def test_a_kept_tail_inside_one_turn_is_never_stubbed() -> None:
+    """A compaction that split a long turn keeps its tail from an assistant
+    message: no user message after the summary, all of it is the newest turn."""
+    from core.sessions.content import ToolCallContent, ToolResultContent
+    from core.sessions.entries import Compaction
+
+    def step(n: int):
+        call = ToolCallContent(f"c{n}", "read_file", {}, "{}")
+        found = ToolResultContent(f"c{n}", (TextContent(f"r{n}start " + words(f"r{n}", 200)),))
+        return (
+            assistant(TextContent(f"step {n}"), call, stop="tool_use"),
+            Message(role="tool_result", content=(found,)),
+        )
+
+    path = chain(Compaction("S", first_kept_id="e1"), *step(0), *step(1), *step(2))
+    context = build_context(path, MODEL, token_budget=300)
+    assert context.stubbed_messages == 0
+    assert_tool_pairing(context.messages)
+    assert "step 0" in "\n".join(m.text for m in context.messages)
