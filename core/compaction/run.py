@@ -133,7 +133,7 @@ async def maybe_compact(
     # The provider's reported usage counts what it was sent, which may be less
     # than the path (thinking left out, or messages the safety net stubbed): the
     # safety net's own estimate of the path counts too, so compaction runs
-    # before anything is dropped.
+    # before anything is stubbed.
     sent = estimated_tokens(session.context(model).messages)
     if max(sent, upper_bound_tokens(path, model) - overhead) <= limits.threshold:
         return None

@@ -5,9 +5,9 @@ the latest ``model_change``; the latest compaction's summary then its kept
 tail; branch summaries as user messages, custom messages left out; provider
 rules (thinking signatures, tool-call ids, unpaired calls and results, aborted
 turns); the image budget; a safety net that shortens messages, then sends the
-oldest as marked stubs, when the estimate still exceeds the budget; and, last, the pinned notes
-(core/sessions/note.py): the session's, then the asked agent's own, placed
-among the messages as they are sent.
+oldest as marked stubs, when the estimate still exceeds the budget; and,
+last, the pinned notes (core/sessions/note.py): the session's, then the
+asked agent's own, placed among the messages as they are sent.
 """
 
 from __future__ import annotations

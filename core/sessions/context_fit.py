@@ -6,9 +6,9 @@ Messages too big for what is left of the window are sent shortened: the
 middle of their longest text is replaced by a marker saying how many words
 were left out, so the model still sees each one's start and end. The newest
 message (the user's question, or the tool results the model asked for) is
-shortened only when shortening everything else was not enough. When even
-that cannot fit (many small messages, images), the turn compacts first
-(:mod:`core.chat.turn`); what is still too big goes as stubs
+left whole here. When shortening cannot fit (many small messages, images),
+the turn compacts first (:mod:`core.chat.turn`); what is still too big goes
+as stubs, and the newest is shortened only after them
 (:mod:`core.sessions.context_stubs`). Either way a note says what was done.
 """
 
