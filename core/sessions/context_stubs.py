@@ -161,6 +161,11 @@ def stub(message: Message) -> tuple[Message, int]:
 def stubbed_note(role: str, words: int) -> str:
     """What a stubbed message's row says."""
     kind = KINDS.get(role, "message")
+    if not words:
+        return (
+            f"sent as a stub: the images and files of this {kind} as notes, "
+            "to fit the context window"
+        )
     return (
         f"sent as a stub: only the start and end of this {kind} ({words:,} words left out), "
         "images and files as notes, to fit the context window"

@@ -59,6 +59,8 @@ def test_old_turns_go_as_marked_stubs_when_shortening_cannot_fit() -> None:
     # The rows say it lastingly: the image's message and the first exchange.
     for entry_id in ("e0", "e2", "e3"):
         assert context.left_out[entry_id].startswith("sent as a stub"), context.left_out
+    assert "the images and files of this message as notes" in context.left_out["e0"]
+    assert re.search(r"start and end of this reply \([\d,]+ words left out", context.left_out["e3"])
 
 
 def test_a_budget_too_small_for_stubs_marks_what_was_left_out_in_the_request() -> None:
