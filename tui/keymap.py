@@ -5,21 +5,17 @@ default keys, a description and the place it lives: ``app`` (anywhere),
 ``chat`` (the chat screen), ``input`` (the message input), ``dialog`` (the
 help and model picker dialogs), ``picker`` (the model picker), ``sessions``
 (the session picker), ``tree`` (the session tree), ``compare`` (the compare
-screen), ``confirm`` (a yes/no
-question) or ``approval`` (the tool approval dialog). The screens and the
-input build their ``BINDINGS`` from here; the chat view's widgets declare
-their own (with ids), which :func:`all_actions` collects as scope
-``message``. The help screen, the command palette and the README table
+screen), ``confirm`` (a yes/no question), ``approval`` (the tool approval
+dialog) or ``message`` (a widget of the chat view, which takes its own by id).
+The screens, the input and the chat view's widgets build their ``BINDINGS``
+from here. The help screen, the command palette and the README table
 (``python -m tui.keymap --markdown``) are generated from this, so none of
 them can drift.
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import json
-import pkgutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -320,6 +316,47 @@ ACTIONS: tuple[Action, ...] = (
         "approval",
         palette=False,
     ),
+    # The chat view's widgets: each takes its own with bindings_of() (tui/widgets/).
+    Action("chat_first", "home", "first_message", "First message", "message", palette=False),
+    Action("chat_last", "end", "last_message", "Last message", "message", palette=False),
+    Action(
+        "chat_open_file", "enter", "open", "Open with the system's viewer", "message", palette=False
+    ),
+    Action(
+        "chat_toggle_marker",
+        "enter",
+        "expand_or_collapse",
+        "Expand / collapse",
+        "message",
+        palette=False,
+    ),
+    Action(
+        "chat_previous_message",
+        "up",
+        "focus_previous_message",
+        "Previous message",
+        "message",
+        palette=False,
+    ),
+    Action(
+        "chat_next_message", "down", "focus_next_message", "Next message", "message", palette=False
+    ),
+    Action(
+        "chat_toggle_thinking",
+        "enter",
+        "expand_or_collapse",
+        "Expand / collapse",
+        "message",
+        palette=False,
+    ),
+    Action(
+        "chat_toggle_tool",
+        "enter",
+        "expand_or_collapse",
+        "Expand / collapse",
+        "message",
+        palette=False,
+    ),
 )
 
 BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
@@ -327,51 +364,21 @@ BY_ID: dict[str, Action] = {a.id: a for a in ACTIONS}
 
 def bindings(scope: Scope) -> list[BindingType]:
     """The ``BINDINGS`` of one scope; ``show=False`` because our footer shows its own hints."""
-    return [
-        Binding(a.keys, a.action, a.description, show=False, priority=a.priority, id=a.id)
-        for a in ACTIONS
-        if a.scope == scope
-    ]
+    return [_binding(a) for a in ACTIONS if a.scope == scope]
 
 
-@cache
-def widget_actions() -> tuple[Action, ...]:
-    """Bindings with ids that the chat view's widgets (``tui.widgets``) declare."""
-    import tui.widgets
-
-    found: dict[str, Action] = {}
-    for info in sorted(pkgutil.iter_modules(tui.widgets.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"tui.widgets.{info.name}")
-        for _, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ != module.__name__:
-                continue
-            for binding in cls.__dict__.get("BINDINGS", ()):
-                if isinstance(binding, Binding) and binding.id and binding.id not in BY_ID:
-                    found.setdefault(
-                        binding.id,
-                        Action(
-                            binding.id,
-                            binding.key,
-                            binding.action,
-                            binding.description,
-                            "message",
-                            palette=False,
-                        ),
-                    )
-    return tuple(found.values())
+def bindings_of(*ids: str) -> list[BindingType]:
+    """The ``BINDINGS`` of a chat view widget: its own actions of scope ``message``."""
+    return [_binding(BY_ID[i]) for i in ids]
 
 
-def all_actions() -> tuple[Action, ...]:
-    return ACTIONS + widget_actions()
+def _binding(a: Action) -> Binding:
+    return Binding(a.keys, a.action, a.description, show=False, priority=a.priority, id=a.id)
 
 
 def unknown_ids(keymap: Mapping[str, str]) -> list[str]:
-    """Ids in ``keymap`` that no binding has (the widgets' are only looked up,
-    which imports them, when the registry alone does not know an id)."""
-    unknown = set(keymap) - set(BY_ID)
-    if unknown:
-        unknown -= {a.id for a in widget_actions()}
-    return sorted(unknown)
+    """Ids in ``keymap`` that no binding has."""
+    return sorted(set(keymap) - set(BY_ID))
 
 
 _MODIFIERS = frozenset({"ctrl", "alt", "shift", "super", "meta", "hyper"})
@@ -431,9 +438,7 @@ def keys_for(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
     """The keys an action has with ``keymap`` (the config's overrides) applied."""
     if keymap and keymap.get(action_id):
         return keymap[action_id]
-    if action_id in BY_ID:
-        return BY_ID[action_id].keys
-    return next(a.keys for a in widget_actions() if a.id == action_id)
+    return BY_ID[action_id].keys
 
 
 _ARROWS = {"left": "←", "right": "→", "up": "↑", "down": "↓"}
@@ -493,7 +498,7 @@ def conflicts(overrides: Mapping[str, str]) -> list[str]:
     from textual.keys import _normalize_key_list
 
     problems: list[str] = []
-    actions = {a.id: a for a in all_actions()}
+    actions = {a.id: a for a in ACTIONS}
     builtin = _builtin_keys()
     effective = {
         i: {k.strip() for k in _normalize_key_list(keys_for(i, overrides)).split(",")}
@@ -524,7 +529,7 @@ def conflicts(overrides: Mapping[str, str]) -> list[str]:
 
 def markdown_table(keymap: Mapping[str, str] | None = None) -> str:
     lines = ["| Action id | Keys | Where | What it does |", "|---|---|---|---|"]
-    for a in all_actions():
+    for a in ACTIONS:
         keys = " ".join(f"`{k}`" for k in display_keys(keys_for(a.id, keymap)).split(", "))
         lines.append(f"| `{a.id}` | {keys} | {a.scope} | {a.description} |")
     return "\n".join(lines) + "\n"

@@ -26,7 +26,13 @@ from tui.screens.dialogs import Confirm
 from tui.screens.model_picker import ModelPicker
 from tui.screens.sessions import SessionPicker
 from tui.screens.tree import TreeScreen
+from tui.widgets.chat_view import ChatView
+from tui.widgets.file_card import FileCard
+from tui.widgets.markers import SummaryMarker
+from tui.widgets.message_widget import MessageWidget
 from tui.widgets.prompt_input import PromptInput
+from tui.widgets.thinking_block import ThinkingBlock
+from tui.widgets.tool_call_card import ToolCallCard
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,6 +54,12 @@ def test_every_action_is_bound_with_its_id_and_description() -> None:
         CompareScreen,
         Confirm,
         ApprovalScreen,
+        ChatView,
+        FileCard,
+        SummaryMarker,
+        MessageWidget,
+        ThinkingBlock,
+        ToolCallCard,
     ):
         for binding in cls.BINDINGS:
             bound.setdefault(binding.id, binding)

@@ -55,7 +55,7 @@ def keys_table(overrides: Mapping[str, str]) -> Group:
         )
         table.add_column(max_width=20, ratio=1)
         table.add_column(ratio=4)
-        for action in keymap.all_actions():
+        for action in keymap.ACTIONS:
             if action.scope == scope:
                 keys = strip_control(keymap.display_keys(keymap.keys_for(action.id, overrides)))
                 table.add_row(

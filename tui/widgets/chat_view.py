@@ -21,7 +21,6 @@ import asyncio
 from collections.abc import Mapping, Sequence
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.color import Color
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
@@ -101,10 +100,7 @@ class ChatView(VerticalScroll):
     }
     """
 
-    BINDINGS = [
-        Binding("home", "first_message", "First message", show=False, id="chat_first"),
-        Binding("end", "last_message", "Last message", show=False, id="chat_last"),
-    ]
+    BINDINGS = keymap.bindings_of("chat_first", "chat_last")
 
     INITIAL_ROWS = 12
     """Rows mounted when a path is opened."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 
 from textual import work
-from textual.binding import Binding
 from textual.widgets import Static
 
 from core.sessions.content import FileContent
+from tui import keymap
 from tui.widgets._context import ViewContext
 from tui.widgets._open_file import OpenError, open_file
 from tui.widgets._text import one_line, plain
@@ -30,9 +30,7 @@ class FileCard(Static, can_focus=True):
     }
     """
 
-    BINDINGS = [
-        Binding("enter", "open", "Open with the system's viewer", id="chat_open_file", show=False),
-    ]
+    BINDINGS = keymap.bindings_of("chat_open_file")
 
     def __init__(self, block: FileContent, context: ViewContext | None = None) -> None:
         icon = "🔊" if block.media_type.startswith("audio/") else "📄"

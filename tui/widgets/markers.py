@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import ComposeResult, RenderResult
-from textual.binding import Binding
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -18,6 +17,7 @@ from textual.widgets import Markdown, Static
 from core.sessions.entries import BranchSummary, Compaction, Entry, ModelChange, Note
 from core.sessions.messages import Message
 from core.sessions.note import depth_words
+from tui import keymap
 from tui.widgets._context import ViewContext
 from tui.widgets._text import clean, clip_lines, human_count, one_line
 from tui.widgets.message_widget import MessageWidget
@@ -117,11 +117,7 @@ class SummaryMarker(MessageWidget):
     }
     """
 
-    BINDINGS = [
-        Binding(
-            "enter", "expand_or_collapse", "Expand / collapse", id="chat_toggle_marker", show=False
-        ),
-    ]
+    BINDINGS = keymap.bindings_of("chat_toggle_marker")
 
     expanded: reactive[bool] = reactive(False)
     """Is the summary shown?"""

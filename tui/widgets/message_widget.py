@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from textual import events
-from textual.binding import Binding
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
 from core.sessions.entries import Entry
+from tui import keymap
 from tui.widgets._context import ViewContext
 from tui.widgets.branch_bar import BranchBar
 
@@ -41,16 +41,7 @@ class MessageWidget(Widget, can_focus=True):
     }
     """
 
-    BINDINGS = [
-        Binding(
-            "up",
-            "focus_previous_message",
-            "Previous message",
-            show=False,
-            id="chat_previous_message",
-        ),
-        Binding("down", "focus_next_message", "Next message", show=False, id="chat_next_message"),
-    ]
+    BINDINGS = keymap.bindings_of("chat_previous_message", "chat_next_message")
 
     def __init__(
         self,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import RenderResult
-from textual.binding import Binding
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from tui import keymap
 from tui.widgets._text import clean, one_line
 
 PREVIEW_CHARS = 300
@@ -37,15 +37,7 @@ class ThinkingBlock(Widget, can_focus=True):
     }
     """
 
-    BINDINGS = [
-        Binding(
-            "enter",
-            "expand_or_collapse",
-            "Expand / collapse",
-            id="chat_toggle_thinking",
-            show=False,
-        ),
-    ]
+    BINDINGS = keymap.bindings_of("chat_toggle_thinking")
 
     expanded: reactive[bool] = reactive(False, layout=True)
     """Is the full text shown?"""

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.content import Content
 from textual.highlight import highlight
 from textual.reactive import reactive
@@ -23,6 +22,7 @@ from textual.widgets import Static
 
 from core.sessions.content import ImageContent, ToolCallContent, ToolResultContent
 from core.tools.outcome import ToolOutcome
+from tui import keymap
 from tui.widgets._context import ViewContext
 from tui.widgets._text import clean, clip_lines, human_count, one_line, plain
 from tui.widgets.image_view import ImageView
@@ -112,11 +112,7 @@ class ToolCallCard(Widget, can_focus=True):
     }
     """
 
-    BINDINGS = [
-        Binding(
-            "enter", "expand_or_collapse", "Expand / collapse", id="chat_toggle_tool", show=False
-        ),
-    ]
+    BINDINGS = keymap.bindings_of("chat_toggle_tool")
 
     expanded: reactive[bool] = reactive(False)
     """Are the full arguments and result shown?"""
