@@ -11,21 +11,26 @@ import json
 import os
 import stat
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.config_check import Problem, bounded, build, choice
-from core.providers.pacing import Pace, no_pace
 from core.sessions.entries import THINKING_LEVELS
 from core.sessions.messages import AGENT_NAME
 
 _MAX_TOKENS = 1_000_000_000
 """More tokens than any model takes: the ceiling of every token count set here."""
 
-if TYPE_CHECKING:
-    from core.providers.limits import StreamLimits
+Pace = Callable[[], Awaitable[None]]
+"""Awaited by a stream reader after each slice of the loop it held, before it
+reads on (:mod:`core.providers.pacing`): a front end's say in when reading may
+go on."""
+
+
+async def no_pace() -> None:
+    """Read on at once: no front end on the loop asks to go first."""
 
 
 class ConfigError(Exception):
@@ -206,12 +211,6 @@ class Settings:
     mcp_servers: tuple[McpServer, ...] = ()
     tools: ToolSettings = field(default_factory=ToolSettings)
     config_path: Path | None = None
-
-    @property
-    def stream_limits(self) -> StreamLimits:
-        from core.providers.limits import StreamLimits
-
-        return StreamLimits(self.first_token_timeout, self.idle_timeout, self.max_time)
 
     def endpoint_for(self, model: str) -> Endpoint | None:
         prefix = model.split("/", 1)[0]

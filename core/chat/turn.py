@@ -129,7 +129,7 @@ async def _ask(
     was); None when the context overflowed and was compacted, so the caller
     asks once more (``retry``)."""
     from core.providers.assemble import MessageBuilder
-    from core.providers.limits import bounded
+    from core.providers.limits import StreamLimits, bounded
     from core.providers.registry import get_provider
     from core.providers.retry import stream_with_retry
     from core.providers.slots import slots_for
@@ -164,7 +164,7 @@ async def _ask(
         attempts = stream_with_retry(
             provider, request, max_attempts=settings.retries + 1, on_wait=turn.on_wait
         )
-        async for event in bounded(attempts, settings.stream_limits, turn.on_silence):
+        async for event in bounded(attempts, StreamLimits.of(settings), turn.on_silence):
             builder.add(event)
             turn.emit(event)
             if checkpoint.due(builder):

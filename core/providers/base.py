@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Union
 
-from core.providers.pacing import Pace, no_pace
 from core.sessions.messages import Message, StopReason, Usage
+from core.settings import Pace, no_pace
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ async def complete_text(
 ) -> tuple[str, Usage | None]:
     """Stream ``request`` with the usual retries; its stripped text and usage."""
     from core.providers.assemble import MessageBuilder
-    from core.providers.limits import bounded
+    from core.providers.limits import StreamLimits, bounded
     from core.providers.registry import get_provider
     from core.providers.retry import stream_with_retry
 
@@ -26,7 +26,7 @@ async def complete_text(
     attempts = stream_with_retry(
         provider, request, max_attempts=settings.retries + 1, on_wait=on_wait
     )
-    async for event in bounded(attempts, settings.stream_limits):
+    async for event in bounded(attempts, StreamLimits.of(settings)):
         builder.add(event)
     if builder.error is not None:
         raise CompletionError(f"the summary request failed: {builder.error.message}")

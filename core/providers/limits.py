@@ -17,8 +17,12 @@ import math
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.providers.base import ErrorEvent, ProviderError, StreamEvent
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 OnSilence = Callable[[float, bool], None]
 """Called with the seconds waited so far and whether the reply has begun."""
@@ -31,6 +35,11 @@ class StreamLimits:
     first_token: float = 300.0
     idle: float = 60.0
     total: float = 1800.0
+
+    @classmethod
+    def of(cls, settings: Settings) -> StreamLimits:
+        """The limits ``settings`` set (``first_token_timeout``, ``idle_timeout``, ``max_time``)."""
+        return cls(settings.first_token_timeout, settings.idle_timeout, settings.max_time)
 
 
 @dataclass

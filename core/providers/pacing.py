@@ -4,26 +4,21 @@ A stream whose bytes are already buffered never suspends: the SDK parses
 chunk after chunk without giving the loop a turn, so anything else on the
 loop (a UI) gets nothing until the reply is over. A :class:`LoopShare` hands
 the loop back whenever the reader has held it for a slice, then awaits the
-request's :data:`Pace`: a front end's policy for when reading may go on (the
-app's lets keys and renders pass first, ``tui.internals.keys_first``). The
-default waits for nothing: print mode has no UI on the loop.
+request's :data:`~core.settings.Pace`: a front end's policy for when reading
+may go on (the app's lets keys and renders pass first,
+``tui.internals.keys_first``). The default waits for nothing: print mode has
+no UI on the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+
+from core.settings import Pace, no_pace
 
 SLICE_SECONDS = 0.005
 """How long a stream may hold the loop: well inside a frame."""
-
-Pace = Callable[[], Awaitable[None]]
-"""Awaited by a stream reader after each slice, before it reads on."""
-
-
-async def no_pace() -> None:
-    """Read on at once: no front end on the loop asks to go first."""
 
 
 class LoopShare:

@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.paths import default_config_path, default_db_path
-from core.providers.pacing import Pace, no_pace
 from core.sanitize import strip_control
 from core.sessions.session import Session, SessionError, inactive_reason
-from core.settings import ConfigError, Settings, load_settings, seconds
+from core.settings import ConfigError, Pace, Settings, load_settings, no_pace, seconds
 
 if TYPE_CHECKING:
     from core.chat.conversation import Conversation
