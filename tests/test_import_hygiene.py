@@ -81,3 +81,26 @@ def test_no_import_circle_even_through_type_only_imports() -> None:
     """The chat screen's collaborators (branches, /compare) name the screen
     through protocols of their own, not by importing it (issue 31)."""
     assert import_cycles(type_only_imports=True) == []
+
+
+def circles_between_children(package: str) -> list[tuple[str, str]]:
+    """Pairs of ``package``'s children (rooms and loose modules, each taken with
+    everything inside it) that import each other, type-only imports included."""
+    import grimp
+
+    graph = grimp.build_graph("core", "storage", "tui", cache_dir=None)
+    children = sorted(graph.find_children(package))
+    return [
+        (a, b)
+        for i, a in enumerate(children)
+        for b in children[i + 1 :]
+        if graph.chain_exists(importer=a, imported=b, as_packages=True)
+        and graph.chain_exists(importer=b, imported=a, as_packages=True)
+    ]
+
+
+def test_no_circle_between_the_rooms_at_the_top_of_core_and_tui() -> None:
+    """Issue 31: core.settings and core.providers, core.providers and core.chat,
+    tui.keymap and tui.widgets leaned on each other."""
+    assert circles_between_children("core") == []
+    assert circles_between_children("tui") == []

@@ -9,9 +9,13 @@ so it is only done in a thread worker after the first frame.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from core.providers.keys import keyed_providers
 from core.settings import Settings
+
+if TYPE_CHECKING:
+    from core.providers.target import Target
 
 DEMO = "demo"
 
@@ -43,15 +47,14 @@ def catalog_models(table: Mapping[str, object], providers: set[str]) -> list[str
     return sorted(names)
 
 
-def servers_to_ask(model: str, settings: Settings, api_base: str | None) -> dict[str, str]:
+def servers_to_ask(model: str, settings: Settings, target: Target) -> dict[str, str]:
     """``{server root: prefix}``: the servers whose own model lists the picker
-    shows (the current model's server, when it is one that may be local, and
-    every ``[[endpoints]]`` entry), with the prefix their models take."""
-    from core.chat.target import target_for
+    shows (the current model's server, ``target``'s, when it is one that may
+    be local, and every ``[[endpoints]]`` entry), with the prefix their models take."""
     from core.providers.endpoint_window import server_root
 
     servers: dict[str, str] = {}
-    root = server_root(target_for(model, settings, api_base))
+    root = server_root(target)
     if root is not None:
         endpoint = settings.endpoint_for(model)
         servers[root] = endpoint.name if endpoint else model.split("/", 1)[0]

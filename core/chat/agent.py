@@ -30,6 +30,7 @@ from core.chat.events import Emit, Notice, ToolChanged, ignore
 from core.chat.results import AgentResult, AgentStop, ToolActivity, ToolState, TurnResult
 from core.chat.turn import run_turn
 from core.providers.base import ToolSpec
+from core.providers.target import Target
 from core.sessions.content import TextContent, ToolCallContent, ToolResultContent
 from core.sessions.entries import Entry
 from core.sessions.messages import Message
@@ -202,8 +203,8 @@ async def run_agent(
     settings: Settings,
     *,
     model: str,
+    target: Target,
     speaker: Speaker | None = None,
-    api_base: str | None = None,
     tools: ToolRegistry | None = None,
     approve: ApproveFn | None = None,
     emit: Emit = ignore,
@@ -235,8 +236,8 @@ async def run_agent(
             session,
             settings,
             model=model,
+            target=target,
             speaker=speaker,
-            api_base=api_base,
             emit=emit,
             tools=specs,
             defer_tool_calls=tools is not None,

@@ -18,6 +18,7 @@ from core.branching.tree import SessionTree
 from core.providers.base import ChatRequest
 from core.providers.complete import CompletionError, complete_text
 from core.providers.slots import slots_for
+from core.providers.target import Target
 from core.sessions.entries import BranchSummary, Entry
 from core.sessions.session import Session
 from core.settings import Settings
@@ -63,20 +64,20 @@ async def summarize_branch(
     model: str,
     old_leaf_id: str | None,
     new_entry_id: str | None,
-    api_base: str | None = None,
+    target: Target,
     tree: SessionTree | None = None,
     on_wait=None,
 ) -> Entry:
     """Summarize the branch from the common ancestor of ``old_leaf_id`` and
     ``new_entry_id`` down to ``old_leaf_id``; append the summary at the
-    session's current leaf and return that entry.
+    session's current leaf and return that entry. ``model`` writes it, sent
+    by ``target`` (the conversation's).
 
     ``tree`` may be passed when the caller already has it (built after the
     old branch was written); otherwise it is read from the store.
     :class:`BranchSummaryError` when there is nothing to summarize or the
     model fails.
     """
-    from core.chat.target import target_for
     from core.compaction.plan import serialize_transcript, summary_max_tokens
     from core.compaction.run import budget
     from core.tokens import context_window
@@ -100,7 +101,6 @@ async def summarize_branch(
     least = min(MIN_TRANSCRIPT_CHARS, window * CHARS_PER_TOKEN // 4)  # a small window
     max_chars = max(least, (window - reply - 1_000) * CHARS_PER_TOKEN)
     transcript = serialize_transcript(content, max_chars)
-    target = target_for(model, settings, api_base)
     from core.compaction.plan import request_messages
 
     request = ChatRequest(

@@ -43,14 +43,15 @@ from core.chat.events import (
 )
 from core.chat.refused_kinds import merged, refused_on
 from core.chat.target import (
-    Target,
     UntrustedEndpoint,
     remember_endpoint,
     savable_base_url,
+    summarizer_for,
     target_for,
     untrusted_endpoint,
 )
 from core.chat.window_learning import learn_window, window_at_most
+from core.providers.target import Target
 from core.sessions.attachments import Attachment
 from core.sessions.context import Context, system_prompt
 from core.sessions.entries import THINKING_LEVELS, Compaction, Entry, Note
@@ -254,17 +255,19 @@ class Conversation:
         :class:`WindowLearned` is published. Every request waits for this."""
         if self.endpoint_to_confirm is not None:
             return  # not even a question goes there before the user says so
-        key = (self.model, self.api_base)
+        target = self.target
+        key = (self.model, target.api_base)
         task = self._learning.get(key)
         if task is None:
             task = asyncio.ensure_future(
-                learn_window(self.session.store, self.model, self.settings, self.api_base)
+                learn_window(self.session.store, self.model, self.settings, target)
             )
             self._learning[key] = task
         self._use_window(await asyncio.shield(task))
 
-    async def _learn_from_overflows(self, result: AgentResult) -> None:
-        """A request the server refused as too long was larger than its window."""
+    async def _learn_from_overflows(self, result: AgentResult, model: str, target: Target) -> None:
+        """A request ``target``'s server refused as too long was larger than
+        ``model``'s window there (the session's model, or the agent's that answered)."""
         refused = [
             entry.payload.tokens_before
             for turn in result.turns
@@ -275,9 +278,7 @@ class Conversation:
         ]
         if refused:
             self._use_window(
-                await window_at_most(
-                    self.session.store, self.model, self.settings, self.api_base, min(refused)
-                )
+                await window_at_most(self.session.store, model, self.settings, target, min(refused))
             )
 
     def _use_refusals(self, entries: Iterable[Entry]) -> None:
@@ -465,13 +466,13 @@ class Conversation:
 
         user_name = self.settings.user_name
         if agent is None:
-            model, api_base = self.model, self.api_base
+            model, target = self.model, self.target
             speaker = Speaker(None, user_name, thinking=self.thinking)
             self.check_endpoint()
             await self.learn_window()
         else:
             model = agent.model
-            api_base = self.target_for(agent.model).api_base
+            target = self.target_for(agent.model)
             note = Note(agent.note, agent.note_depth) if agent.note else None
             speaker = Speaker(agent.name, user_name, agent.system, agent.thinking, note)
             self.check_endpoint([agent.model])
@@ -480,13 +481,13 @@ class Conversation:
             self.session,
             self.settings,
             model=model,
+            target=target,
             speaker=speaker,
-            api_base=api_base,
             tools=tools.registry if tools is not None else None,
             approve=tools.approve if tools is not None else None,
             emit=self._publish,
         )
-        await self._learn_from_overflows(result)
+        await self._learn_from_overflows(result, model, target)
         self._use_refusals(turn.entry for turn in result.turns if turn.entry is not None)
         self._publish(TurnEnded(result))
         return result
@@ -517,8 +518,8 @@ class Conversation:
                 self.session,
                 self.settings,
                 models,
+                targets=self.target_for,
                 thinking=self.thinking,
-                api_base=self.explicit_api_base,
                 on_event=column_event,
             )
         finally:
@@ -602,7 +603,7 @@ class Conversation:
             model=self.model,
             old_leaf_id=old_leaf,
             new_entry_id=new_entry,
-            api_base=self.api_base,
+            target=self.target,
             tree=await self.tree(),
             on_wait=self._waiting,
         )
@@ -635,8 +636,8 @@ class Conversation:
                 self.session,
                 self.settings,
                 model=self.model,
+                summarizer=summarizer_for(self.model, self.target, self.settings),
                 focus=focus,
-                api_base=self.api_base,
                 on_wait=self._waiting,
             )
         finally:

@@ -41,7 +41,7 @@ from core.chat.events import (
     FanOutEvent,
     Waiting,
 )
-from core.chat.target import savable_base_url, target_for
+from core.chat.target import savable_base_url
 from core.providers.base import (
     STREAM_EVENT_TYPES,
     StreamEvent,
@@ -49,6 +49,7 @@ from core.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from core.providers.target import Target
 from core.sessions.entries import Entry, ModelChange, Payload
 from core.sessions.messages import Message
 from core.sessions.session import Session
@@ -147,21 +148,23 @@ async def fan_out(
     settings: Settings,
     models: Sequence[str],
     *,
+    targets: Callable[[str], Target],
     thinking: str = "off",
-    api_base: str | None = None,
     on_event: FanOutHandler | None = None,
 ) -> FanOutResult:
     """Answer the question at the session's leaf with every model in ``models``
     at once (see the module's docstring). Cancelling saves what streamed in
     every column, moves the position to the first reply, then re-raises. An
     error raised by ``on_event`` is raised at the end, after every reply is saved.
-    ``api_base`` is an explicit base URL for every model (``--api-base``); without
-    it each model goes where :func:`~core.chat.target.target_for` says, and its model
-    change remembers that endpoint as a turn's does."""
+    Each model is sent by the target ``targets`` gives it (the conversation's
+    :meth:`~core.chat.conversation.Conversation.target_for`, asked before any
+    column starts), and its model change remembers the endpoint the user chose
+    as a turn's does."""
     models = checked_models(session, models)
     anchor = session.leaf_id
     assert anchor is not None
     anchor_path = list(session.path)
+    decided = [targets(model) for model in models]
     quiet = replace(settings, compaction=replace(settings.compaction, enabled=False))
     columns = [_ColumnSession(session) for _ in models]
     results: dict[int, ColumnReply] = {}
@@ -190,15 +193,15 @@ async def fan_out(
                 emit(ColumnEvent(index, model, event))
 
         error: str | None = None
-        target = target_for(model, settings, api_base, path=anchor_path)
+        target = decided[index]
         try:
             await column.set_model(model, thinking, savable_base_url(target.chosen_base))
             turn = await run_turn(
                 column,
                 quiet,
                 model=model,
+                target=target,
                 speaker=Speaker(thinking=thinking),
-                api_base=target.api_base,
                 emit=on_turn_event,
             )
             error = str(turn.error) if turn.error is not None else None

@@ -1,7 +1,7 @@
 """Where a model's requests go: decided once, here, for every request.
 
-A :class:`Target` (the provider-facing model name, base URL, key variable and
-wire) is what a turn, a compaction, a branch summary, the window probe and
+A :class:`~core.providers.target.Target` (the provider-facing model name,
+base URL, key variable and wire) is what a turn, a compaction, a branch summary, the window probe and
 the SDK warm-up send by; the conversation owns the one for its model
 (:attr:`core.chat.conversation.Conversation.target`) and every front end (the
 app, print mode, the ``sessions`` commands) asks it rather than deciding.
@@ -20,11 +20,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from core.compaction.summarizer import Summarizer
 from core.providers.keys import PROVIDER_KEYS
+from core.providers.target import Source, Target, origin
 from core.providers.wires import Wire, wire_of
 from core.sessions.context import saved_endpoint
 from core.sessions.entries import Entry
@@ -39,11 +39,6 @@ _BASE_IN_ENV: dict[Wire, tuple[str, ...]] = {
 _REMEMBERED = "trusted_endpoints"
 """The state file's list of origins the user named (:func:`remember_endpoint`)."""
 
-Source = Literal["flag", "endpoint", "session", "config", "environment", "provider"]
-"""What chose a target's base URL (see :func:`target_for`)."""
-_CHOSEN: frozenset[Source] = frozenset({"flag", "session", "config"})
-"""Sources of a base URL saved with the model: the ones a session goes back to."""
-
 
 class UntrustedEndpoint(Exception):
     """The session's saved endpoint came from no choice of the user's here:
@@ -56,44 +51,6 @@ class UntrustedEndpoint(Exception):
             f"this session's endpoint {self.origin} came with the session, not from you: "
             f"nothing was sent there; to use it, run again with --api-base {url}"
         )
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where a model's requests go."""
-
-    model: str
-    """The provider-facing name (a configured endpoint's ``NAME/m`` goes as ``openai/m``)."""
-    api_base: str | None
-    """None: the provider's own server."""
-    key_env: str | None = None
-    """The environment variable whose key is sent (its name, never the key)."""
-    wire: Wire = "litellm"
-    source: Source = "provider"
-    """What chose :attr:`api_base`."""
-    key_for: str = ""
-    """Who the key is for, as the user knows it: the endpoint's or the provider's name."""
-    key_needed: bool = False
-    """The server refuses a request without the key (a hosted provider, or an
-    endpoint that names a variable); a local server at a base URL needs none."""
-
-    @property
-    def api_key(self) -> str | None:
-        return (os.environ.get(self.key_env) or None) if self.key_env else None
-
-    @property
-    def chosen_base(self) -> str | None:
-        """The base URL the user chose for the session (``--api-base``, the one
-        saved with the model, the config's ``api_base``): saved with the model,
-        so that ``-c`` goes back there; None when an ``[[endpoints]]`` entry, the
-        environment or the provider decides."""
-        return self.api_base if self.source in _CHOSEN else None
-
-    def missing_key(self) -> str | None:
-        """Why a request cannot go for lack of a key (one line), or None."""
-        if self.key_needed and self.key_env and not self.api_key:
-            return f"no API key for {self.key_for}: set {self.key_env}"
-        return None
 
 
 def target_for(
@@ -140,6 +97,20 @@ def target_for(
     )
 
 
+def summarizer_for(model: str, target: Target, settings: Settings) -> Summarizer:
+    """Who summarises a conversation that sends ``model`` by ``target``: the
+    config's ``compaction_model``, else the model itself, by that same target.
+    The target's base URL carries over to a compaction model of the same
+    provider only (another provider's model goes where it would go alone)."""
+    chosen = settings.compaction.compaction_model or model
+    if chosen == model:
+        return Summarizer(model, target)
+    same_provider = chosen.split("/", 1)[0] == model.split("/", 1)[0]
+    return Summarizer(
+        chosen, target_for(chosen, settings, target.api_base if same_provider else None)
+    )
+
+
 def _base(
     api_base: str | None, saved: str | None, settings: Settings, wire: Wire
 ) -> tuple[str | None, Source]:
@@ -167,21 +138,6 @@ def untrusted_endpoint(
         return None
     saved = saved_endpoint(path, model)
     return saved if saved and not is_trusted(saved, settings) else None
-
-
-def origin(url: str) -> str:
-    """``scheme://host:port`` of ``url``, lower-cased: what trust is given to."""
-    parts = urlsplit(url.strip())
-    scheme = (parts.scheme or "http").lower()
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    default = {"http": 80, "https": 443}.get(scheme)
-    return f"{scheme}://{host}:{port or default}"
 
 
 def is_trusted(url: str, settings: Settings) -> bool:

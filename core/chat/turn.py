@@ -23,9 +23,10 @@ from core.chat.refused_kinds import (
     sent_kinds,
 )
 from core.chat.results import TurnResult
-from core.chat.target import target_for
+from core.chat.target import summarizer_for
 from core.chat.window_full import stopped_by_window, window_full
 from core.providers.base import ChatRequest, ProviderError, ToolSpec
+from core.providers.target import Target
 from core.sessions.context import Context, estimated_tokens, system_prompt
 from core.sessions.entries import Entry
 from core.sessions.messages import Message
@@ -43,13 +44,14 @@ async def run_turn(
     settings: Settings,
     *,
     model: str,
+    target: Target,
     speaker: Speaker | None = None,
-    api_base: str | None = None,
     emit: Emit = ignore,
     tools: Sequence[ToolSpec] = (),
     defer_tool_calls: bool = False,
 ) -> TurnResult:
-    """Stream one reply to the session's path and append it.
+    """Stream one reply to the session's path and append it, sent by
+    ``target`` (the conversation's for ``model``).
 
     Cancellation (the user pressed Esc) appends what arrived, marked ``aborted``,
     then re-raises. The stream is bounded by the settings' time limits
@@ -79,7 +81,7 @@ async def run_turn(
         settings,
         model,
         speaker.thinking,
-        api_base,
+        target,
         emit,
         _overhead(session, tools),
         speaker,
@@ -101,7 +103,7 @@ class _Turn:
     settings: Settings
     model: str
     thinking: str
-    api_base: str | None
+    target: Target
     emit: Emit
     overhead: int
     """Tokens of the window the system prompt and the tool definitions take."""
@@ -136,7 +138,7 @@ async def _ask(
 
     session, settings = turn.session, turn.settings
     context = built or _context(turn, prelude)
-    target = target_for(context.model, settings, turn.api_base)
+    target = turn.target
     images = {}
     for sha in context.image_shas + context.file_shas:
         blob = await session.store.get_blob(sha)
@@ -307,7 +309,7 @@ async def _compact_if_needed(turn: _Turn) -> _Prelude:
             session,
             settings,
             model=path_model,
-            api_base=turn.api_base,
+            summarizer=summarizer_for(path_model, turn.target, settings),
             on_compact=on_compact,
             on_wait=turn.on_wait,
             overhead=turn.overhead,
@@ -346,7 +348,7 @@ async def _compact_to_fit(turn: _Turn, prelude: _Prelude) -> Context | None:
             turn.session,
             settings,
             model=prelude.model,
-            api_base=turn.api_base,
+            summarizer=summarizer_for(prelude.model, turn.target, settings),
             trigger="fit",
             on_wait=turn.on_wait,
             overhead=turn.overhead,
@@ -385,7 +387,7 @@ async def _compact_after_overflow(turn: _Turn, builder, prelude: _Prelude) -> bo
             turn.session,
             turn.settings,
             model=prelude.model,
-            api_base=turn.api_base,
+            summarizer=summarizer_for(prelude.model, turn.target, turn.settings),
             trigger="overflow",
             on_wait=turn.on_wait,
             overhead=turn.overhead,

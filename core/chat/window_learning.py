@@ -14,9 +14,10 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timedelta
 
-from core.chat.target import savable_base_url, target_for
+from core.chat.target import savable_base_url
 from core.providers.endpoint_window import ask_window, served_name, server_root
 from core.providers.slots import slot, slots_for
+from core.providers.target import Target
 from core.sessions.ids import now_iso
 from core.sessions.persistence import LearnedWindow, SessionStore
 from core.settings import Settings
@@ -34,14 +35,14 @@ def _fresh(learned: LearnedWindow, now: datetime) -> bool:
 
 
 async def learn_window(
-    store: SessionStore, model: str, settings: Settings, api_base: str | None
+    store: SessionStore, model: str, settings: Settings, target: Target
 ) -> LearnedWindow | None:
-    """What ``model``'s endpoint says its window is (``tokens`` 0: nothing
-    answered); None when the window is known already or nothing can be asked."""
+    """What ``model``'s endpoint (``target``'s, the conversation's) says its
+    window is (``tokens`` 0: nothing answered); None when the window is known
+    already or nothing can be asked."""
     known = await asyncio.to_thread(known_context_window, model, settings.context_windows)
     if known is not None:
         return None
-    target = target_for(model, settings, api_base)
     root = server_root(target)
     endpoint = savable_base_url(root)
     if root is None or endpoint is None:
@@ -62,9 +63,9 @@ async def learn_window(
 
 
 async def window_at_most(
-    store: SessionStore, model: str, settings: Settings, api_base: str | None, refused: int
+    store: SessionStore, model: str, settings: Settings, target: Target, refused: int
 ) -> LearnedWindow | None:
-    """The model's server refused a request of ``refused`` tokens as too long:
+    """The model's server (``target``'s) refused a request of ``refused`` tokens as too long:
     its window is smaller. When the window was a guess (the server says it
     nowhere), the server is asked to name it in a refusal
     (:mod:`core.providers.window_probe`, source ``refusal``); else, or if it
@@ -74,7 +75,6 @@ async def window_at_most(
 
     if refused >= await asyncio.to_thread(context_window, model, settings.context_windows):
         return None
-    target = target_for(model, settings, api_base)
     endpoint = savable_base_url(server_root(target)) or ""
     guessed = known_context_window(model, settings.context_windows) is None
     slots = slots_for(target, settings)

@@ -14,6 +14,7 @@ from typing import Literal
 
 from core.compaction import plan, prompts
 from core.compaction.plan import Budget, Preparation
+from core.compaction.summarizer import Summarizer
 from core.providers.base import ChatRequest
 from core.providers.complete import CompletionError, complete_text
 from core.providers.retry import OnWait
@@ -64,16 +65,16 @@ async def compact(
     settings: Settings,
     *,
     model: str,
+    summarizer: Summarizer,
     focus: str | None = None,
-    api_base: str | None = None,
     trigger: Trigger = "manual",
     on_wait: OnWait | None = None,
     overhead: int = 0,
 ) -> Entry:
     """Summarize the session's path up to its cut point and append a
-    ``compaction`` entry at the leaf. ``model`` is the conversation's model
-    (the summary uses ``compaction_model`` when set). A manual compaction of a
-    short conversation keeps only the latest turn.
+    ``compaction`` entry at the leaf. ``model`` is the conversation's model;
+    ``summarizer`` writes the summary (``compaction_model`` when set). A manual
+    compaction of a short conversation keeps only the latest turn.
 
     Raises :class:`CompactionError` (nothing to compact, the summary request
     failed); nothing is written then.
@@ -93,7 +94,7 @@ async def compact(
     counting = asyncio.ensure_future(asyncio.to_thread(context_tokens, path, model))
     try:
         summary, details = await _summarize(
-            settings, preparation, limits, model, focus, api_base, on_wait
+            settings, preparation, limits, summarizer, focus, on_wait
         )
         tokens_before = await counting
     finally:
@@ -112,7 +113,7 @@ async def maybe_compact(
     settings: Settings,
     *,
     model: str,
-    api_base: str | None = None,
+    summarizer: Summarizer,
     on_compact: Callable[[str], None] | None = None,
     on_wait: OnWait | None = None,
     overhead: int = 0,
@@ -150,9 +151,7 @@ async def maybe_compact(
         return None
     if on_compact is not None:
         on_compact("auto")
-    summary, details = await _summarize(
-        settings, preparation, limits, model, None, api_base, on_wait
-    )
+    summary, details = await _summarize(settings, preparation, limits, summarizer, None, on_wait)
     return await _append(session, preparation, summary, tokens, {**details, "trigger": "auto"})
 
 
@@ -181,26 +180,15 @@ def _smaller(session: Session, preparation: Preparation, summary: str, model: st
     return estimated_tokens(build_context([*path, draft], model).messages) < before
 
 
-def _summary_target(model: str, settings: Settings, api_base: str | None):
-    """The summarizing model and where its requests go. ``--api-base`` carries
-    over to a compaction model of the same provider only."""
-    from core.chat.target import target_for
-
-    summary_model = settings.compaction.compaction_model or model
-    same_provider = summary_model.split("/", 1)[0] == model.split("/", 1)[0]
-    return summary_model, target_for(summary_model, settings, api_base if same_provider else None)
-
-
 async def _summarize(
     settings: Settings,
     preparation: Preparation,
     limits: Budget,
-    model: str,
+    summarizer: Summarizer,
     focus: str | None,
-    api_base: str | None,
     on_wait: OnWait | None,
 ) -> tuple[str, dict]:
-    summary_model, target = _summary_target(model, settings, api_base)
+    summary_model, target = summarizer.model, summarizer.target
     max_out = max_output_tokens(summary_model)
     window = context_window(summary_model, settings.context_windows)
 

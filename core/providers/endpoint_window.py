@@ -24,8 +24,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from core import values
-from core.chat.target import Target
 from core.providers import bodies, sdk, tls
+from core.providers.target import Target
 
 ASK_TIMEOUT = 3.0
 """Seconds for all the questions together."""

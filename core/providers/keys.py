@@ -1,6 +1,6 @@
 """Which environment variables hold a provider's key.
 
-:class:`core.chat.target.Target` names the one a request sends, and says
+:class:`core.providers.target.Target` names the one a request sends, and says
 before anything is written when it is missing.
 """
 

@@ -20,9 +20,9 @@ import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from core.chat.target import Target, origin
 from core.providers.base import EndpointSlots
 from core.providers.endpoint_window import server_root
+from core.providers.target import Target, origin
 from core.settings import Settings
 
 DEFAULT_PARALLEL = 1

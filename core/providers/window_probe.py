@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 
-from core.chat.target import Target
 from core.providers import bodies
 from core.providers.base import EndpointSlots
 from core.providers.endpoint_window import MAX_WINDOW, client_for, served_name
 from core.providers.slots import slot
+from core.providers.target import Target
 
 ASK_TIMEOUT = 10.0
 """Seconds for the question: the server counts the prompt's tokens, then refuses."""

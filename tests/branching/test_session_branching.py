@@ -11,6 +11,7 @@ from fake_provider import Reply
 
 from core.branching.tree import SessionTree
 from core.chat.branch_summary import BranchSummaryError, summarize_branch
+from core.chat.target import target_for
 from core.chat.turn import run_turn
 from core.sessions.content import TextContent
 from core.sessions.entries import BranchSummary, Compaction
@@ -126,7 +127,12 @@ async def test_branch_summary_is_appended_and_sent_with_the_next_turn(
     await session.move_leaf(a1.id)
     fake.script(Reply(text="- The user tried the risky plan; it failed."))
     summary = await summarize_branch(
-        session, settings, model="anthropic/x", old_leaf_id=a2.id, new_entry_id=a1.id
+        session,
+        settings,
+        model="anthropic/x",
+        old_leaf_id=a2.id,
+        new_entry_id=a1.id,
+        target=target_for("anthropic/x", settings),
     )
     assert isinstance(summary.payload, BranchSummary)
     assert summary.payload.from_id == q2.id
@@ -136,7 +142,9 @@ async def test_branch_summary_is_appended_and_sent_with_the_next_turn(
     assert "try the risky plan" in asked and "the plan crashed" in asked and "q1" not in asked
 
     await session.append(msg("try the safe plan"))
-    result = await run_turn(session, settings, model="anthropic/x")
+    result = await run_turn(
+        session, settings, model="anthropic/x", target=target_for("anthropic/x", settings)
+    )
     assert result.error is None
     sent = str(fake.last_request.body)
     assert "explored another branch" in sent
@@ -148,5 +156,10 @@ async def test_nothing_to_summarize(store: SqliteStore) -> None:
     session, (q1, a1) = await conversation(store, "q1", "a1")
     with pytest.raises(BranchSummaryError):
         await summarize_branch(
-            session, Settings(retries=0), model="anthropic/x", old_leaf_id=a1.id, new_entry_id=a1.id
+            session,
+            Settings(retries=0),
+            model="anthropic/x",
+            old_leaf_id=a1.id,
+            new_entry_id=a1.id,
+            target=target_for("anthropic/x", Settings()),
         )

@@ -11,7 +11,11 @@ from typing import Any
 import pytest
 from fake_provider import FakeProvider
 
+from core.chat.target import summarizer_for, target_for
+from core.compaction.summarizer import Summarizer
+from core.providers.target import Target
 from core.sessions.session import Session
+from core.settings import Settings
 from storage import SqliteStore
 from tests.context_texts import split_summaries
 
@@ -27,6 +31,15 @@ class Rig:
     @property
     def api_base(self) -> str:
         return self.server.base_url if self.name == "anthropic" else self.server.base_url + "/v1"
+
+    @property
+    def target(self) -> Target:
+        """Where the conversation would send :attr:`model`: the fake server."""
+        return target_for(self.model, Settings(), self.api_base)
+
+    def summarizer(self, settings: Settings) -> Summarizer:
+        """Who summarises under ``settings``, as the conversation decides it."""
+        return summarizer_for(self.model, self.target, settings)
 
     @property
     def bodies(self) -> list[dict[str, Any]]:

@@ -77,7 +77,7 @@ async def test_automatic_compaction_sends_the_summary_and_the_kept_tail(rig: Rig
         session,
         settings,
         model=rig.model,
-        api_base=rig.api_base,
+        target=rig.target,
         emit=lambda e: isinstance(e, CompactionStarted) and compacting.append(e.trigger),
     )
 
@@ -132,12 +132,12 @@ async def test_automatic_compaction_sends_the_summary_and_the_kept_tail(rig: Rig
 async def test_no_compaction_under_the_threshold_or_when_disabled(rig: Rig, session) -> None:
     await chat(session, range(3))
     await session.append(user_text("u3 short"))
-    result = await run_turn(session, small_window(rig), model=rig.model, api_base=rig.api_base)
+    result = await run_turn(session, small_window(rig), model=rig.model, target=rig.target)
     assert result.compactions == () and len(rig.bodies) == 1
     await chat(session, range(4, 14))
     await session.append(user_text("u14"))
     result = await run_turn(
-        session, small_window(rig, enabled=False), model=rig.model, api_base=rig.api_base
+        session, small_window(rig, enabled=False), model=rig.model, target=rig.target
     )
     assert result.compactions == () and len(rig.bodies) == 2
     # The safety net still keeps the request within window - reserve (the
@@ -193,7 +193,7 @@ async def test_context_overflow_compacts_once_and_retries(rig: Rig, session) -> 
         session,
         settings,
         model=rig.model,
-        api_base=rig.api_base,
+        target=rig.target,
         emit=lambda e: isinstance(e, CompactionStarted) and compacting.append(e.trigger),
     )
 
@@ -216,7 +216,7 @@ async def test_overflow_again_after_compacting_is_reported_clearly(rig: Rig, ses
     await chat(session, range(6))
     await session.append(user_text("u6"))
     rig.server.script(overflow(rig), Reply(text="SUMMARY"), overflow(rig))
-    result = await run_turn(session, wide(rig), model=rig.model, api_base=rig.api_base)
+    result = await run_turn(session, wide(rig), model=rig.model, target=rig.target)
     assert result.error is not None and result.error.kind == "context_overflow"
     assert "still too long after compacting the conversation" in result.error.message
     assert len(rig.bodies) == 3 and len(result.compactions) == 1
@@ -227,7 +227,7 @@ async def test_overflow_when_compacting_fails_too(rig: Rig, session) -> None:
     await chat(session, range(6))
     await session.append(user_text("u6"))
     rig.server.script(overflow(rig), Fail(500))
-    result = await run_turn(session, wide(rig), model=rig.model, api_base=rig.api_base)
+    result = await run_turn(session, wide(rig), model=rig.model, target=rig.target)
     assert result.error.kind == "context_overflow"
     assert "compacting the conversation failed too" in result.error.message
     assert "server error" in result.error.message
@@ -238,7 +238,7 @@ async def test_a_failed_automatic_compaction_does_not_stop_the_turn(rig: Rig, se
     await chat(session, range(12))
     await session.append(user_text("u12 " + words(PAD, 12)))
     rig.server.script(Fail(500), Reply(text="answered anyway"))
-    result = await run_turn(session, small_window(rig), model=rig.model, api_base=rig.api_base)
+    result = await run_turn(session, small_window(rig), model=rig.model, target=rig.target)
     assert result.message.text == "answered anyway"
     assert any(
         n.startswith("automatic compaction failed: the summary request failed")
@@ -258,7 +258,7 @@ async def test_the_agent_loop_tells_the_user_a_compaction_failed(rig: Rig, sessi
         session,
         small_window(rig),
         model=rig.model,
-        api_base=rig.api_base,
+        target=rig.target,
         emit=lambda e: isinstance(e, Notice) and told.append(e.text),
     )
     assert result.turns[-1].message.text == "answered anyway"
@@ -271,7 +271,7 @@ async def test_a_second_compaction_updates_the_first_summary(rig: Rig, session) 
     await chat(session, range(8))
     rig.server.script(Reply(text="FIRST SUMMARY: the user wants a parser"))
     first = await compact(
-        session, settings, model=rig.model, api_base=rig.api_base, focus="the parser"
+        session, settings, model=rig.model, summarizer=rig.summarizer(settings), focus="the parser"
     )
     assert first.payload.details["focus"] == "the parser"
     assert (
@@ -281,7 +281,7 @@ async def test_a_second_compaction_updates_the_first_summary(rig: Rig, session) 
     await chat(session, range(8, 16), tag="n")
     rig.server.script(Reply(text="SECOND SUMMARY: parser done, tests next"))
 
-    second = await compact(session, settings, model=rig.model, api_base=rig.api_base)
+    second = await compact(session, settings, model=rig.model, summarizer=rig.summarizer(settings))
 
     asked = sent_texts(rig.bodies[-1])[0]
     assert (
@@ -296,7 +296,7 @@ async def test_a_second_compaction_updates_the_first_summary(rig: Rig, session) 
     assert second.payload.first_kept_id != first.payload.first_kept_id
     rig.server.script(Reply(text="ok"))
     await session.append(user_text("next"))
-    await run_turn(session, wide(rig), model=rig.model, api_base=rig.api_base)
+    await run_turn(session, wide(rig), model=rig.model, target=rig.target)
     sent = sent_texts(rig.bodies[-1])
     assert sent[0] == SUMMARY_PREFIX + "SECOND SUMMARY: parser done, tests next"
     assert not any("FIRST SUMMARY" in t for t in sent)
@@ -319,7 +319,9 @@ async def test_a_long_tool_turn_is_split_and_both_summaries_merged(rig: Rig, ses
     )
     # Echo replies: each summary repeats its whole prompt, longer than what it
     # replaces, which a manual compaction refuses; the automatic trigger does not ask.
-    entry = await compact(session, settings, model=rig.model, api_base=rig.api_base, trigger="auto")
+    entry = await compact(
+        session, settings, model=rig.model, summarizer=rig.summarizer(settings), trigger="auto"
+    )
     assert entry.payload.details["split_turn"] is True
     asked = [sent_texts(b)[0] for b in rig.bodies]
     prefix = next(a for a in asked if prompts.TURN_PREFIX in a)
@@ -341,11 +343,11 @@ async def test_compaction_model_setting_and_errors(rig: Rig, session) -> None:
     )
     await chat(session, range(3))
     rig.server.script(Reply(text="cheap summary"))
-    entry = await compact(session, settings, model=rig.model, api_base=rig.api_base)
+    entry = await compact(session, settings, model=rig.model, summarizer=rig.summarizer(settings))
     assert entry.payload.details["model"].endswith("cheap")
     assert rig.bodies[-1]["model"].endswith("cheap")
     rig.server.script(Reply(text=""))
     await chat(session, range(3, 6))
     with pytest.raises(CompactionError, match="empty summary"):
-        await compact(session, settings, model=rig.model, api_base=rig.api_base)
+        await compact(session, settings, model=rig.model, summarizer=rig.summarizer(settings))
     assert session.path[-1].type == "message", "a failed compaction writes nothing"

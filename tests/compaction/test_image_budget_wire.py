@@ -51,7 +51,7 @@ async def test_only_the_last_three_images_are_sent_as_pixels(rig: Rig, session) 
         )
     await session.append(user_text("compare them"))
 
-    result = await run_turn(session, Settings(retries=0), model=rig.model, api_base=rig.api_base)
+    result = await run_turn(session, Settings(retries=0), model=rig.model, target=rig.target)
 
     assert result.error is None
     body = rig.bodies[-1]

@@ -20,7 +20,7 @@ from core.providers.endpoint_window import ask_window, from_ollama
 from core.sessions.entries import Compaction
 from core.sessions.messages import user_text
 from core.sessions.session import Session
-from core.settings import Settings
+from core.settings import Agent, Endpoint, Settings
 from core.tokens import known_context_window
 from storage import SqliteStore
 from tests.compaction.builders import assistant
@@ -211,3 +211,42 @@ async def test_ollama_which_drops_the_start_silently_is_never_sent_too_much(
     assert [e for e in path if isinstance(e.payload, Compaction)], "never compacted"
     assert window_of(conversation) == 2_048
     assert local.truncated == 0 and local.largest_prompt <= 2_048
+
+
+async def test_an_agents_refusal_teaches_the_window_of_the_agents_server(
+    store: SqliteStore,
+) -> None:
+    """Issue 31: the window question after an overflow went to the
+    conversation's server (the config's ``api_base``), about the conversation's model,
+    when the reply that overflowed was a round-table agent's, served at an
+    ``[[endpoints]]`` entry of its own."""
+    local = LocalServer("llama-cpp-python", 4_096)
+    with FakeProvider() as main, FakeProvider(local=local) as lab:
+        session = await Session.create(store, cwd="/")
+        settings = Settings(
+            retries=2,
+            api_base=main.base_url + "/v1",
+            endpoints=(Endpoint("lab", lab.base_url + "/v1", models=("smollm2",)),),
+            agents=(Agent("Small", "lab/smollm2"),),
+        )
+        conversation = Conversation(
+            session,
+            settings,
+            default_model="openai/main",
+            default_thinking="off",
+            api_base=None,
+        )
+        events: list[Event] = []
+        conversation.subscribe(events.append)
+        for i in range(40):
+            result = await conversation.send(f"@Small question {i}: " + WORDS * 8)
+            assert result.turns[-1].error is None, result.turns[-1].error
+            if local.refused:
+                break
+    assert local.refused == 2, "the stream that ended, then the question"
+    assert not [r for r in main.requests if not r.body.get("stream")], "no question to main"
+    learned = [e for e in events if isinstance(e, WindowLearned)]
+    assert [(e.model, e.source, e.tokens) for e in learned] == [("lab/smollm2", "refusal", 4_096)]
+    assert await store.learned_window(main.base_url, "openai/main") is None
+    saved = await store.learned_window(lab.base_url, "lab/smollm2")
+    assert saved is not None and (saved.source, saved.tokens) == ("refusal", 4_096)

@@ -33,7 +33,9 @@ async def test_the_summaries_of_a_split_turn_are_asked_one_at_a_time(rig: Rig, s
     )
     # The first answer is slow: a second request sent meanwhile would overlap it.
     rig.server.script(Stall(0.5, reply=Reply(text="HISTORY")), Reply(text="PREFIX"))
-    entry = await compact(session, settings, model=rig.model, api_base=rig.api_base, trigger="auto")
+    entry = await compact(
+        session, settings, model=rig.model, summarizer=rig.summarizer(settings), trigger="auto"
+    )
     assert entry.payload.details["split_turn"] is True
     assert len(rig.bodies) == 2
     assert rig.server.most_at_once == 1, "a single-slot server would cut one of them off"
@@ -60,7 +62,7 @@ async def test_a_transcript_over_the_summarizing_window_is_summarized_in_parts(
         ]
     )
     rig.server.script(*[Reply(text=f"SUMMARY {n}") for n in range(1, 20)])
-    entry = await compact(session, settings, model=rig.model, api_base=rig.api_base)
+    entry = await compact(session, settings, model=rig.model, summarizer=rig.summarizer(settings))
 
     asked = [sent_texts(body)[0] for body in rig.bodies]
     assert len(asked) > 1, "one request cannot hold the transcript"

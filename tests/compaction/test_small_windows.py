@@ -11,9 +11,12 @@ from __future__ import annotations
 import pytest
 from fake_provider import Fail, Reply
 
+from core.chat.target import target_for
 from core.chat.turn import run_turn
 from core.compaction.run import NothingToCompact, compact
+from core.compaction.summarizer import Summarizer
 from core.providers import registry
+from core.providers.target import Target
 from core.sessions.context import estimate_tokens, estimated_tokens
 from core.sessions.entries import Compaction
 from core.sessions.messages import user_text
@@ -22,6 +25,9 @@ from tests.compaction.builders import assistant
 from tests.compaction.conftest import Rig
 
 QUESTION = "message {i}: tell me more about the cat and the sea, with detail please"
+
+DEMO = Target("demo", None)
+"""The demo answers in-process: no base URL."""
 
 
 @pytest.mark.parametrize(("window", "turns"), [(3_000, 16), (4_096, 20), (8_192, 40)])
@@ -34,7 +40,7 @@ async def test_default_settings_compact_before_anything_is_dropped(
     largest = 0
     for i in range(turns):
         await session.append(user_text(QUESTION.format(i=i)))
-        result = await run_turn(session, settings, model="demo")
+        result = await run_turn(session, settings, model="demo", target=DEMO)
         assert result.error is None
         notes += result.notes
         largest = max(largest, sum(estimate_tokens(m) for m in result.context.messages))
@@ -52,7 +58,7 @@ async def test_a_summary_longer_than_what_it_replaces_is_not_written(rig: Rig, s
     rig.server.script(Reply(text="SUMMARY " + "a long-winded summary " * 60))
     settings = Settings(retries=0)
     with pytest.raises(NothingToCompact, match="nothing to compact yet"):
-        await compact(session, settings, model=rig.model, api_base=rig.api_base)
+        await compact(session, settings, model=rig.model, summarizer=rig.summarizer(settings))
     assert not [e for e in session.path if isinstance(e.payload, Compaction)]
     assert len(await session.store.entries(session.id)) == 4
 
@@ -67,11 +73,11 @@ async def test_a_manual_compaction_never_grows_the_context(
     settings = Settings()
     for i in range(exchanges):
         await session.append(user_text(QUESTION.format(i=i)))
-        await run_turn(session, settings, model="demo")
+        await run_turn(session, settings, model="demo", target=DEMO)
     before = estimated_tokens(session.context("demo").messages)
     entries_before = len(session.path)
     try:
-        await compact(session, settings, model="demo")
+        await compact(session, settings, model="demo", summarizer=Summarizer("demo", DEMO))
     except NothingToCompact as error:
         assert "nothing to compact yet" in str(error)
         assert len(session.path) == entries_before
@@ -124,7 +130,7 @@ async def test_overflow_in_each_servers_words_compacts_once_and_retries(
         session,
         Settings(retries=2),
         model="openai/local",
-        api_base=fake_provider.base_url + "/v1",
+        target=target_for("openai/local", Settings(), fake_provider.base_url + "/v1"),
     )
     assert result.error is None, result.error
     assert result.message.text == "answered"

@@ -12,7 +12,9 @@ import pytest
 from fake_local_server import LocalServer
 
 from core.chat.branch_summary import summarize_branch
+from core.chat.target import summarizer_for, target_for
 from core.compaction.run import CompactionError, budget, compact
+from core.compaction.summarizer import Summarizer
 from core.sessions.messages import user_text
 from core.sessions.session import Session
 from core.settings import Settings
@@ -39,6 +41,11 @@ async def chatted(store: SqliteStore, turns: int, words: int) -> Session:
     return session
 
 
+def local(server: FakeProvider, settings: Settings) -> Summarizer:
+    """The conversation's own model summarises, on the local server."""
+    return summarizer_for(MODEL, target_for(MODEL, settings, server.base_url + "/v1"), settings)
+
+
 @pytest.mark.parametrize("window", [2_048, 4_096])
 async def test_compaction_summaries_carry_a_bounded_max_tokens(
     store: SqliteStore, window: int
@@ -46,7 +53,7 @@ async def test_compaction_summaries_carry_a_bounded_max_tokens(
     settings = Settings(context_windows={MODEL: window})
     session = await chatted(store, 8, window // 100)
     with FakeProvider(local=LocalServer("llama-cpp-python", window)) as server:
-        await compact(session, settings, model=MODEL, api_base=server.base_url + "/v1")
+        await compact(session, settings, model=MODEL, summarizer=local(server, settings))
         asked = [r.body.get("max_tokens") for r in server.requests]
     cap = min(window // 4, budget(MODEL, settings).keep_recent_tokens)
     assert asked and all(m is not None and 0 < m <= cap for m in asked), asked
@@ -64,7 +71,7 @@ async def test_a_branch_summary_fits_a_small_window(store: SqliteStore) -> None:
             model=MODEL,
             old_leaf_id=last.id,
             new_entry_id=first_answer.id,
-            api_base=server.base_url + "/v1",
+            target=target_for(MODEL, settings, server.base_url + "/v1"),
         )
         (asked,) = [r.body.get("max_tokens") for r in server.requests]
     assert asked is not None and asked <= 2_048 // 4
@@ -78,7 +85,7 @@ async def test_a_summary_request_the_window_refuses_says_so_once(store: SqliteSt
     session = await chatted(store, 12, 60)
     with FakeProvider(local=LocalServer("llama-cpp-python", 2_048)) as server:
         with pytest.raises(CompactionError) as failed:
-            await compact(session, settings, model=MODEL, api_base=server.base_url + "/v1")
+            await compact(session, settings, model=MODEL, summarizer=local(server, settings))
         assert len(server.requests) == 1, "retried what retrying cannot fix"
     assert "context window" in str(failed.value)
     assert "could not reach" not in str(failed.value)

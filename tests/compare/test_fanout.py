@@ -4,6 +4,7 @@ reply saved as an alternative of the same question."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 from fake_provider import Fail, Reply
@@ -13,12 +14,19 @@ from core.branching.tree import SessionTree
 from core.chat.conversation import Conversation
 from core.chat.events import ColumnEvent, ColumnFinished, EntriesSaved, Event, PositionMoved
 from core.chat.fanout import FanOutError, fan_out, question_of
+from core.chat.target import target_for
 from core.providers.base import TextDelta
+from core.providers.target import Target
 from core.sessions.entries import ModelChange
 from core.sessions.session import Session
 from core.settings import Settings
 
 MODELS = ["openai/alpha", "anthropic/claude-beta", "openai/gamma"]
+
+
+def at(base: str | None) -> Callable[[str], Target]:
+    """Every model sent to ``base`` (as with ``--api-base``)."""
+    return lambda model: target_for(model, Settings(), base)
 
 
 async def tree_of(session: Session) -> SessionTree:
@@ -38,7 +46,7 @@ async def test_every_model_answers_as_an_alternative_of_the_question(fake_provid
         Settings(),
         MODELS,
         thinking="low",
-        api_base=fake_provider.base_url,
+        targets=at(fake_provider.base_url),
         on_event=events.append,
     )
     assert [c.model for c in result.columns] == MODELS
@@ -77,7 +85,7 @@ async def test_a_failing_model_shows_its_error_and_the_others_answer(fake_provid
     fake_provider.script_for("alpha", Reply(text="Four."))
     fake_provider.script_for("claude-beta", Fail(401))
     fake_provider.script_for("gamma", Reply(text="4"))
-    result = await fan_out(asked, Settings(retries=0), MODELS, api_base=fake_provider.base_url)
+    result = await fan_out(asked, Settings(retries=0), MODELS, targets=at(fake_provider.base_url))
     alpha, beta, gamma = result.columns
     assert alpha.error is None and gamma.error is None
     assert beta.error and beta.message.stop_reason == "error"
@@ -101,7 +109,9 @@ async def test_cancelling_keeps_what_streamed_in_each_column(fake_provider, aske
                 streaming.set()
 
     task = asyncio.create_task(
-        fan_out(asked, Settings(), MODELS[:2], api_base=fake_provider.base_url, on_event=on_event)
+        fan_out(
+            asked, Settings(), MODELS[:2], targets=at(fake_provider.base_url), on_event=on_event
+        )
     )
     await asyncio.wait_for(streaming.wait(), 30)
     task.cancel()
@@ -117,12 +127,12 @@ async def test_cancelling_keeps_what_streamed_in_each_column(fake_provider, aske
 
 
 async def test_regenerating_a_reply_adds_the_models_beside_it(fake_provider, asked) -> None:
-    await fan_out(asked, Settings(), MODELS[:2], api_base=fake_provider.base_url)
+    await fan_out(asked, Settings(), MODELS[:2], targets=at(fake_provider.base_url))
     first = asked.leaf_id
     await asked.move_leaf(await question_of(asked, first))
     assert asked.path[-1].message.role == "user"
     await fan_out(
-        asked, Settings(), ["openai/delta", "openai/eps"], api_base=fake_provider.base_url
+        asked, Settings(), ["openai/delta", "openai/eps"], targets=at(fake_provider.base_url)
     )
     tree = await tree_of(asked)
     assert len(tree.alternatives(first)) == 4
@@ -130,10 +140,10 @@ async def test_regenerating_a_reply_adds_the_models_beside_it(fake_provider, ask
 
 async def test_refused_without_a_question_or_with_one_model(store, asked) -> None:
     with pytest.raises(FanOutError, match="2 to 4"):
-        await fan_out(asked, Settings(), ["openai/a", "openai/a"])
+        await fan_out(asked, Settings(), ["openai/a", "openai/a"], targets=at(None))
     empty = await Session.create(store)
     with pytest.raises(FanOutError, match="send a message first"):
-        await fan_out(empty, Settings(), MODELS)
+        await fan_out(empty, Settings(), MODELS, targets=at(None))
 
 
 async def test_a_handler_that_raises_loses_no_reply(fake_provider, asked) -> None:
@@ -143,7 +153,7 @@ async def test_a_handler_that_raises_loses_no_reply(fake_provider, asked) -> Non
 
     with pytest.raises(BrokenPipeError):
         await fan_out(
-            asked, Settings(), MODELS[:2], api_base=fake_provider.base_url, on_event=broken
+            asked, Settings(), MODELS[:2], targets=at(fake_provider.base_url), on_event=broken
         )
     tree = await tree_of(asked)
     replies = [tree.entry(i).message for i in tree.alternatives(asked.leaf_id)]

@@ -7,7 +7,8 @@ from itertools import product
 
 import pytest
 
-from core.chat.target import Target, remember_endpoint, target_for
+from core.chat.target import remember_endpoint, target_for
+from core.providers.target import Target
 from core.sessions.entries import Entry, ModelChange
 from core.settings import Endpoint, Settings
 

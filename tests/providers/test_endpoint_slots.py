@@ -43,7 +43,9 @@ def lab(server: FakeProvider, **parallel: int) -> Settings:
 async def compare(store: SqliteStore, settings: Settings) -> list[str | None]:
     session = await Session.create(store, cwd="/")
     await session.append(user_text("What is in the garden?"))
-    result = await fan_out(session, settings, MODELS)
+    result = await fan_out(
+        session, settings, MODELS, targets=lambda model: target_for(model, settings)
+    )
     return [c.message.stop_reason if c.message else c.error for c in result.columns]
 
 

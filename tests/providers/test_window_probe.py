@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fake_local_server import LocalServer
 
-from core.chat.target import Target
+from core.providers.target import Target
 from core.providers.window_probe import ask_by_refusal, window_in_refusal
 from tests.fake_provider import FakeProvider
 

@@ -15,6 +15,8 @@ from fake_provider import FakeProvider
 from core.chat.agent import run_agent
 from core.chat.events import Emit, Event, Notice, ToolChanged
 from core.chat.results import AgentResult
+from core.chat.target import target_for
+from core.providers.target import Target
 from core.sessions.content import ToolCallContent
 from core.sessions.messages import Message, user_text
 from core.sessions.session import Session
@@ -81,6 +83,10 @@ class Agent:
     def api_base(self) -> str:
         return self.fake.base_url if self.wire == "anthropic" else self.fake.base_url + "/v1"
 
+    @property
+    def target(self) -> Target:
+        return target_for(self.model, self.settings, self.api_base)
+
     async def ask(self, text: str, **options: Any) -> AgentResult:
         await self.session.append(user_text(text))
         return await self.run(**options)
@@ -102,7 +108,7 @@ class Agent:
             self.session,
             self.settings,
             model=self.model,
-            api_base=self.api_base,
+            target=self.target,
             tools=self.registry,
             emit=listen,
             **options,

@@ -304,9 +304,7 @@ async def test_without_a_registry_no_tools_are_sent(agent: Agent) -> None:
 
     agent.fake.script(Reply(text="plain"))
     await agent.session.append(user_text("hi"))
-    result = await run_agent(
-        agent.session, agent.settings, model=agent.model, api_base=agent.api_base
-    )
+    result = await run_agent(agent.session, agent.settings, model=agent.model, target=agent.target)
     assert result.stop == "answered" and "tools" not in agent.body()
 
 

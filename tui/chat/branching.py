@@ -479,7 +479,7 @@ class BranchController:
             ModelPicker(
                 self.screen.conversation.settings,
                 self.screen.conversation.model,
-                self.screen.conversation.api_base,
+                self.screen.conversation.target,
             ),
             chosen,
         )

@@ -796,7 +796,7 @@ class ChatScreen(Screen[None]):
 
         self.app.push_screen(
             ModelPicker(
-                self.conversation.settings, self.conversation.model, self.conversation.api_base
+                self.conversation.settings, self.conversation.model, self.conversation.target
             ),
             self.set_model,
         )

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from core.providers.target import Target
 from core.sanitize import strip_control
 from core.settings import Settings
 from tui import keymap
@@ -32,12 +33,12 @@ class ModelPicker(ModalScreen[str | None]):
     CSS_PATH = "model_picker.tcss"
     BINDINGS = keymap.bindings("dialog") + keymap.bindings("picker")
 
-    def __init__(self, settings: Settings, current: str, api_base: str | None = None) -> None:
-        """``api_base``: where the current model's requests go (its server is asked)."""
+    def __init__(self, settings: Settings, current: str, target: Target) -> None:
+        """``target``: where the current model's requests go (its server is asked)."""
         super().__init__()
         self.settings = settings
         self.current = current
-        self.api_base = api_base
+        self.target = target
         self.models: list[str] = [current]
         self.served: list[str] = []
         self.list_loading = True
@@ -71,7 +72,7 @@ class ModelPicker(ModalScreen[str | None]):
     async def _ask_servers(self) -> None:
         from core.providers.served_models import served_models
 
-        servers = servers_to_ask(self.current, self.settings, self.api_base)
+        servers = servers_to_ask(self.current, self.settings, self.target)
         answers = await asyncio.gather(*(served_models(root) for root in servers))
         self.served = [
             f"{prefix}/{name}"
