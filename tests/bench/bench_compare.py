@@ -115,13 +115,15 @@ def script_replies(server: FakeServer, models: list[str]) -> None:
 
 async def case_single(base_url: str, model: str, db: Path) -> dict[str, float]:
     """One stream alone, no screen: the floor of the fan-out."""
+    from core.chat.target import target_for
     from core.chat.turn import run_turn
     from core.settings import Settings
 
     store, session = await asked(db)
     try:
         started = time.perf_counter()
-        await run_turn(session, Settings(), model=model, api_base=base_url)
+        target = target_for(model, Settings(), base_url)
+        await run_turn(session, Settings(), model=model, target=target)
         return {"seconds": time.perf_counter() - started}
     finally:
         await store.close()

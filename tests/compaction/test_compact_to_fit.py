@@ -66,7 +66,7 @@ async def test_the_conversation_compacts_before_anything_would_be_left_out(
         session,
         settings(rig),
         model=rig.model,
-        api_base=rig.api_base,
+        target=rig.target,
         emit=lambda e: isinstance(e, CompactionStarted) and compacting.append(e.trigger),
     )
 
@@ -106,7 +106,7 @@ async def test_with_compaction_off_older_messages_go_as_marked_stubs(rig: Rig, s
     rig.server.script(Reply(text="the first"))
 
     result = await run_turn(
-        session, settings(rig, enabled=False), model=rig.model, api_base=rig.api_base
+        session, settings(rig, enabled=False), model=rig.model, target=rig.target
     )
 
     assert len(rig.bodies) == 1
@@ -120,7 +120,7 @@ async def test_when_the_summarizer_fails_older_messages_go_as_marked_stubs(
     await four_pictures(session)
     rig.server.script(Fail(status=500), Reply(text="the first"))
 
-    result = await run_turn(session, settings(rig), model=rig.model, api_base=rig.api_base)
+    result = await run_turn(session, settings(rig), model=rig.model, target=rig.target)
 
     assert len(rig.bodies) == 2
     await stubbed_request(rig, result)
