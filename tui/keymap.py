@@ -25,6 +25,8 @@ from typing import Literal
 from textual.binding import Binding, BindingType
 from textual.keys import key_to_character
 
+from core.sanitize import strip_control
+
 Scope = Literal[
     "app",
     "chat",
@@ -108,6 +110,15 @@ ACTIONS: tuple[Action, ...] = (
     ),
     Action("quit", "ctrl+q", "quit", "Quit", "app", priority=True),
     Action("close", "escape", "close", "Close the dialog", "dialog", palette=False),
+    Action(
+        "picker_choose",
+        "enter",
+        "choose",
+        "Choose the highlighted model (or the typed name)",
+        "picker",
+        priority=True,  # before the filter's own Enter, so a remapped key is the only one
+        palette=False,
+    ),
     Action("picker_down", "down", "cursor_down", "Next model in the list", "picker", palette=False),
     Action("picker_up", "up", "cursor_up", "Previous model in the list", "picker", palette=False),
     # Branching: the chat's keys act on the focused message (tui/chat/branching.py).
@@ -309,6 +320,15 @@ ACTIONS: tuple[Action, ...] = (
         palette=False,
     ),
     Action(
+        "approve_send_denial",
+        "enter",
+        "send_denial",
+        "Deny, with the message written",
+        "approval",
+        priority=True,  # before the message's own Enter, so a remapped key is the only one
+        palette=False,
+    ),
+    Action(
         "approve_dismiss",
         "escape",
         "dismiss_denied",
@@ -459,9 +479,21 @@ def display_keys(keys: str) -> str:
     return ", ".join(key_name(k) for k in keys.split(",") if k.strip())
 
 
+_HINT_NAMES = {"escape": "esc"}
+"""Shorter names hints use for a few keys (the help table keeps the full ones)."""
+
+
+def hint_name(key: str) -> str:
+    """A key as a hint shows it: :func:`key_name`, ``esc`` for escape, and
+    nothing a terminal would act on (the keymap comes from the user's config)."""
+    name = key_name(key)
+    *modifiers, last = name.split("+")
+    return strip_control("+".join([*modifiers, _HINT_NAMES.get(last, last)]))
+
+
 def first_key(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
-    """The key to mention in hints: the first of the action's keys."""
-    return display_keys(keys_for(action_id, keymap)).split(",")[0]
+    """The key to mention in hints: the first of the action's keys, by :func:`hint_name`."""
+    return hint_name(keys_for(action_id, keymap).split(",")[0])
 
 
 _CHAT_PLACES = ("app", "chat", "input", "message")

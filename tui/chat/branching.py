@@ -56,7 +56,6 @@ if TYPE_CHECKING:
     from tui.widgets.chat_view import ChatView
     from tui.widgets.prompt_input import PromptInput
 
-BUSY = "A reply or summary is being written: press Esc to stop it first."
 NOTE_CHARS = 50
 
 
@@ -114,6 +113,10 @@ class BranchController:
         """Leaves of branches already offered a summary: asked once per branch left."""
         self.asking = False
         """The branch summary question waits for an answer (what was queued waits too)."""
+
+    def _key(self, action_id: str) -> str:
+        """The key a hint names for ``action_id``, the config's keymap applied."""
+        return keymap.first_key(action_id, self.screen.conversation.settings.keymap)
 
     # --- the tree (the conversation's) ---------------------------------------------
 
@@ -201,8 +204,10 @@ class BranchController:
         if note is not None and isinstance(note.payload, Note):
             if self.screen.composer.edit_changed:
                 # What was changed in the edit under way would be replaced: it stays.
-                send = keymap.first_key("send", self.screen.conversation.settings.keymap)
-                self.screen.notify(f"An edit is not sent yet: {send} sends it, esc cancels it.")
+                self.screen.notify(
+                    f"An edit is not sent yet: {self._key('send')} sends it,"
+                    f" {self._key('stop')} cancels it."
+                )
                 return
             self._undo_leaf = None
             self.screen.composer.start_note_edit(note, note_arg(note.payload))
@@ -331,20 +336,23 @@ class BranchController:
         branch left. ``undoable`` is the note saying where the next message goes,
         while Esc can move back; ``then_edit`` a user message to edit from there."""
         if self.screen.replying:
-            self.screen.notify(BUSY)
+            self.screen.notify(
+                f"A reply or summary is being written: press {self._key('stop')} to stop it first."
+            )
             return
         if self.screen.composer.edit_changed:
             # Moving would take the edited message away: the edit stays, the move waits.
-            send = keymap.first_key("send", self.screen.conversation.settings.keymap)
             self.screen.notify(
-                f"The edited message is not sent: {send} sends it, esc cancels the edit; then move."
+                f"The edited message is not sent: {self._key('send')} sends it,"
+                f" {self._key('stop')} cancels the edit; then move."
             )
             return
         if self.editing:
             self.screen.composer.cancel_edit()
         old_leaf, left = await self.move_leaf(entry_id, show, focus_show=focus_show)
         self._undo_leaf = old_leaf if undoable else None
-        self.screen.composer.set_note(f"{undoable} · esc goes back" if undoable else None)
+        back = f"{undoable} · {self._key('stop')} goes back" if undoable else None
+        self.screen.composer.set_note(back)
         if then_edit is not None:
             await self.edit(then_edit)
         self.offer_summary(old_leaf, left, entry_id)
@@ -422,7 +430,9 @@ class BranchController:
 
         if summarize:
             note = self.screen.composer.note
-            self.screen.composer.set_note("⎇ summarizing the branch you left… · esc stops")
+            self.screen.composer.set_note(
+                f"⎇ summarizing the branch you left… · {self._key('stop')} stops"
+            )
             try:
                 await self.screen.conversation.summarize_branch(old_leaf, new_entry)
             except BranchSummaryError as error:

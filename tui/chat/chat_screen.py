@@ -754,7 +754,7 @@ class ChatScreen(Screen[None]):
         if role is not None:
             hints.insert(1, f"{key('previous_alternative')}/{key('next_alternative')} alternatives")
         hints.append(f"{key('stop')} back")
-        return " · ".join(hints).replace("escape back", "esc back")
+        return " · ".join(hints)
 
     def action_retry(self) -> None:
         self.retry()
@@ -766,7 +766,7 @@ class ChatScreen(Screen[None]):
     def retry(self, entry_id: str | None = None) -> None:
         """Answer again: the reply ``entry_id`` (else the last one) gets a new sibling."""
         if self.replying:
-            self.notify("A reply is still being written: press Esc to stop it first.")
+            self.notify(f"A reply is still being written: press {self._stop_key} to stop it first.")
             return
         self.reply_worker = self._retry(entry_id)
 
@@ -917,7 +917,7 @@ class ChatScreen(Screen[None]):
 
     def _refuse_while_replying(self) -> bool:
         if self.replying:
-            self.notify("A reply is still being written: press Esc to stop it first.")
+            self.notify(f"A reply is still being written: press {self._stop_key} to stop it first.")
         return self.replying
 
     def action_scroll_up(self) -> None:
@@ -964,7 +964,8 @@ class ChatScreen(Screen[None]):
         """``/compact [focus]``, in the reply worker; False while a reply is written."""
         if self.replying:
             self.notify(
-                "A reply is still being written: press Esc to stop it first.", severity="warning"
+                f"A reply is still being written: press {self._stop_key} to stop it first.",
+                severity="warning",
             )
             return False
         self.reply_worker = self._compact(focus)
@@ -976,7 +977,8 @@ class ChatScreen(Screen[None]):
         two agents to speak."""
         if self.replying:
             self.notify(
-                "A reply is still being written: press Esc to stop it first.", severity="warning"
+                f"A reply is still being written: press {self._stop_key} to stop it first.",
+                severity="warning",
             )
             return False
         if not self.session.info.active:
@@ -1024,9 +1026,14 @@ class ChatScreen(Screen[None]):
             raise
 
     @property
+    def _stop_key(self) -> str:
+        """The key hints name for stopping a reply or going back."""
+        return keymap.first_key("stop", self.app_keymap)
+
+    @property
     def _cancel_hint(self) -> str:
-        key = keymap.first_key("stop", self.app_keymap)
-        return f"{'Esc' if key == 'escape' else key} to cancel"
+        key = self._stop_key
+        return f"{key[:1].upper()}{key[1:]} to cancel"
 
     def _compaction_started(self, trigger: str) -> None:
         """From ``/compact`` and from a turn (``on_compact``: ``auto`` or ``overflow``)."""

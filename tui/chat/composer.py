@@ -106,8 +106,12 @@ class Composer(Vertical):
         self.set_note(None)
         self.set_read_only(None)
         self.query_one("#slash-hint").display = False
-        send, newline = (keymap.first_key(i, self.settings.keymap) for i in ("send", "newline"))
+        send, newline = (self._key(i) for i in ("send", "newline"))
         self.prompt.placeholder = f"Message ({send} sends, {newline} newline, / for commands)"
+
+    def _key(self, action_id: str) -> str:
+        """The key a hint names for ``action_id``, the config's keymap applied."""
+        return keymap.first_key(action_id, self.settings.keymap)
 
     def set_note(self, note: str | None) -> None:
         """One line above the input saying what the next message does (editing, continuing from...)."""
@@ -140,7 +144,8 @@ class Composer(Vertical):
         self._begin_edit(
             entry,
             entry.message.text if entry.message is not None else "",
-            f"✎ editing message {number} · esc cancels · enter sends it as an alternative",
+            f"✎ editing message {number} · {self._key('stop')} cancels"
+            f" · {self._key('send')} sends it as an alternative",
             attachments,
         )
 
@@ -148,7 +153,10 @@ class Composer(Vertical):
         """Put the pinned note of ``entry`` in the input as ``text`` (what
         ``/note`` takes: ``TEXT depth N``); sending it pins a new note."""
         self._begin_edit(
-            entry, text, "✎ editing the note · enter pins it · off removes it · esc cancels"
+            entry,
+            text,
+            f"✎ editing the note · {self._key('send')} pins it · off removes it"
+            f" · {self._key('stop')} cancels",
         )
 
     def _begin_edit(

@@ -88,7 +88,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body") as body:
             body.border_title = "Keys and commands"
-            body.border_subtitle = "esc to close"
+            body.border_subtitle = f"{keymap.first_key('close', self.overrides)} to close"
             yield Static(
                 Text(
                     f"{NEWLINE_KEYS}\n"

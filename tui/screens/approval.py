@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -70,8 +70,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         self.overrides = overrides
 
     def _key(self, action_id: str) -> str:
-        key = strip_control(keymap.first_key(action_id, self.overrides))
-        return "esc" if key == "escape" else key
+        return keymap.first_key(action_id, self.overrides)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval-body") as body:
@@ -98,7 +97,8 @@ class ApprovalScreen(ModalScreen[Approval]):
                 yield Static(Content("Arguments"), classes="approval-heading")
                 yield Static(json_content(arguments_json(self.call)), id="approval-arguments")
             message = Input(
-                placeholder="Optional message to the model; enter denies the call",
+                placeholder=f"Optional message to the model; {self._key('approve_send_denial')}"
+                " denies the call",
                 id="approval-message",
             )
             message.display = False
@@ -118,7 +118,10 @@ class ApprovalScreen(ModalScreen[Approval]):
     def action_dismiss_denied(self) -> None:
         self.dismiss(Approval("deny"))
 
-    @on(Input.Submitted, "#approval-message")
-    def _denied_with_message(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.dismiss(Approval("deny", event.value.strip() or None))
+    def action_send_denial(self) -> None:
+        """Sent only once its message is being written; before that the key does
+        what it would do without this binding."""
+        message = self.query_one("#approval-message", Input)
+        if not message.display:
+            raise SkipAction()
+        self.dismiss(Approval("deny", message.value.strip() or None))

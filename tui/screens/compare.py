@@ -281,8 +281,10 @@ class CompareScreen(Screen["Kept | None"]):
                 self._current = column.index
 
     def _show_hint(self) -> None:
+        overrides = getattr(self.app, "keymap_overrides", {})
+
         def key(action: str) -> str:
-            return keymap.first_key(action).replace("escape", "esc")
+            return keymap.first_key(action, overrides)
 
         diff = "plain" if self.diff else "differences"
         self.query_one("#compare-hint", Static).update(
@@ -361,7 +363,10 @@ class CompareScreen(Screen["Kept | None"]):
     def action_keep(self) -> None:
         column = self.focused_column
         if self.streaming:
-            self.notify("The replies are still streaming: wait, or press Esc to stop them.")
+            self.notify(
+                "The replies are still streaming: wait, or press"
+                f" {keymap.first_key('compare_close', getattr(self.app, 'keymap_overrides', {}))} to stop them."
+            )
             return
         if column.leaf_id is None or column.entry_id is None:
             self.notify("Nothing was saved in this column.", severity="warning")

@@ -46,7 +46,9 @@ class ModelPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-body") as body:
             body.border_title = "Model"
-            body.border_subtitle = "enter to choose · esc to cancel"
+            overrides = getattr(self.app, "keymap_overrides", {})
+            choose, cancel = (keymap.first_key(i, overrides) for i in ("picker_choose", "close"))
+            body.border_subtitle = f"{choose} to choose · {cancel} to cancel"
             yield Input(
                 placeholder="filter, or type any model name (provider/model)", id="picker-filter"
             )
@@ -110,17 +112,18 @@ class ModelPicker(ModalScreen[str | None]):
             status = "loading the model list…"
         self.query_one("#picker-status", Static).update(Content(status))
 
-    @on(Input.Submitted, "#picker-filter")
-    def _submitted(self, event: Input.Submitted) -> None:
-        options = self.query_one("#picker-list", OptionList)
-        if options.highlighted is not None and options.option_count:
-            self.dismiss(options.get_option_at_index(options.highlighted).id)
-        elif event.value.strip():
-            self.dismiss(event.value.strip())
-
     @on(OptionList.OptionSelected, "#picker-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
+
+    def action_choose(self) -> None:
+        """The highlighted model, else the typed name as it is."""
+        options = self.query_one("#picker-list", OptionList)
+        typed = self.query_one("#picker-filter", Input).value.strip()
+        if options.highlighted is not None and options.option_count:
+            self.dismiss(options.get_option_at_index(options.highlighted).id)
+        elif typed:
+            self.dismiss(typed)
 
     def action_cursor_down(self) -> None:
         self.query_one("#picker-list", OptionList).action_cursor_down()

@@ -91,7 +91,7 @@ class SessionPicker(ModalScreen[PickerResult]):
                 ("close", "close"),
             )
         ]
-        return " · ".join(f"{'esc' if key == 'escape' else key} {word}" for key, word in keys)
+        return " · ".join(f"{key} {word}" for key, word in keys)
 
     def on_mount(self) -> None:
         self._refresh_rows()

@@ -26,7 +26,6 @@ from textual.strip import Strip
 from textual.widgets import Input, Static
 
 from core.branching.tree import ROW_FILTERS, RowFilter, SessionTree, TreeRow
-from core.sanitize import strip_control
 from core.sessions.ids import short_id
 from tui import keymap
 
@@ -185,8 +184,7 @@ class TreeScreen(ModalScreen[str | None]):
     def _key(self, action_id: str) -> str:
         """The key the hint names: the keymap's, the config's remaps applied."""
         overrides = getattr(self.app, "keymap_overrides", {})
-        key = strip_control(keymap.first_key(action_id, overrides))
-        return "esc" if key == "escape" else key
+        return keymap.first_key(action_id, overrides)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tree-body") as body:
