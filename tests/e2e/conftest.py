@@ -76,6 +76,14 @@ class Tmux:
         self._tmux("set-buffer", "-b", "paste", text)
         self._tmux("paste-buffer", "-p", "-d", "-b", "paste", "-t", self.name)
 
+    def program_pid(self) -> int:
+        """The process the pane runs the command as (the pane's shell's only
+        child: ``env`` replaces itself with the command)."""
+        shell = self._tmux("display-message", "-p", "-t", self.name, "#{pane_pid}").stdout.strip()
+        children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
+        [pid] = children
+        return int(pid)
+
     def pane_title(self) -> str:
         return self._tmux("display-message", "-p", "-t", self.name, "#{pane_title}").stdout
 
