@@ -21,7 +21,7 @@ from tui.modes.launch import build_app, prepare_launch
 
 
 @pytest.fixture
-def scene(tmp_path: Path):
+def scene(tmp_path: Path, fixed_ids: None):
     """Open a scene's app (sync, for snap_compare); its store is closed afterwards."""
     stores = []
 
@@ -75,7 +75,7 @@ def test_tool_call_card(snap_compare, scene) -> None:
 
 
 def test_error_line_from_a_server_error(
-    snap_compare, fake_provider, fake_args, tmp_path: Path
+    snap_compare, fake_provider, fake_args, tmp_path: Path, fixed_ids: None
 ) -> None:
     """A request the fake provider fails with HTTP 500 four times: the reply is an error line with a retry hint."""
     fake_provider.script(*[Fail(500, retry_after=0) for _ in range(4)])

@@ -26,7 +26,7 @@ Plan the **garden** for spring.
 
 
 def test_expanded_compaction_marker_and_a_yellow_footer(
-    snap_compare, fake_provider, fake_args, tmp_path: Path
+    snap_compare, fake_provider, fake_args, tmp_path: Path, fixed_ids: None
 ) -> None:
     """Dimmed history above the kept tail, the marker "compacted 4,100 tokens" expanded to its
     Markdown summary, and the footer's context (1.5k of a 2k window, 75%) in the warning colour."""

@@ -25,6 +25,7 @@ from core.sessions.content import (
     ToolResultContent,
 )
 from core.sessions.entries import Entry
+from core.sessions.ids import short_id
 from core.sessions.messages import Message, Usage
 from core.tools.outcome import ToolOutcome
 from tui.widgets._bounded import bounded_message
@@ -43,17 +44,26 @@ from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call_card import ToolCallCard
 
 
-def header_content(model: str, usage: str, agent: str | None, context: ViewContext) -> Content:
-    """``◆ model · usage``, with the agent's name first in its colour when a
-    round-table agent answers (a name from data: styled, never markup)."""
+def header_content(
+    model: str,
+    usage: str,
+    agent: str | None,
+    context: ViewContext,
+    entry_id: str | None = None,
+) -> Content:
+    """``◆ model · usage · short id``, with the agent's name first in its colour
+    when a round-table agent answers (a name from data: styled, never markup).
+    The short id (dim) is the one ``--from`` and ``sessions`` take; a reply
+    still streaming has none yet."""
     model = one_line(model, 80) or "assistant"
+    short = (f" · {short_id(entry_id)}", "dim") if entry_id else ""
     if agent is None:
-        return Content.assemble(("◆ ", "dim"), model, usage)
+        return Content.assemble(("◆ ", "dim"), model, usage, short)
     color = context.agent_colors.get(agent.casefold())
     name = Content.styled(
         agent, Style(foreground=color, bold=True, dim=False) if color else "bold not dim"
     )
-    return Content.assemble(("◆ ", "dim"), name, (" · ", "dim"), model, usage)
+    return Content.assemble(("◆ ", "dim"), name, (" · ", "dim"), model, usage, short)
 
 
 def usage_label(usage: Usage | None) -> str:
@@ -272,6 +282,7 @@ class AssistantMessage(MessageWidget):
             f" · {usage}" if usage else "",
             message.agent if message else None,
             self.context,
+            self.entry_id,
         )
 
     def _show_header(self) -> None:
