@@ -1,7 +1,9 @@
 """How big a model's context is, and how much of it a path uses.
 
-``context_window(model)`` reads litellm's bundled model table (the same file
-:mod:`core.providers.cost` prices with) without importing litellm.
+``context_window(model)`` reads the model's entry in litellm's bundled model
+table (the file :mod:`core.providers.cost` prices with), found in the file's
+text without parsing the whole table or importing litellm: cheap enough for
+the first frame.
 ``context_tokens(path, model)`` takes what the provider reported for what it
 has already seen (the usage of the last complete assistant message on the
 path) and counts only what is new since, with litellm's token counter.
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from core.providers.keys import PROVIDER_KEYS
+from core.providers.model_entry import model_entry
 from core.sessions.content import (
     ImageContent,
     TextContent,
@@ -59,8 +62,7 @@ def _is_demo(model: str) -> bool:
 def context_window(model: str, overrides: Mapping[str, int] | None = None) -> int:
     """Input tokens ``model`` accepts: ``overrides`` (the ``context_windows``
     setting) first, then litellm's table; 32k for the demo; when unknown, a
-    guess (:func:`guessed_context_window`). Reads the table once (it is large),
-    without importing litellm."""
+    guess (:func:`guessed_context_window`)."""
     return known_context_window(model, overrides) or guessed_context_window(model)
 
 
@@ -104,18 +106,11 @@ def max_output_tokens(model: str) -> int | None:
 
 
 def model_info(model: str) -> Mapping[str, Any] | None:
-    """The table entry for ``model``: tried as given, then without its provider prefix."""
-    from core.providers.cost import price_table
-
-    table = price_table()
-    candidates = [model]
+    """The table entry for ``model``: tried as given, then without its provider
+    prefix. Only that entry is parsed (:mod:`core.providers.model_entry`)."""
     if "/" in model:
-        candidates.append(model.split("/", 1)[1])
-    for name in candidates:
-        info = table.get(name)
-        if isinstance(info, dict):
-            return info
-    return None
+        return model_entry(model, model.split("/", 1)[1])
+    return model_entry(model)
 
 
 def image_tokens(image: ImageContent) -> int:

@@ -15,7 +15,6 @@ priority, batch) are not applied.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import marshal
 import os
@@ -27,9 +26,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from core.providers.model_entry import bundled_table
 from core.sessions.messages import Usage
 
-_BUNDLED_PRICES = "model_prices_and_context_window_backup.json"
 _COPY = Path(__file__).parent / "__pycache__" / "litellm-prices-by-model.marshal"
 
 
@@ -45,10 +44,9 @@ def price_table() -> Mapping[str, Any]:
 
 @cache
 def _read_table() -> Mapping[str, Any]:
-    spec = importlib.util.find_spec("litellm")  # locates the package without importing it
-    if spec is None or spec.origin is None:
+    source = bundled_table()
+    if source is None:
         return {}
-    source = Path(spec.origin).parent / _BUNDLED_PRICES
     stamp = _stamp(source)
     try:
         kept_stamp, entries = marshal.loads(_COPY.read_bytes())

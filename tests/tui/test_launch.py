@@ -15,6 +15,7 @@ from fake_provider import Reply, Stall
 from textual import events
 from textual.pilot import Pilot
 
+from core.providers.cost import price_table
 from core.sessions.content import TextContent
 from core.sessions.entries import ModelChange
 from core.sessions.messages import Message, user_text
@@ -603,5 +604,27 @@ async def test_a_window_nothing_needs_looking_up_is_in_the_first_footer(monkeypa
         footer = pilot.app.screen.query_one("#footer", StatusFooter)
         assert footer.state.window == DEMO_CONTEXT_WINDOW
         assert not footer.state.window_guessed
+        release.set()
+        await settle(pilot)
+
+
+@pytest.mark.parametrize(
+    ("model", "entry", "shown"),
+    [
+        ("anthropic/claude-sonnet-4-5", "claude-sonnet-4-5", "0/200k"),
+        ("openai/gpt-4o", "gpt-4o", "0/128k"),
+    ],
+)
+async def test_a_window_the_bundled_table_knows_is_in_the_first_footer(
+    monkeypatch, model: str, entry: str, shown: str
+) -> None:
+    """A model in litellm's bundled table: the footer has its window while the
+    chat view still loads, as the whole table says it, not ``ctx 0/?`` first."""
+    window = price_table()[entry]["max_input_tokens"]
+    async with chat_view_held_back(monkeypatch, ["--model", model]) as (pilot, release):
+        assert not pilot.app.screen.query("#chat"), "the chat view was not held back"
+        footer = pilot.app.screen.query_one("#footer", StatusFooter)
+        assert (footer.state.window, footer.state.window_guessed) == (window, False)
+        assert f"ctx {shown}" in screen_text(pilot)
         release.set()
         await settle(pilot)

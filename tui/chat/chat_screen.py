@@ -48,11 +48,7 @@ from core.sessions.attachments import Attachment
 from core.sessions.entries import Entry
 from core.sessions.session import Session, SessionError
 from core.settings import write_state
-from core.tokens import (
-    configured_context_window,
-    guessed_context_window,
-    known_context_window,
-)
+from core.tokens import guessed_context_window, known_context_window
 from tui import keymap
 from tui.agent_colors import agent_colors
 from tui.chat import slash, slash_handlers
@@ -203,9 +199,9 @@ class ChatScreen(Screen[None]):
         self.show_welcome()
         self.refresh_read_only()
         model = self.conversation.model
-        configured = configured_context_window(model, self.conversation.settings.context_windows)
-        if configured is not None:  # in the first frame: no table to read for it
-            self.windows[model] = configured
+        known = known_context_window(model, self.conversation.settings.context_windows)
+        if known is not None:  # in the first frame: one entry of the table, not all of it
+            self.windows[model] = known
         self.refresh_footer()
         self.call_after_refresh(self._load_path)
 
@@ -349,8 +345,8 @@ class ChatScreen(Screen[None]):
 
     def _lookup_window(self, model: str) -> None:
         """The window compaction uses (the ``context_windows`` setting, else
-        litellm's table; None: a guess), read in a thread (once): the table is
-        large. Asked after every reply: no worker once it is known."""
+        litellm's table; None: a guess), read in a thread (once): the table's
+        file is a few MB. Asked after every reply: no worker once it is known."""
         if model not in self.windows:
             self._read_window(model)
 
