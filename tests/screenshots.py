@@ -287,14 +287,20 @@ def _picture() -> Blob:
 
     from PIL import Image, ImageDraw
 
-    image = Image.new("RGB", (160, 100), (40, 90, 160))
+    width, height = 400, 240
+    image = Image.new("RGB", (width, height))
     draw = ImageDraw.Draw(image)
-    draw.ellipse((20, 15, 70, 65), fill=(250, 200, 40))
-    draw.rectangle((0, 75, 160, 100), fill=(40, 130, 60))
+    for y in range(height):  # a sky from deep blue to pale at the horizon
+        t = y / height
+        draw.line((0, y, width, y), fill=(int(30 + 190 * t), int(70 + 140 * t), int(160 + 80 * t)))
+    draw.ellipse((270, 40, 340, 110), fill=(255, 205, 60))
+    draw.ellipse((-80, 150, 260, 330), fill=(60, 140, 70))
+    draw.ellipse((160, 165, 480, 340), fill=(40, 110, 55))
+    draw.rectangle((0, 215, width, height), fill=(35, 95, 50))
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
     data = buffer.getvalue()
-    return Blob(hashlib.sha256(data).hexdigest(), "image/png", 160, 100, data)
+    return Blob(hashlib.sha256(data).hexdigest(), "image/png", width, height, data)
 
 
 def _image_session() -> tuple[list[Payload], list[Blob]]:
@@ -305,9 +311,7 @@ def _image_session() -> tuple[list[Payload], list[Blob]]:
         ModelChange(model, "off"),
         user_text("What is in this picture?", (image,)),
         _assistant(
-            TextContent(
-                "A simple landscape: a yellow sun in a blue sky above a strip of green grass."
-            ),
+            TextContent("A simple landscape: a yellow sun in a blue sky above two green hills."),
             model=model,
             provider="anthropic",
             usage=Usage(input_tokens=1100, output_tokens=22),

@@ -177,8 +177,10 @@ def ask_terminal() -> None:
 def textual_image_widgets() -> ModuleType:
     """``textual_image.widget``, its best protocol the one the terminal named
     when asked at launch (Sixel first, then kitty's, as textual-image ranks
-    them; else half cells, or text when not on a terminal) and its cell size
-    that answer's: textual-image asks the terminal nothing."""
+    them; else half cells) and its cell size that answer's: textual-image
+    asks the terminal nothing. Off a terminal (a screenshot, a headless run)
+    half cells too, not textual-image's grey shade characters: they are
+    coloured cells Textual draws wherever it draws, as a terminal shows them."""
     with _textual_image_lock:  # two images decoded at once: one import, told once
         return _textual_image_widgets()
 
@@ -198,6 +200,8 @@ def _textual_image_widgets() -> ModuleType:
             renderable.Image = renderable.SixelImage
         elif renderable.is_tty and graphics.kitty:
             renderable.Image = renderable.TGPImage
+        else:
+            renderable.Image = renderable.HalfcellImage
         _cache_cell_size(graphics.cell_size)
         import textual_image.widget as widget
     return widget

@@ -6,7 +6,6 @@ import io
 
 import pytest
 from PIL import Image
-from textual_image.widget import HalfcellImage
 
 from core.sessions.content import ImageContent, ToolCallContent
 from core.sessions.persistence import Blob
@@ -21,6 +20,7 @@ from tests.tui.snapshot_apps.chat_data import (
 )
 from tests.tui.test_chat_view import ChatTestApp, screen_text
 from tests.tui.test_chat_view_window import settle
+from tui.terminal_answers import textual_image_widgets
 from tui.widgets import _images
 from tui.widgets._images import decode_image
 from tui.widgets.image_view import ImageView
@@ -48,7 +48,8 @@ async def test_a_png_from_the_blob_loader_is_drawn_with_its_caption(tmp_path) ->
     [view], pictures, text = await show_images([image], shelf.load)
     assert shelf.requests == ["f" * 64]
     assert view.decoded is not None and view.decoded.image is not None
-    assert pictures == [HalfcellImage]
+    # Through the app's own import, which tells textual-image what the terminal said.
+    assert pictures == [textual_image_widgets().HalfcellImage]
     size = len(path.read_bytes())
     assert f"image/png 160×80 · {size} B" in text
     assert "▀" in text  # half blocks

@@ -19,7 +19,7 @@ def blank_rows_above_the_chat(app) -> int:
     return top - view.content_region.y
 
 
-@pytest.mark.parametrize("name", ["branches", "error", "tool"])
+@pytest.mark.parametrize("name", ["branches", "error", "tool", "image"])
 async def test_a_chat_scene_has_no_blank_band(name: str, tmp_path: Path) -> None:
     scene = SCENES[name]
     app, store = await open_scene(scene, tmp_path)
