@@ -5,9 +5,12 @@ more, without a frame that loses its words."""
 from __future__ import annotations
 
 import asyncio
+import io
 
 import pytest
-from rich.segment import Segment
+from rich.cells import cell_len
+from rich.console import Console
+from rich.segment import ControlType, Segment
 from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.containers import Horizontal, Vertical
@@ -152,16 +155,51 @@ async def test_a_short_reply_is_one_widget() -> None:
         assert list(row.children) == [] and row.paragraph is not None
 
 
+class TerminalModel:
+    """The screen as a terminal shows it: each update the app writes goes over
+    what the ones before left (a partial update changes only its lines)."""
+
+    def __init__(self, shown: str, width: int, height: int) -> None:
+        lines = (shown.splitlines() + [""] * height)[:height]
+        self.rows = [list(line.ljust(width)[:width]) for line in lines]
+
+    def write(self, update: object) -> None:
+        width, height = len(self.rows[0]), len(self.rows)
+        console = Console(width=width, height=height, file=io.StringIO())
+        x = y = 0
+        for segment in update.__rich_console__(console, console.options):  # type: ignore[attr-defined]
+            if segment.control:
+                for control in segment.control:
+                    if control[0] == ControlType.CURSOR_MOVE_TO:
+                        x, y = control[1], control[2]
+                continue
+            for char in segment.text.replace("\n", ""):
+                cells = cell_len(char)
+                for cell in range(cells):
+                    if 0 <= y < height and x + cell < width:
+                        self.rows[y][x + cell] = char if cell == 0 else ""
+                x += cells
+
+    @property
+    def text(self) -> str:
+        return "\n".join("".join(row) for row in self.rows)
+
+
 def frames_missing(app: App, words: str) -> list[str]:
-    """Record every frame painted from now on that lacks ``words``."""
+    """Record every frame painted from now on after which the terminal would
+    not show ``words``."""
     missing: list[str] = []
     display = app._display
+    width, height = app.screen.size
+    terminal = TerminalModel(screen_text(app), width, height)
 
     def recorded(screen, renderable):  # type: ignore[no-untyped-def]
         display(screen, renderable)
-        shown = screen_text(app)
-        if words not in shown:
-            missing.append(shown)
+        if renderable is None:  # nothing was written
+            return
+        terminal.write(renderable)
+        if words not in terminal.text:
+            missing.append(terminal.text)
 
     app._display = recorded  # type: ignore[method-assign]
     return missing

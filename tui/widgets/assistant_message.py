@@ -400,8 +400,12 @@ class AssistantMessage(MessageWidget):
     def _text_part(self, text: str) -> SegmentedMarkdown:
         return SegmentedMarkdown(text)
 
-    def _stop_painting_over(self, part: Widget) -> None:
-        if part.is_attached and self.display and not part.size.height:  # not laid out yet
+    def _stop_painting_over(self, part: SegmentedMarkdown) -> None:
+        if (
+            part.is_attached
+            and self.display
+            and not (part.size.height and part.shows_its_text)  # not laid out, or no blocks yet
+        ):
             self.call_after_refresh(self._stop_painting_over, part)
             return
         self._paragraph, self._painted_height = None, None

@@ -181,6 +181,11 @@ class MarkdownSegment(Markdown):
         return self._lazy_text if self._lazy_text is not None else super().source
 
     @property
+    def is_shown(self) -> bool:
+        """Are its blocks in (a streaming segment's: any of them)?"""
+        return self._settled or (self._streaming and bool(self.children))
+
+    @property
     def is_lazy(self) -> bool:
         """Are the blocks still to be made (:meth:`materialize`)?"""
         return self._lazy_text is not None
@@ -411,6 +416,14 @@ class SegmentedMarkdown(Widget):
     def action_link(self, href: str) -> None:
         """A link of the painted paragraph was clicked: opened, as a segment opens one."""
         self.app.open_url(href)
+
+    @property
+    def shows_its_text(self) -> bool:
+        """Is its text on screen: painted, or in the blocks of every segment
+        near enough to have them?"""
+        return self._lone is not None or all(
+            segment.is_lazy or segment.is_shown for segment in self.segments
+        )
 
     @property
     def all_made(self) -> bool:
