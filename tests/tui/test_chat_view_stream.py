@@ -24,6 +24,7 @@ from core.providers.base import (
 )
 from core.sessions.content import TextContent, ThinkingContent, ToolCallContent
 from core.sessions.messages import Message, Usage
+from tests.tui.helpers import wait_for
 from tests.tui.snapshot_apps.chat_data import (
     EntryMaker,
     assistant,
@@ -36,6 +37,7 @@ from tests.tui.test_chat_view import ChatTestApp, screen_text
 from tests.tui.test_chat_view_window import settle
 from tui.internals.keys_first import ui_first
 from tui.internals.textual_private import layout_count
+from tui.widgets import reply_view
 from tui.widgets._markdown_split import split_markdown
 from tui.widgets.reply_view import FIRST_FRAME_CHARS, ReplyView
 from tui.widgets.segmented_markdown import SHOWN_TAIL_CHARS, MarkdownSegment, SegmentedMarkdown
@@ -217,6 +219,32 @@ async def test_the_render_loop_rests_for_the_reader_only_while_the_stream_comes_
     coming = await rests_after_renders([TextDelta(text)])
     assert len(coming) == 1 and coming[0] > 0
     assert await rests_after_renders([TextDelta(text), Done("stop")]) == [0.0]
+
+
+async def test_the_rest_of_a_stream_all_in_is_rendered_without_waiting_a_frame(
+    monkeypatch,
+) -> None:
+    """After the first words, a short reply whose end has come (its ``Done``) or
+    been saved is rendered at once: nothing more comes to batch into a later
+    frame (the frame would be a wait before the reply is whole)."""
+    monkeypatch.setattr(reply_view, "FRAME_SECONDS", 3600.0)  # a frame never ends here
+    for ending in ("done", "saved"):
+        app = ChatTestApp()
+        async with app.run_test(size=(100, 40)) as pilot:
+            reply = app.chat.start_reply("demo")
+            reply.feed(TextDelta("echo"))
+            await wait_for(lambda: reply.renders == 1 and reply.caught_up, pilot)  # noqa: B023
+            reply.feed(TextDelta(": the rest"))
+            finishing = None
+            if ending == "done":
+                reply.feed(Done("stop"))
+            else:
+                finishing = asyncio.ensure_future(
+                    reply.finish(EntryMaker()(assistant("echo: the rest")))
+                )
+            await wait_for(lambda: "echo: the rest" in screen_text(app), pilot)  # noqa: B023
+            if finishing is not None:
+                await finishing
 
 
 @pytest.mark.parametrize(

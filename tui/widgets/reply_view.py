@@ -47,7 +47,9 @@ from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call_card import ToolCallCard
 
 FRAME_SECONDS = 1 / 30
-"""At most one render of new stream events per frame while the screen keeps up."""
+"""At most one render of new stream events per frame while the screen keeps up,
+until the stream is all in (its ``Done`` fed, or the reply saved): what is
+left then is rendered at once, as nothing more comes to batch with it."""
 RENDER_REST = 1.0
 """After a render that left text queued (the stream is ahead of the screen),
 the loop is left to keys and the stream's reader for this many times as long
@@ -133,6 +135,8 @@ class ReplyView(AssistantMessage):
         self._stream_ended = False
         self._stream_in = False
         """The stream's end (``Done``) has been fed: nothing more is read for it."""
+        self._all_in = asyncio.Event()
+        """Set with ``_stream_in`` or by :meth:`finish`: a frame's wait ends."""
         self._finished = False
         self._worker: Worker[None] | None = None
         self._parts: list[tuple[str, Widget]] = []
@@ -211,6 +215,7 @@ class ReplyView(AssistantMessage):
         self._pending.append(event)
         if isinstance(event, Done):
             self._stream_in = True
+            self._all_in.set()
         self._wake.set()
 
     def show_tool(self, activity: ToolActivity) -> None:
@@ -245,6 +250,7 @@ class ReplyView(AssistantMessage):
         if self._finished:
             return
         self._stream_ended = True
+        self._all_in.set()
         self._wake.set()
         self._finished = True
         self.entry = entry
@@ -331,7 +337,12 @@ class ReplyView(AssistantMessage):
                 await self._painted()
                 await asyncio.sleep(self._rest_after(time.perf_counter() - started))
             else:
-                await asyncio.sleep(FRAME_SECONDS)
+                await self._next_frame()
+
+    async def _next_frame(self) -> None:
+        """Until the next frame, or until the stream is all in (see :data:`FRAME_SECONDS`)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._all_in.wait(), FRAME_SECONDS)
 
     def _paint_first_words(self) -> None:
         """Lay out and paint the first render now, with the readers still held.
