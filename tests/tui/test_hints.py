@@ -13,20 +13,23 @@ from pathlib import Path
 
 import pytest
 from fake_provider import Fail, Reply
+from textual.app import App
 from textual.widgets import Input, Static
 
-from core.sessions.content import ToolCallContent
+from core.sessions.content import TextContent, ToolCallContent, ToolResultContent
 from tests.tui.helpers import app_of, running, screen_text, settle, type_text, wait_for
 from tui import keymap
 from tui.chat.chat_screen import ChatScreen
 from tui.chat.help_screen import HelpScreen
 from tui.screens.approval import ApprovalScreen
 from tui.screens.compare import CompareScreen
+from tui.screens.dialogs import TextPrompt
 from tui.screens.info import InfoScreen
 from tui.screens.model_picker import ModelPicker
 from tui.screens.sessions import SessionPicker
 from tui.screens.tree import TreeScreen
 from tui.widgets.prompt_input import PromptInput
+from tui.widgets.tool_call_card import ToolCallCard
 
 FAKE_KEY = "sk-test-0123456789abcdefghij"
 
@@ -267,3 +270,30 @@ async def test_the_dialog_hints(fake_provider, overrides) -> None:
         await type_text(pilot, "not now")
         await press(pilot, overrides.get("approve_send_denial", "enter"))
         assert isinstance(pilot.app.screen, ChatScreen)
+
+
+class _Rebound(App[None]):
+    """A tool card with a long result, under a keymap that may be rebound."""
+
+    def __init__(self, overrides: Mapping[str, str]) -> None:
+        super().__init__()
+        self.keymap_overrides = overrides
+
+    def compose(self):
+        call = ToolCallContent("call_1", "read_file", {"path": "a.txt"})
+        long = "\n".join(f"line {n}" for n in range(60))
+        yield ToolCallCard(call, ToolResultContent("call_1", (TextContent(long),)))
+
+
+@pytest.mark.parametrize("chosen", [{}, {"chat_toggle_tool": "f6", "close": "f7"}])
+async def test_a_tool_cards_and_a_text_prompts_hints(chosen: dict[str, str]) -> None:
+    app = _Rebound(chosen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        card = app.query_one(ToolCallCard)
+        check(shown(card._more), ["chat_toggle_tool"], chosen)
+        answer: list[str | None] = []
+        app.push_screen(TextPrompt("Label"), answer.append)
+        await pilot.pause()
+        hint = subtitle(app.screen, ".dialog-body").replace("enter to save · ", "")
+        check(hint, ["close"], chosen)

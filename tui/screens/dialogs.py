@@ -47,7 +47,8 @@ class TextPrompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-body") as body:
             body.border_title = strip_control(self.title_text)
-            body.border_subtitle = "enter to save · esc to cancel"
+            cancel = keymap.first_key("close", getattr(self.app, "keymap_overrides", {}))
+            body.border_subtitle = f"enter to save · {cancel} to cancel"  # Enter: the Input's own
             yield Input(strip_control(self.value), placeholder=self.placeholder, id="prompt-value")
 
     @on(Input.Submitted, "#prompt-value")
