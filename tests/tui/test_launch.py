@@ -183,6 +183,30 @@ def test_the_app_runs_with_quick_handovers_between_threads(monkeypatch) -> None:
     assert sys.getswitchinterval() == before
 
 
+@pytest.mark.parametrize(
+    ("model", "started"), [("openai/local", ["httpx"]), ("anthropic/claude-x", [])]
+)
+def test_httpx_loads_from_process_start_and_no_other_sdk_does(
+    model: str, started: list[str], monkeypatch
+) -> None:
+    """The OpenAI-compatible wire's client is imported in a thread from the
+    launch on, before the app draws anything; an SDK that takes longer waits
+    for the first frame."""
+    from textual.app import App
+
+    from core.providers import sdk
+
+    when_run: list[list[str]] = []
+
+    async def run_async(self, *args, **kwargs) -> None:
+        when_run.append(sorted(sdk._imports))
+
+    monkeypatch.setattr(App, "run_async", run_async)
+    monkeypatch.setattr(sdk, "_imports", {})
+    assert main(["--model", model, "--api-base", "http://127.0.0.1:9/v1"]) == 0
+    assert when_run == [started]
+
+
 def test_a_bad_database_is_refused_before_the_app_starts(tmp_path, capsys) -> None:
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not a database" * 100)

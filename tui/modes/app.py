@@ -172,17 +172,26 @@ class TangentsApp(App[None]):
             ui_first.key_read()
             super().post_message(event)
 
-    def warm_up(self) -> None:
-        """After the first frame: start loading, in the background, the SDK the
-        first request will need (a request that comes sooner awaits it without
-        blocking the loop), and start the MCP servers, so that they are ready
-        by the time the first message is written."""
+    def load_sdk(self, *, at_start: bool = False) -> None:
+        """Start loading, in the background, the SDK the first request will
+        need (a request that comes sooner awaits it without blocking the
+        loop); once. ``at_start`` (the launch, before the first frame): only
+        httpx, the OpenAI-compatible wire's, light enough to share the
+        interpreter with the first frame; the SDKs of the other wires wait
+        for the first frame to be painted."""
         from core.providers.registry import warm_up
 
-        conversation = self.conversation
-        target = conversation.target
+        target = self.conversation.target
+        if at_start and target.wire != "openai":
+            return
         warm_up(target.model, target.api_base)
-        if conversation.settings.mcp_servers:
+
+    def warm_up(self) -> None:
+        """After the first frame: the SDK (if the launch has not started it) and
+        the MCP servers, so that they are ready by the time the first message
+        is written."""
+        self.load_sdk()
+        if self.conversation.settings.mcp_servers:
             self.tool_registry.start_servers()
 
     def post_message(self, message: Message) -> bool:

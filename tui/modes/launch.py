@@ -143,6 +143,7 @@ async def _run(
     args: argparse.Namespace, launch: Launch, probe: threading.Thread | None = None
 ) -> int:
     app, store = await build_app(args, launch)
+    app.load_sdk(at_start=True)  # in a thread, while the first frame is made
     try:
         if probe is not None:
             probe.join()
