@@ -69,3 +69,15 @@ def export(db: Path, session_id: str) -> dict[str, Any]:
     result = run("--db", str(db), "sessions", "export", session_id, "--format", "json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
+
+
+def request_texts(body: dict[str, Any]) -> list[str]:
+    """Every text of an OpenAI-style request body, message by message."""
+    out: list[str] = []
+    for message in body["messages"]:
+        content = message.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        else:
+            out += [part.get("text", "") for part in content or []]
+    return out

@@ -16,21 +16,10 @@ from pathlib import Path
 from fake_local_server import LocalServer
 
 from tests.fake_provider import Fail, FakeProvider, Reply
-from tests.integration.cli import openai_env, run
+from tests.integration.cli import openai_env, request_texts, run
 
 BIG = " ".join(f"bigword{i}" for i in range(1500))
 QUESTION = "what was the 100th word of the big answer?"
-
-
-def texts(body: dict) -> list[str]:
-    out = []
-    for message in body["messages"]:
-        content = message.get("content")
-        if isinstance(content, str):
-            out.append(content)
-        else:
-            out += [part.get("text", "") for part in content or []]
-    return out
 
 
 def test_a_big_exchange_stays_in_the_context_and_the_export_is_the_request(
@@ -60,10 +49,10 @@ def test_a_big_exchange_stays_in_the_context_and_the_export_is_the_request(
         answers = [r.body for r in server.requests if r.body.get("model") == "smollm2"]
         summaries = [r.body for r in server.requests if r.body.get("model") == "summarizer"]
         sent = answers[-1]
-        sent_text = "\n".join(texts(sent))
+        sent_text = "\n".join(request_texts(sent))
         assert sent_text.endswith(QUESTION)
         summarized = set(
-            re.findall(r"bigword\d+", "\n".join(t for b in summaries for t in texts(b)))
+            re.findall(r"bigword\d+", "\n".join(t for b in summaries for t in request_texts(b)))
         )
         if "bigword0 " in sent_text:
             # Its start and its end, and how much of the middle was left out.

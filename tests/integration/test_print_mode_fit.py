@@ -18,20 +18,9 @@ from fake_local_server import LocalServer
 from PIL import Image
 
 from tests.fake_provider import Fail, FakeProvider
-from tests.integration.cli import openai_env, run, sessions
+from tests.integration.cli import openai_env, request_texts, run, sessions
 
 QUESTION = "which picture was the darkest?"
-
-
-def texts(body: dict) -> list[str]:
-    out = []
-    for message in body["messages"]:
-        content = message.get("content")
-        if isinstance(content, str):
-            out.append(content)
-        else:
-            out += [part.get("text", "") for part in content or []]
-    return out
 
 
 def picture(path: Path, shade: int) -> Path:
@@ -70,7 +59,7 @@ def test_print_mode_compacts_or_sends_marked_stubs_and_exports_the_request(
         answers = [r.body for r in server.requests if r.body.get("model") == "smollm2"]
         summaries = [r.body for r in server.requests if r.body.get("model") == "summarizer"]
         sent = answers[-1]
-        sent_text = "\n".join(texts(sent))
+        sent_text = "\n".join(request_texts(sent))
         assert sent_text.endswith(QUESTION)
         if compaction:
             assert not summaries
@@ -81,7 +70,7 @@ def test_print_mode_compacts_or_sends_marked_stubs_and_exports_the_request(
         else:
             said.append(asked.stderr)
             assert "compacting the conversation (older messages would not fit" in "".join(said)
-            summarized = "\n".join(t for b in summaries for t in texts(b))
+            summarized = "\n".join(t for b in summaries for t in request_texts(b))
             # Each picture's message went whole: summarized, or kept in the request.
             assert "picture 0 start" in summarized
             for i in range(4):
