@@ -299,26 +299,6 @@ async def test_stream_readers_wait_from_the_first_event_until_the_first_render(
         assert "And more of them." in screen_text(app)
 
 
-async def test_every_render_is_painted_before_the_loop_rests(monkeypatch) -> None:
-    """Each render is laid out and painted at once, as the first words are: the
-    frame showing it does not wait for the update timer's next tick while the
-    stream's reader and the rest after the render take the loop."""
-    app = ChatTestApp()
-    async with app.run_test(size=(100, 40)) as pilot:
-        reply = app.chat.start_reply("demo")
-        shown_before_rest: list[bool] = []
-        next_frame = reply._next_frame
-
-        async def resting() -> None:
-            shown_before_rest.append("Then a second paragraph." in screen_text(app))
-            await next_frame()
-
-        monkeypatch.setattr(reply, "_next_frame", resting)
-        reply.feed(TextDelta("A first paragraph.\n\nThen a second paragraph."))
-        await wait_rendered(pilot, reply)
-        assert reply.renders == 2 and shown_before_rest == [True]
-
-
 async def test_a_reply_finished_as_streamed_keeps_its_blocks() -> None:
     """The saved text is the streamed text: the blocks on screen stay (no second
     parse, no remount, no layout pass for it)."""

@@ -322,7 +322,8 @@ class ReplyView(AssistantMessage):
                     self.log.error("reply rendering failed", error)
                 finally:
                     self._applying = False
-                self._paint_render()
+                if first:
+                    self._paint_first_words()
                 self._readers_held.close()
                 self.renders += 1
                 _gc.collect_young()
@@ -343,14 +344,12 @@ class ReplyView(AssistantMessage):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._all_in.wait(), FRAME_SECONDS)
 
-    def _paint_render(self) -> None:
-        """Lay out and paint the render just made now (the first words with the
-        readers still held). At the update timer's next tick it could be a frame
-        or more later: the row's layout request reaches the screen through a
-        message queue, behind the stream's reader, and the rest after a render
-        that left text queued would begin before its frame was painted. A short
-        reply all in by then is painted before it is saved (the finish lays out
-        again)."""
+    def _paint_first_words(self) -> None:
+        """Lay out and paint the first render now, with the readers still held.
+        At the update timer's next tick it could be a frame or more later: the
+        row's layout request reaches the screen through a message queue, and a
+        tick that comes first paints nothing new. A short reply all in by then
+        is painted before it is saved (the finish lays out again)."""
         if self.is_attached:  # not removed while it rendered (a branch switched)
             lay_out_now(self)
 
