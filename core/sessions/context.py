@@ -150,7 +150,7 @@ def build_context(
         system = system_prompt(path)
     else:
         model, thinking, system = default_model, default_thinking, speaker.system
-    messages = _visible_messages(path, speaker)
+    messages, origins = _visible_messages(path, speaker)
     messages = _apply_provider_rules(messages, model)
     messages, image_shas = _apply_image_budget(messages, 0 if "image" in refused else image_budget)
     messages, sent_files = apply_file_budget(messages, image_budget, refused)
@@ -170,7 +170,7 @@ def build_context(
         messages, shortened = fitted.messages, len(fitted.shortened)
         stubbed = len(fitted.stubbed) + len(fitted.left_out)
         notes += fitted.notes()
-        left_out = _left_out_by_entry(path, fitted)
+        left_out = _left_out_by_entry(path, fitted, origins)
         if stubbed:
             image_shas = _pixel_images(messages)
             sent_files = file_shas(messages)
@@ -215,10 +215,10 @@ def _sendable(message: Message) -> bool:
     return any(not isinstance(block, TextContent) or block.text for block in message.content)
 
 
-def _left_out_by_entry(path: Sequence[Entry], fitted: Fitted) -> dict[str, str]:
+def _left_out_by_entry(path: Sequence[Entry], fitted: Fitted, origins: Origins) -> dict[str, str]:
     """The safety net's work, said on the entries it changed. A message is found
-    as the entry holding it (or, when a provider rule rebuilt it, the entry
-    with the same role and text)."""
+    as the entry it was made from (a summary's too), or, when a provider rule
+    rebuilt it, the entry with the same role and text."""
     changes = [(old, shortened_note(old.role, words)) for old, _, words in fitted.shortened]
     changes += [(old, stubbed_note(old.role, words)) for old, _, words in fitted.stubbed]
     changes += [
@@ -227,16 +227,16 @@ def _left_out_by_entry(path: Sequence[Entry], fitted: Fitted) -> dict[str, str]:
     ]
     if not changes:
         return {}
-    holding = {id(e.payload): e for e in path}
-    by_text: dict[tuple[str, str], Entry] = {}
+    by_text: dict[tuple[str, str], str] = {}
     for e in path:  # the last entry with a role and text wins, as it is the newest
         if isinstance(e.payload, Message):
-            by_text[(e.payload.role, e.payload.text)] = e
+            by_text[(e.payload.role, e.payload.text)] = e.id
     by_id: dict[str, str] = {}
     for old, note in changes:
-        entry = holding.get(id(old)) or by_text.get((old.role, old.text))
-        if entry is not None:
-            by_id[entry.id] = note
+        origin = origins.get(id(old))
+        entry_id = origin[1] if origin is not None else by_text.get((old.role, old.text))
+        if entry_id is not None:
+            by_id[entry_id] = note
     return by_id
 
 
@@ -254,9 +254,14 @@ def latest_compaction(path: Sequence[Entry]) -> tuple[int, int] | None:
     return None
 
 
-def _visible_messages(path: Sequence[Entry], speaker: Speaker) -> list[Message]:
+Origins = dict[int, tuple[Message, str]]
+"""The entry each message of the context was made from, by ``id()`` of the
+message (held, so that no id is reused while the context is built)."""
+
+
+def _visible_messages(path: Sequence[Entry], speaker: Speaker) -> tuple[list[Message], Origins]:
     """Steps 2-3: compaction summary and kept tail, branch summaries, no
-    custom/system; each message as ``speaker`` hears it."""
+    custom/system; each message as ``speaker`` hears it, and where it came from."""
     start = 0
     summary: Message | None = None
     found = latest_compaction(path)
@@ -267,7 +272,15 @@ def _visible_messages(path: Sequence[Entry], speaker: Speaker) -> list[Message]:
         summary = Message(
             role="user", content=(TextContent(SUMMARY_PREFIX + payload.summary + SUMMARY_END),)
         )
-    out: list[Message] = [summary] if summary is not None else []
+    out: list[Message] = []
+    origins: Origins = {}
+
+    def add(message: Message, entry: Entry) -> None:
+        out.append(message)
+        origins[id(message)] = (message, entry.id)
+
+    if summary is not None:
+        add(summary, path[compaction_index])
     remap = speaker.agent is not None or any(
         e.message is not None and e.message.agent for e in path[start:]
     )
@@ -281,15 +294,15 @@ def _visible_messages(path: Sequence[Entry], speaker: Speaker) -> list[Message]:
             if payload.role in ("user", "assistant", "tool_result"):
                 heard = hearing.hear(payload)
                 if heard is not None:
-                    out.append(heard)
+                    add(heard, entry)
         elif isinstance(payload, BranchSummary):
             text = BRANCH_PREFIX + payload.summary + BRANCH_END
-            out.append(Message(role="user", content=(TextContent(text),)))
+            add(Message(role="user", content=(TextContent(text),)), entry)
         elif isinstance(payload, Compaction):
             # An older compaction inside the kept tail: its summary was folded
             # into the newer one, so it adds nothing.
             continue
-    return out
+    return out, origins
 
 
 def normalize_tool_id(tool_id: str) -> str:

@@ -18,6 +18,7 @@ BIG = " ".join(f"bigword{i}" for i in range(1500))
 MARKER = re.compile(
     r"\[… ([\d,]+) (?:words|characters) of this (reply|message|tool result) left out to fit"
 )
+WORDS_SAID = re.compile(r"sent shortened: [\d,]+ words|\([\d,]+ words left out\)")
 
 
 def big_exchange_path():
@@ -65,11 +66,36 @@ def test_the_question_goes_whole_while_older_messages_can_be_shortened() -> None
 @settings(max_examples=200)
 @given(conversation_paths(), st.integers(50, 3000))
 def test_what_is_shortened_is_said(path, budget) -> None:
+    """Every marker in the request is said on a row: a shortened message, or a
+    stub that kept only a text's start and end (consecutive messages of one
+    role are sent as one, so markers are counted, not messages)."""
     context = build_context(path, MODEL, token_budget=budget)
-    marked = sum(1 for m in context.messages if MARKER.search(_all_text(m)))
-    assert marked == context.shortened_messages
+    markers = sum(len(MARKER.findall(_all_text(m))) for m in context.messages)
+    said = [note for note in context.left_out.values() if WORDS_SAID.search(note)]
+    assert context.shortened_messages <= markers
+    assert (markers > 0) == bool(said)
+    assert len(said) <= markers
+    assert set(context.left_out) <= {entry.id for entry in path}
     if context.shortened_messages or context.stubbed_messages:
         assert context.notes
+
+
+def test_a_shortened_branch_summary_is_said_on_its_row() -> None:
+    """The summary of another branch is no entry's message: the row that shows
+    it still says when it is sent shortened."""
+    from core.sessions.content import TextContent
+    from core.sessions.entries import BranchSummary
+
+    words = " ".join(f"summaryword{i}" for i in range(800))
+    path = chain(
+        BranchSummary(from_id=None, summary=words),
+        user("hello"),
+        assistant(TextContent("hi")),
+        user("and now?"),
+    )
+    context = build_context(path, MODEL, token_budget=300)
+    assert MARKER.search(context.messages[0].text)
+    assert WORDS_SAID.search(context.left_out["e0"])
 
 
 def _all_text(message: Message) -> str:
