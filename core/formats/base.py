@@ -8,7 +8,7 @@ import binascii
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -213,6 +213,27 @@ class JsonReader:
                 at = _SURROGATE_ESCAPE.search(text)
                 self.first_replaced_line = _line_at(text, at.start() if at else 0, line)
         return document
+
+    def objects(self, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Each non-blank line of a JSON Lines file, as ``(line number, object)``;
+        :class:`FormatError` naming the line for one that is not a JSON object
+        (a last line cut short says the file may be truncated)."""
+        lines = text.split("\n")
+        last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
+        for number, raw in enumerate(lines, 1):
+            if not raw.strip():
+                continue
+            try:
+                data = self.load(raw, number)
+            except json.JSONDecodeError as error:
+                reason = f"not valid JSON ({error.msg}, column {error.colno})"
+                looks_cut = not text.endswith("\n") or "truncated" in json_error(error, raw).reason
+                if number - 1 == last and looks_cut:
+                    reason += "; the file ends too early (truncated?)"
+                raise FormatError(number, reason) from None
+            if not isinstance(data, dict):
+                raise FormatError(number, "expected a JSON object")
+            yield number, data
 
     def notes(self) -> list[str]:
         """One sentence on what was repaired, if anything."""

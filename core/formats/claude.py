@@ -48,7 +48,6 @@ from core.formats.base import (
     ImportedSession,
     JsonReader,
     decode_base64,
-    json_error,
     parse_timestamp,
 )
 from core.providers.cost import cost_for, prices_for
@@ -161,25 +160,9 @@ class _Importer:
     # --- reading ---------------------------------------------------------------
 
     def read(self) -> list[_Line]:
-        raw_lines = self.text.split("\n")
-        last = max((i for i, raw in enumerate(raw_lines) if raw.strip()), default=-1)
         lines: list[_Line] = []
         seen: dict[str, int] = {}
-        for number, raw in enumerate(raw_lines, 1):
-            if not raw.strip():
-                continue
-            try:
-                data = self.json_reader.load(raw, number)
-            except json.JSONDecodeError as error:
-                reason = f"not valid JSON ({error.msg}, column {error.colno})"
-                looks_cut = (
-                    not self.text.endswith("\n") or "truncated" in json_error(error, raw).reason
-                )
-                if number - 1 == last and looks_cut:
-                    reason += "; the file ends too early (truncated?)"
-                raise FormatError(number, reason) from None
-            if not isinstance(data, dict):
-                raise FormatError(number, "expected a JSON object")
+        for number, data in self.json_reader.objects(self.text):
             kind = data.get("type")
             if kind == "summary":
                 summary = data.get("summary")

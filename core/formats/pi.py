@@ -59,7 +59,6 @@ from core.formats.base import (
     ImportedSession,
     JsonReader,
     decode_base64,
-    json_error,
     parse_timestamp,
     tool_arguments,
 )
@@ -227,30 +226,12 @@ class _Importer:
         )
 
     def read(self) -> tuple[_Record, list[_Record]]:
-        lines = self.text.split("\n")
-        last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
         header: _Record | None = None
         records: list[_Record] = []
         index_to_id: list[str | None] = []  # v1: position among non-blank lines -> id
         seen: dict[str, int] = {}
         version = 1
-        for number, raw in enumerate(lines, 1):
-            if not raw.strip():
-                continue
-            try:
-                data = self.json_reader.load(raw, number)
-            except json.JSONDecodeError as error:
-                reason = f"not valid JSON ({error.msg}, column {error.colno})"
-                looks_cut = (
-                    not self.text.endswith("\n") or "truncated" in json_error(error, raw).reason
-                )
-                if number - 1 == last and looks_cut:
-                    reason += "; the file ends too early (truncated?)"
-                raise FormatError(number, reason) from None
-            except RecursionError:
-                raise FormatError(number, "nested too deeply") from None
-            if not isinstance(data, dict):
-                raise FormatError(number, "expected a JSON object")
+        for number, data in self.json_reader.objects(self.text):
             kind = data.get("type")
             if header is None and kind != "session":
                 if not isinstance(kind, str):
