@@ -276,6 +276,7 @@ class Conversation:
             and entry.payload.details.get("trigger") == "overflow"
             and entry.payload.tokens_before > 0
         ]
+        refused += [turn.refused_tokens for turn in result.turns if turn.refused_tokens]
         if refused:
             self._use_window(
                 await window_at_most(self.session.store, model, self.settings, target, min(refused))

@@ -40,6 +40,9 @@ class TurnResult:
     """Compaction entries this turn appended (automatic, or after a context overflow)."""
     notes: tuple[str, ...] = ()
     """For the user: messages shortened or stubbed to fit the window, a compaction that failed."""
+    refused_tokens: int = 0
+    """The estimated size of a request the server refused as too long (its
+    window is smaller), when this turn ended on that refusal."""
 
     @property
     def message(self) -> Message:

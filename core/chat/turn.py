@@ -27,7 +27,7 @@ from core.chat.target import summarizer_for
 from core.chat.window_full import stopped_by_window, window_full
 from core.providers.base import ChatRequest, ProviderError, ToolSpec
 from core.providers.target import Target
-from core.sessions.context import Context, estimated_tokens, system_prompt
+from core.sessions.context import Context, estimate_tokens, estimated_tokens, system_prompt
 from core.sessions.entries import Entry
 from core.sessions.messages import Message
 from core.sessions.session import Session
@@ -184,7 +184,7 @@ async def _ask(
     if _overflowed(builder, settings):
         if retry:  # this was the retry after compacting
             _say_still_too_long(builder)
-        elif await _compact_after_overflow(turn, builder, prelude):
+        elif await _compact_after_overflow(turn, builder, prelude, context):
             return None
     kinds = refused_kinds(builder.error, builder.has_content, sent_kinds(context))
     if kinds and builder.error is not None:
@@ -198,7 +198,18 @@ async def _ask(
     if defer_tool_calls and message.tool_calls:
         return TurnResult(None, builder.error, context, message, reply_id, compactions, notes)
     entry = await session.append(message, entry_id=reply_id)
-    return TurnResult(entry, builder.error, context, compactions=compactions, notes=notes)
+    refused = _refused_tokens(builder, context, turn.overhead)
+    return TurnResult(
+        entry, builder.error, context, compactions=compactions, notes=notes, refused_tokens=refused
+    )
+
+
+def _refused_tokens(builder, context: Context, overhead: int) -> int:
+    """The request's estimated size when the server refused it as too long."""
+    error = builder.error
+    if error is None or error.kind != "context_overflow" or builder.has_content:
+        return 0
+    return estimated_tokens(context.messages) + overhead
 
 
 def _context(turn: _Turn, prelude: _Prelude) -> Context:
@@ -374,10 +385,13 @@ def _overflowed(builder, settings: Settings) -> bool:
     )
 
 
-async def _compact_after_overflow(turn: _Turn, builder, prelude: _Prelude) -> bool:
+async def _compact_after_overflow(
+    turn: _Turn, builder, prelude: _Prelude, context: Context
+) -> bool:
     """Compact once after a context overflow; True when a retry makes sense.
-    When compacting fails, the builder's error says so."""
-    from core.compaction.run import CompactionError, compact
+    When compacting fails, the builder's error says so (when there was nothing
+    to compact, the newest message is what must be shortened: it says so)."""
+    from core.compaction.run import CompactionError, NothingToCompact, compact
 
     first: ProviderError = builder.error
     turn.on_compact("overflow")
@@ -392,6 +406,16 @@ async def _compact_after_overflow(turn: _Turn, builder, prelude: _Prelude) -> bo
             on_wait=turn.on_wait,
             overhead=turn.overhead,
         )
+    except NothingToCompact:
+        asked = [m for m in context.messages if m.role == "user"]
+        newest = estimate_tokens(asked[-1]) if asked else 0
+        builder.error = ProviderError(
+            "context_overflow",
+            f"{first.detail}; nothing earlier is left to compact: "
+            f"the newest message (~{newest:,} tokens) is too long for this model by itself",
+            status=first.status,
+        )
+        return False
     except CompactionError as error:
         builder.error = ProviderError(
             "context_overflow",

@@ -171,6 +171,30 @@ async def test_a_server_that_says_nothing_is_learned_from_its_refusal(store: Sql
     assert saved is not None and (saved.source, saved.tokens) == ("refusal", 4_096)
 
 
+async def test_a_first_question_larger_than_the_window_teaches_the_window(
+    store: SqliteStore,
+) -> None:
+    """The first message of a session, alone larger than the server's window:
+    nothing can be compacted, yet the refusal still says the window (the
+    footer stops guessing 8,192), and the error says the message itself is
+    too long."""
+    local = LocalServer("llama-cpp-python", 4_096)
+    with FakeProvider(local=local) as server:
+        conversation = await conversation_at(store, server)
+        events: list[Event] = []
+        conversation.subscribe(events.append)
+        result = await conversation.send("summarise this: " + WORDS * 400)
+    error = result.turns[-1].error
+    assert error is not None and error.kind == "context_overflow"
+    assert (
+        "the newest message (~" in error.detail
+        and "too long for this model by itself" in error.detail
+    )
+    learned = [e for e in events if isinstance(e, WindowLearned)]
+    assert [(e.source, e.tokens) for e in learned] == [("refusal", 4_096)]
+    assert window_of(conversation) == 4_096
+
+
 async def test_an_endless_answer_is_no_answer_and_is_read_only_in_part() -> None:
     """From issue 37: an endless window-probe answer reached 1.5 GB in the probe's 3 s."""
     with FakeProvider() as server:
