@@ -46,7 +46,7 @@ def test_approval_dialog_with_a_write_file_diff(
         registry = pilot.app.tool_registry
         tool = registry.get("write_file")
         preview = await tool.make_preview(arguments, registry.context())
-        await pilot.app.push_screen(ApprovalScreen(call, tool, preview, {}))
+        await pilot.app.push_screen(ApprovalScreen(call, tool, preview, {}, lambda typed: None))
         await pilot.pause()
         steady_cursor(pilot)
 

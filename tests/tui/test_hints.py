@@ -259,7 +259,9 @@ async def test_the_dialog_hints(fake_provider, overrides) -> None:
         registry = app_of(pilot).tool_registry
         arguments = {"path": "notes.txt", "content": "hello\n"}
         call = ToolCallContent("call_1", "write_file", arguments, json.dumps(arguments))
-        approval = ApprovalScreen(call, registry.get("write_file"), "+hello", overrides)
+        approval = ApprovalScreen(
+            call, registry.get("write_file"), "+hello", overrides, lambda typed: None
+        )
         await pilot.app.push_screen(approval)
         await settle(pilot)
         choices = ("approve_once", "approve_session", "approve_deny", "approve_dismiss")

@@ -23,7 +23,7 @@ async def test_the_approval_hint_is_whole_at_80_columns(
         registry = app_of(pilot).tool_registry
         tool = registry.get("write_file")
         preview = await tool.make_preview(arguments, registry.context())
-        await pilot.app.push_screen(ApprovalScreen(call, tool, preview, {}))
+        await pilot.app.push_screen(ApprovalScreen(call, tool, preview, {}, lambda typed: None))
         await settle(pilot)
         text = screen_text(pilot)
         assert "deny silently ─╯" in text, text

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import importlib
 import os
+import time
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar, Protocol, cast
@@ -136,6 +137,8 @@ class ChatScreen(Screen[None]):
         """Edit, regenerate, alternatives, branch here, labels, copy, fork, the tree."""
         self.compare = CompareActions(self)
         self.context_notes = ContextNotes(conversation)
+        self._typed_at: float | None = None
+        """When text was last typed or pasted (None: another key came since)."""
         """What the rows say about messages the model does not see whole."""
         self._tools_offered: ToolRegistry | None = None
         """The tools offered to the model since the first reply asked for here."""
@@ -627,9 +630,16 @@ class ChatScreen(Screen[None]):
     async def _approve(self, call: ToolCallContent, tool: Tool, preview: str) -> Approval:
         """Ask in the approval dialog; a stopped reply closes it."""
         from core.tools.base import Approval
-        from tui.screens.approval import ApprovalScreen
+        from tui.screens.approval import QUIET_SECONDS, ApprovalScreen
 
-        screen = ApprovalScreen(call, tool, preview, self.app_keymap)
+        screen = ApprovalScreen(
+            call,
+            tool,
+            preview,
+            self.app_keymap,
+            self.type_from_dialog,
+            typing=self.typing_within(QUIET_SECONDS),
+        )
         answer: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
 
         def answered(approval: Approval | None) -> None:
@@ -702,6 +712,26 @@ class ChatScreen(Screen[None]):
         focused = self.focused
         return focused is not None and any(node.id == "chat" for node in focused.ancestors)
 
+    def typing_within(self, seconds: float) -> bool:
+        """Was text typed or pasted in the last ``seconds``, with no other key since?"""
+        return self._typed_at is not None and time.monotonic() - self._typed_at < seconds
+
+    def type_from_dialog(self, event: events.Key | events.Paste) -> None:
+        """What a dialog on top passed on (the approval dialog, while the user
+        goes on typing): into the input, as it would have been typed there."""
+        self._note_typing(event)
+        prompt = self.prompt
+        if isinstance(event, events.Paste):
+            prompt.insert_text(event.text)
+        elif event.is_printable and event.character:
+            prompt.insert_text(event.character)
+        elif event.key == "backspace":
+            prompt.action_delete_left()
+
+    def _note_typing(self, event: events.Key | events.Paste) -> None:
+        typed = isinstance(event, events.Paste) or event.is_printable or event.key == "backspace"
+        self._typed_at = time.monotonic() if typed else None
+
     def take_typing(self, event: events.Key | events.Paste) -> None:
         """Before a key or a paste is sent to the focused widget (from the app): a
         paste, or a key that none of its keys uses, on a focused message moves the
@@ -709,6 +739,7 @@ class ChatScreen(Screen[None]):
         always type. Keys typed before anything has the focus (the program has
         just started: the screen gives it once mounted) go to the input too:
         the screen alone would drop them."""
+        self._note_typing(event)
         if self.focused is None:
             with contextlib.suppress(NoMatches):
                 self.set_focus(self.prompt, scroll_visible=False)

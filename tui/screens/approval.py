@@ -9,13 +9,16 @@ session, or deny (with an optional message the model reads); Esc denies.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
+from textual import events
 from textual.actions import SkipAction
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from core.sanitize import strip_control
@@ -33,6 +36,11 @@ DIFF_STYLES = (
     ("\\", "dim"),
 )
 """Style of a diff line by its start (first match wins)."""
+
+QUIET_SECONDS = 0.35
+"""A dialog that opens while the user is typing a message takes no answer
+until no key has come for this long: until then the keys go on into the
+message (a letter of a word must not allow a tool)."""
 
 
 def diff_content(diff: str) -> Content:
@@ -61,13 +69,28 @@ class ApprovalScreen(ModalScreen[Approval]):
     AUTO_FOCUS = "#approval-scroll"
 
     def __init__(
-        self, call: ToolCallContent, tool: Tool, preview: str, overrides: Mapping[str, str]
+        self,
+        call: ToolCallContent,
+        tool: Tool,
+        preview: str,
+        overrides: Mapping[str, str],
+        pass_typing: Callable[[events.Key | events.Paste], None],
+        *,
+        typing: bool = False,
     ) -> None:
+        """``pass_typing`` types a key or paste into the message being written;
+        ``typing``: the user was typing it as this opened (keys go on into
+        it until they pause, :data:`QUIET_SECONDS`)."""
         super().__init__()
         self.call = call
         self.tool = tool
         self.preview = preview
         self.overrides = overrides
+        self._pass_typing = pass_typing
+        self.takes_answers = not typing
+        """Do keys answer the dialog? Not while the user goes on typing a message."""
+        self._answered = False
+        self._quiet: Timer | None = None
 
     def _key(self, action_id: str) -> str:
         return keymap.first_key(action_id, self.overrides)
@@ -77,10 +100,10 @@ class ApprovalScreen(ModalScreen[Approval]):
             body.border_title = Content.assemble(
                 "Allow ", (strip_control(self.tool.name), "bold"), "?"
             )
-            # Short enough to be whole in the dialog at 80 columns.
-            body.border_subtitle = Content(
-                f"{self._key('approve_once')} allow once · {self._key('approve_session')} this session"
-                f" · {self._key('approve_deny')} deny · {self._key('approve_dismiss')} deny silently"
+            body.border_subtitle = (
+                self._hints()
+                if self.takes_answers
+                else Content("typing goes on into your message…")
             )
             source = (
                 "" if self.tool.source == "builtin" else f" ({strip_control(self.tool.source)})"
@@ -103,6 +126,71 @@ class ApprovalScreen(ModalScreen[Approval]):
             )
             message.display = False
             yield message
+
+    def on_mount(self) -> None:
+        if not self.takes_answers:
+            self._quiet = self.set_timer(QUIET_SECONDS, self._take_answers)
+
+    def _take_answers(self) -> None:
+        self.takes_answers = True
+        self.query_one("#approval-body").border_subtitle = self._hints()
+
+    async def on_key(self, event: events.Key) -> None:
+        """The dialog's keys are run here, as each key reaches the dialog in
+        turn, not as it bubbles on to the app: the keys of a burst (fast typing,
+        tmux) are all read before the first is answered, and those after the
+        answer are the user's typing, as are those typed on as it opened."""
+        if self._passes_typing():
+            event.prevent_default()
+            event.stop()
+            self._pass_typing(event)
+            return
+        message = self.query_one("#approval-message", Input)
+        if message.display and (event.is_printable or event.key == "backspace"):
+            # Typed on after the deny key, before the message took the focus.
+            event.prevent_default()
+            event.stop()
+            if event.character and event.is_printable:
+                message.insert_text_at_cursor(event.character)
+            else:
+                message.action_delete_left()
+            return
+        active = self.active_bindings
+        for key in event.aliases:
+            bound = active.get(key)
+            if bound is not None and bound.node is self:
+                event.prevent_default()
+                if await self.app.run_action(bound.binding.action, self):
+                    event.stop()
+                return
+
+    def on_paste(self, event: events.Paste) -> None:
+        if self._passes_typing():
+            event.stop()
+            self._pass_typing(event)
+
+    def _passes_typing(self) -> bool:
+        """Does a key or paste go on into the message rather than answer? So it
+        does while the user goes on typing as the dialog opened (each key
+        keeps the dialog quiet a while longer), and once it is answered."""
+        if self._answered:
+            return True
+        if self.takes_answers:
+            return False
+        if self._quiet is not None:
+            self._quiet.reset()
+        return True
+
+    def dismiss(self, result: Approval | None = None) -> AwaitComplete:
+        self._answered = True
+        return super().dismiss(result)
+
+    def _hints(self) -> Content:
+        # Short enough to be whole in the dialog at 80 columns.
+        return Content(
+            f"{self._key('approve_once')} allow once · {self._key('approve_session')} this session"
+            f" · {self._key('approve_deny')} deny · {self._key('approve_dismiss')} deny silently"
+        )
 
     def action_allow_once(self) -> None:
         self.dismiss(Approval("once"))
