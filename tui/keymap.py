@@ -20,12 +20,16 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.keys import key_to_character
 
 from core.sanitize import strip_control
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 Scope = Literal[
     "app",
@@ -394,6 +398,23 @@ def bindings_of(*ids: str) -> list[BindingType]:
 
 def _binding(a: Action) -> Binding:
     return Binding(a.keys, a.action, a.description, show=False, priority=a.priority, id=a.id)
+
+
+async def run_own_binding(node: Widget, event: events.Key) -> bool:
+    """Run ``node``'s own binding of the key, if it has one (as the keymap
+    maps it), right where the key is, in ``node``'s queue, rather than as it
+    bubbles up to the app: keys come in bursts (fast typing, tmux), and each
+    must act before the next is handled. False when ``node`` binds it not."""
+    active = node.screen.active_bindings
+    for key in event.aliases:
+        bound = active.get(key)
+        if bound is not None and bound.node is node:
+            event.prevent_default()
+            if await node.app.run_action(bound.binding.action, node):
+                event.stop()
+            # Skipped (ctrl+c with nothing selected): what the app binds it to runs.
+            return True
+    return False
 
 
 def unknown_ids(keymap: Mapping[str, str]) -> list[str]:

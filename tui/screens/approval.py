@@ -155,14 +155,7 @@ class ApprovalScreen(ModalScreen[Approval]):
             else:
                 message.action_delete_left()
             return
-        active = self.active_bindings
-        for key in event.aliases:
-            bound = active.get(key)
-            if bound is not None and bound.node is self:
-                event.prevent_default()
-                if await self.app.run_action(bound.binding.action, self):
-                    event.stop()
-                return
+        await keymap.run_own_binding(self, event)
 
     def on_paste(self, event: events.Paste) -> None:
         if self._passes_typing():

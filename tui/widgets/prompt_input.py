@@ -144,15 +144,7 @@ class PromptInput(TextArea):
         own = self._bindings.key_to_bindings
         if not any(key in own for key in event.aliases):
             return  # typed text: none of this input's keys (the screen's are not asked)
-        active = self.screen.active_bindings
-        for key in event.aliases:
-            bound = active.get(key)
-            if bound is not None and bound.node is self:
-                event.prevent_default()
-                if await self.app.run_action(bound.binding.action, self):
-                    event.stop()
-                # Skipped (ctrl+c with nothing selected): the app's binding says how to quit.
-                return
+        await keymap.run_own_binding(self, event)
 
     async def _on_paste(self, event: events.Paste) -> None:
         event.prevent_default()
