@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.keys import key_to_character
 
 from core.sanitize import strip_control
 
 if TYPE_CHECKING:
+    from textual import events
     from textual.widget import Widget
 
 Scope = Literal[
@@ -400,11 +400,11 @@ def _binding(a: Action) -> Binding:
     return Binding(a.keys, a.action, a.description, show=False, priority=a.priority, id=a.id)
 
 
-async def run_own_binding(node: Widget, event: events.Key) -> bool:
+async def run_own_binding(node: Widget, event: events.Key) -> None:
     """Run ``node``'s own binding of the key, if it has one (as the keymap
     maps it), right where the key is, in ``node``'s queue, rather than as it
     bubbles up to the app: keys come in bursts (fast typing, tmux), and each
-    must act before the next is handled. False when ``node`` binds it not."""
+    must act before the next is handled."""
     active = node.screen.active_bindings
     for key in event.aliases:
         bound = active.get(key)
@@ -413,8 +413,7 @@ async def run_own_binding(node: Widget, event: events.Key) -> bool:
             if await node.app.run_action(bound.binding.action, node):
                 event.stop()
             # Skipped (ctrl+c with nothing selected): what the app binds it to runs.
-            return True
-    return False
+            return
 
 
 def unknown_ids(keymap: Mapping[str, str]) -> list[str]:

@@ -137,9 +137,9 @@ class ChatScreen(Screen[None]):
         """Edit, regenerate, alternatives, branch here, labels, copy, fork, the tree."""
         self.compare = CompareActions(self)
         self.context_notes = ContextNotes(conversation)
+        """What the rows say about messages the model does not see whole."""
         self._typed_at: float | None = None
         """When text was last typed or pasted (None: another key came since)."""
-        """What the rows say about messages the model does not see whole."""
         self._tools_offered: ToolRegistry | None = None
         """The tools offered to the model since the first reply asked for here."""
         self.drafts = DraftKeeper(lambda: self.session)
