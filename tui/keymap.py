@@ -29,6 +29,8 @@ from core.sanitize import strip_control
 
 if TYPE_CHECKING:
     from textual import events
+    from textual.app import App
+    from textual.dom import DOMNode
     from textual.widget import Widget
 
 Scope = Literal[
@@ -514,6 +516,18 @@ def hint_name(key: str) -> str:
 def first_key(action_id: str, keymap: Mapping[str, str] | None = None) -> str:
     """The key to mention in hints: the first of the action's keys, by :func:`hint_name`."""
     return hint_name(keys_for(action_id, keymap).split(",")[0])
+
+
+def overrides_of(app: App[object]) -> Mapping[str, str]:
+    """The config's remaps, from ``app`` (none in an app without them, such
+    as a test's)."""
+    return getattr(app, "keymap_overrides", {})
+
+
+def key_in(node: DOMNode, action_id: str) -> str:
+    """The key a hint shown by ``node`` names for ``action_id``: :func:`first_key`
+    with its app's remaps applied."""
+    return first_key(action_id, overrides_of(node.app))
 
 
 _CHAT_PLACES = ("app", "chat", "input", "message")

@@ -206,8 +206,7 @@ async def _ask(
 
 def _refused_tokens(builder, context: Context, overhead: int) -> int:
     """The request's estimated size when the server refused it as too long."""
-    error = builder.error
-    if error is None or error.kind != "context_overflow" or builder.has_content:
+    if not _refused_as_too_long(builder):
         return 0
     return estimated_tokens(context.messages) + overhead
 
@@ -374,15 +373,15 @@ async def _compact_to_fit(turn: _Turn, prelude: _Prelude) -> Context | None:
     return None if entry is not None else context
 
 
-def _overflowed(builder, settings: Settings) -> bool:
+def _refused_as_too_long(builder) -> bool:
     """The provider said the context is too long, before any reply began."""
     error = builder.error
-    return (
-        error is not None
-        and error.kind == "context_overflow"
-        and not builder.has_content
-        and settings.compaction.enabled
-    )
+    return error is not None and error.kind == "context_overflow" and not builder.has_content
+
+
+def _overflowed(builder, settings: Settings) -> bool:
+    """Refused as too long, with compaction on: compacting may help."""
+    return _refused_as_too_long(builder) and settings.compaction.enabled
 
 
 async def _compact_after_overflow(

@@ -25,8 +25,8 @@ class ActionCommands(Provider):
         ]
 
     def _help(self, action: keymap.Action) -> str:
-        settings_keymap = getattr(self.app, "keymap_overrides", {})
-        return f"{keymap.display_keys(keymap.keys_for(action.id, settings_keymap))}  ·  {action.id}"
+        keys = keymap.keys_for(action.id, keymap.overrides_of(self.app))
+        return f"{keymap.display_keys(keys)}  ·  {action.id}"
 
     async def discover(self) -> Hits:
         for action, namespace in self._commands():

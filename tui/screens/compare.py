@@ -281,10 +281,8 @@ class CompareScreen(Screen["Kept | None"]):
                 self._current = column.index
 
     def _show_hint(self) -> None:
-        overrides = getattr(self.app, "keymap_overrides", {})
-
         def key(action: str) -> str:
-            return keymap.first_key(action, overrides)
+            return keymap.key_in(self, action)
 
         diff = "plain" if self.diff else "differences"
         self.query_one("#compare-hint", Static).update(
@@ -365,7 +363,7 @@ class CompareScreen(Screen["Kept | None"]):
         if self.streaming:
             self.notify(
                 "The replies are still streaming: wait, or press"
-                f" {keymap.first_key('compare_close', getattr(self.app, 'keymap_overrides', {}))} to stop them."
+                f" {keymap.key_in(self, 'compare_close')} to stop them."
             )
             return
         if column.leaf_id is None or column.entry_id is None:

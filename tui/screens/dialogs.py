@@ -47,7 +47,7 @@ class TextPrompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-body") as body:
             body.border_title = strip_control(self.title_text)
-            cancel = keymap.first_key("close", getattr(self.app, "keymap_overrides", {}))
+            cancel = keymap.key_in(self, "close")
             body.border_subtitle = f"enter to save · {cancel} to cancel"  # Enter: the Input's own
             yield Input(strip_control(self.value), placeholder=self.placeholder, id="prompt-value")
 
@@ -72,18 +72,11 @@ class Confirm(ModalScreen[bool]):
         self.question = question
 
     def compose(self) -> ComposeResult:
-        yes, no = (
-            keymap.first_key("confirm_yes", self.overrides),
-            keymap.first_key("confirm_no", self.overrides),
-        )
+        yes, no = keymap.key_in(self, "confirm_yes"), keymap.key_in(self, "confirm_no")
         with Vertical(classes="dialog-body") as body:
             body.border_title = strip_control(self.title_text)
             body.border_subtitle = f"{yes}: yes · {no}: no"
             yield Static(Content(strip_control(self.question)), id="confirm-question")
-
-    @property
-    def overrides(self) -> dict[str, str]:
-        return dict(getattr(self.app, "keymap_overrides", {}))
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

@@ -44,8 +44,7 @@ class InfoScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="info-body") as body:
             body.border_title = "This session"
-            overrides = getattr(self.app, "keymap_overrides", {})
-            body.border_subtitle = f"{keymap.first_key('close', overrides)} to close"
+            body.border_subtitle = f"{keymap.key_in(self, 'close')} to close"
             yield Static(Content(strip_control(overview_text(self.overview))), id="info-text")
 
     def action_close(self) -> None:

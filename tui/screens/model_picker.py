@@ -46,8 +46,7 @@ class ModelPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-body") as body:
             body.border_title = "Model"
-            overrides = getattr(self.app, "keymap_overrides", {})
-            choose, cancel = (keymap.first_key(i, overrides) for i in ("picker_choose", "close"))
+            choose, cancel = (keymap.key_in(self, i) for i in ("picker_choose", "close"))
             body.border_subtitle = f"{choose} to choose · {cancel} to cancel"
             yield Input(
                 placeholder="filter, or type any model name (provider/model)", id="picker-filter"

@@ -79,9 +79,8 @@ class SessionPicker(ModalScreen[PickerResult]):
             yield Static(self._hints(), id="sessions-hints", markup=False)
 
     def _hints(self) -> str:
-        overrides = dict(getattr(self.app, "keymap_overrides", {}))
         keys = [
-            (keymap.first_key(i, overrides), word)
+            (keymap.key_in(self, i), word)
             for i, word in (
                 ("sessions_resume", "resume"),
                 ("sessions_rename", "rename"),

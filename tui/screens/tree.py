@@ -183,8 +183,7 @@ class TreeScreen(ModalScreen[str | None]):
 
     def _key(self, action_id: str) -> str:
         """The key the hint names: the keymap's, the config's remaps applied."""
-        overrides = getattr(self.app, "keymap_overrides", {})
-        return keymap.first_key(action_id, overrides)
+        return keymap.key_in(self, action_id)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tree-body") as body:

@@ -276,7 +276,7 @@ class ToolCallCard(Widget, can_focus=True):
         self._result.set_class(is_error and not denied, "-error")
         self._result.update(Content(text))
 
-        toggle = keymap.first_key("chat_toggle_tool", getattr(self.app, "keymap_overrides", {}))
+        toggle = keymap.key_in(self, "chat_toggle_tool")
         if hidden:
             more = f"… {human_count(hidden)} more lines · {toggle} to expand"
         elif self.expanded and self._is_long():
